@@ -1,0 +1,52 @@
+/**
+ * Readiness: store (the internal database answers), migrations (the schema is up to date) and,
+ * on instances that schedule, scheduler (a tick completed within the last three ticks).
+ */
+export type ComponentStatus = { status: 'ok' } | { status: 'unhealthy'; detail: string };
+
+export interface Readiness {
+  status: 'ok' | 'unhealthy';
+  components: { store: ComponentStatus; migrations: ComponentStatus; scheduler?: ComponentStatus };
+}
+
+export interface ReadinessProbes {
+  storeAnswers(): Promise<boolean>;
+  pendingMigrations(): Promise<number>;
+  /** Present only where the scheduler role runs. */
+  scheduler?: { lastTickAt(): Date | undefined; tickSeconds: number; startedAt: Date };
+  now?: () => Date;
+}
+
+export function schedulerStatus(
+  probe: NonNullable<ReadinessProbes['scheduler']>, now: Date,
+): ComponentStatus {
+  const window = probe.tickSeconds * 3 * 1000;
+  const last = probe.lastTickAt();
+  if (last && now.getTime() - last.getTime() <= window) return { status: 'ok' };
+  // A scheduler that has just started gets the same grace as one that just ticked.
+  if (!last && now.getTime() - probe.startedAt.getTime() <= window) return { status: 'ok' };
+  return { status: 'unhealthy', detail: 'no scheduler tick completed within the last three tick intervals' };
+}
+
+export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness> {
+  const now = (probes.now ?? (() => new Date()))();
+  const storeOk = await probes.storeAnswers();
+  const store: ComponentStatus = storeOk ? { status: 'ok' } : { status: 'unhealthy', detail: 'the internal database does not answer' };
+  let migrations: ComponentStatus;
+  if (!storeOk) {
+    migrations = { status: 'unhealthy', detail: 'unknown while the store does not answer' };
+  } else {
+    let pending: number;
+    try {
+      pending = await probes.pendingMigrations();
+    } catch {
+      pending = -1;
+    }
+    migrations = pending === 0 ? { status: 'ok' }
+      : { status: 'unhealthy', detail: pending < 0 ? 'the migration state cannot be read' : `${pending} migration(s) not applied; run herald migrate` };
+  }
+  const components: Readiness['components'] = { store, migrations };
+  if (probes.scheduler) components.scheduler = schedulerStatus(probes.scheduler, now);
+  const healthy = Object.values(components).every((c) => c.status === 'ok');
+  return { status: healthy ? 'ok' : 'unhealthy', components };
+}

@@ -1,0 +1,52 @@
+/**
+ * Cursor pagination. A cursor is opaque to clients: base64url JSON of the sort key of the last
+ * row of a page. Pure module.
+ */
+import { DomainError } from './errors.js';
+
+export type CursorKey = ReadonlyArray<string | number | null>;
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor?: string;
+}
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+
+export function encodeCursor(key: CursorKey): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+/** Decodes a cursor made by encodeCursor with `arity` parts; a malformed one is a 422 on field cursor. */
+export function decodeCursor(cursor: string, arity: number): CursorKey {
+  const invalid = new DomainError('validation.failed', 'The cursor is not valid', {
+    errors: [{ field: 'cursor', code: 'validation.invalid', message: 'pass back next_cursor exactly as received' }],
+  });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== arity
+    || parsed.some((v) => v !== null && typeof v !== 'string' && typeof v !== 'number')) {
+    throw invalid;
+  }
+  return parsed as CursorKey;
+}
+
+/**
+ * Given rows fetched with limit + 1, returns the page and its next cursor.
+ */
+export function toPage<R, T>(rows: R[], limit: number, keyOf: (row: R) => CursorKey, view: (row: R) => T): Page<T> {
+  const items = rows.slice(0, limit);
+  const page: Page<T> = { items: items.map(view) };
+  if (rows.length > limit && items.length > 0) page.next_cursor = encodeCursor(keyOf(items[items.length - 1]!));
+  return page;
+}

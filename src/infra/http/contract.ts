@@ -1,0 +1,33 @@
+/** Loads openapi.yaml once and builds the openapi-backend router/validator from it. */
+import { readFileSync } from 'node:fs';
+import { load as loadYaml } from 'js-yaml';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
+import addFormats from 'ajv-formats';
+import { openapiPath } from '../paths.js';
+
+export interface Contract {
+  api: OpenAPIBackend;
+  spec: { yaml: string; json: string };
+  document: Document;
+}
+
+export async function loadContract(publicUrl: string, file = openapiPath): Promise<Contract> {
+  const yaml = readFileSync(file, 'utf8');
+  const document = loadYaml(yaml) as Document;
+  // The served copy names this instance as its server, so Swagger UI and SDKs call it.
+  const served = { ...document, servers: [{ url: publicUrl, description: 'this instance' }] };
+  const api = new OpenAPIBackend({
+    definition: structuredClone(document),
+    // Validation runs after the access check, by the dispatcher (see http-app.ts).
+    validate: () => false,
+    coerceTypes: true,
+    ignoreTrailingSlashes: false,
+    ajvOpts: { allErrors: true, strict: false, useDefaults: true },
+    customizeAjv: (ajv) => {
+      (addFormats as unknown as (a: typeof ajv) => void)(ajv);
+      return ajv;
+    },
+  });
+  await api.init();
+  return { api, spec: { yaml, json: JSON.stringify(served) }, document };
+}

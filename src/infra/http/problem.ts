@@ -1,0 +1,38 @@
+import type { Response } from 'express';
+import { statusForCode, titleForCode } from '../../handlers/error-status.js';
+import type { DomainErrorExtras } from '../../domain/shared/errors.js';
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  i18n_key: string;
+  detail?: string;
+  request_id: string;
+  errors?: Array<{ field: string; code: string; message?: string }>;
+  dependents?: Array<{ type: string; id: string; name: string }>;
+}
+
+export function buildProblem(
+  errorsBase: string, requestId: string, code: string, detail?: string, extras: DomainErrorExtras = {},
+): ProblemDocument {
+  const status = statusForCode(code);
+  const problem: ProblemDocument = {
+    type: `${errorsBase}/${code}`,
+    title: titleForCode(code),
+    status,
+    code,
+    i18n_key: `errors.${code}`,
+    request_id: requestId,
+  };
+  if (detail !== undefined && status < 500) problem.detail = detail;
+  if (extras.errors && extras.errors.length > 0) problem.errors = extras.errors;
+  if (extras.dependents) problem.dependents = extras.dependents;
+  return problem;
+}
+
+export function sendProblem(res: Response, problem: ProblemDocument, retryAfterSeconds?: number): void {
+  if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+}

@@ -1,0 +1,50 @@
+import winston from 'winston';
+import type { LogFormat, LogLevel } from '../config/settings.js';
+import { redactField, redactText, redactValue, type SecretRegistry } from './redact.js';
+
+export type Logger = winston.Logger;
+
+/** Redacts the message and every metadata field of a record, in place, before formatting. */
+const redaction = winston.format((info, opts?: unknown) => {
+  const registry = (opts as { registry?: SecretRegistry } | undefined)?.registry;
+  for (const key of Object.keys(info)) {
+    if (key === 'level') continue;
+    info[key] = key === 'message'
+      ? (typeof info.message === 'string' ? redactText(info.message, registry) : redactValue(info.message, registry))
+      : redactField(key, info[key], registry);
+  }
+  return info;
+});
+
+export interface LoggerOptions {
+  format: LogFormat;
+  level: LogLevel;
+  registry?: SecretRegistry;
+  /** Where lines go; standard output by default. */
+  stream?: NodeJS.WritableStream;
+  base?: Record<string, unknown>;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const output = options.format === 'json'
+    ? winston.format.json()
+    : winston.format.printf((info) => {
+      const { level, message, timestamp, ...rest } = info;
+      const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
+      return `${String(timestamp)} ${level} ${String(message)}${extra}`;
+    });
+  const transport = options.stream
+    ? new winston.transports.Stream({ stream: options.stream })
+    : new winston.transports.Console({ stderrLevels: [] });
+  return winston.createLogger({
+    level: options.level,
+    defaultMeta: options.base,
+    format: winston.format.combine(
+      winston.format.errors({ stack: true }),
+      redaction({ registry: options.registry }),
+      winston.format.timestamp(),
+      output,
+    ),
+    transports: [transport],
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * Every svc_* metric of api-spec.md, registered at start on a registry of this process, plus the
+ * default runtime and process collectors. The issues that produce the events feed them.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface SharedGauges {
+  /** Runs waiting for a worker, read from the shared store at scrape time. */
+  queuePending(): Promise<number>;
+  /** Bytes of stored artifacts, read from the shared store at scrape time. */
+  storageBytes(): Promise<number>;
+}
+
+export function createMetrics(version: string, shared: SharedGauges) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = {
+    registry,
+    runsTotal: new Counter({
+      name: 'svc_runs_total', help: 'Finished runs', labelNames: ['status', 'trigger'] as const, registers: [registry],
+    }),
+    runDuration: new Histogram({
+      name: 'svc_run_duration_seconds', help: 'Duration of finished runs, deliveries included',
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900], registers: [registry],
+    }),
+    queryRows: new Histogram({
+      name: 'svc_query_rows', help: 'Rows returned by report queries',
+      buckets: [0, 1, 10, 100, 1000, 10000, 100000, 1000000], registers: [registry],
+    }),
+    deliveriesTotal: new Counter({
+      name: 'svc_deliveries_total', help: 'Delivery sends, one per send with its retries',
+      labelNames: ['destination', 'status'] as const, registers: [registry],
+    }),
+    deliveryDuration: new Histogram({
+      name: 'svc_delivery_duration_seconds', help: 'Duration of delivery sends', labelNames: ['destination'] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60], registers: [registry],
+    }),
+    queuePending: new Gauge({
+      name: 'svc_queue_pending', help: 'Runs waiting for a worker', registers: [registry],
+      async collect() { this.set(await shared.queuePending()); },
+    }),
+    storageBytes: new Gauge({
+      name: 'svc_storage_bytes', help: 'Bytes of stored artifacts', registers: [registry],
+      async collect() { this.set(await shared.storageBytes()); },
+    }),
+    schedulerLag: new Gauge({
+      name: 'svc_scheduler_lag_seconds', help: 'How late the latest due run was queued', registers: [registry],
+    }),
+    buildInfo: new Gauge({
+      name: 'svc_build_info', help: 'Always 1; the version is the label', labelNames: ['version'] as const, registers: [registry],
+    }),
+  };
+  metrics.buildInfo.set({ version }, 1);
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

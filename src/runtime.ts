@@ -1,0 +1,85 @@
+/**
+ * One Herald process: settings → logger → store → Redis → the roles of SVC_ROLES, and an orderly
+ * stop on SIGTERM/SIGINT (the API stops accepting and finishes in-flight requests, the scheduler
+ * finishes its tick, workers finish or hand back their jobs, then connections close).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Settings } from './infra/config/settings.js';
+import type { Logger } from './infra/log/logger.js';
+import { createDb } from './infra/db/client.js';
+import { createRedis, createRunsQueue, pendingJobs } from './infra/queue/queues.js';
+import { createMetrics } from './infra/metrics/metrics.js';
+import { jobCatalog } from './infra/queue/job-catalog.js';
+import { createApi } from './app.js';
+import { createScheduler, type SchedulerRole } from './scheduler.js';
+import { createWorker, type WorkerRole } from './worker.js';
+import { packageVersion } from './infra/paths.js';
+
+export interface RunningProcess {
+  /** The HTTP address, when the api role runs. */
+  url?: string;
+  stop(): Promise<void>;
+}
+
+export async function startProcess(settings: Settings, logger: Logger): Promise<RunningProcess> {
+  const startedAt = new Date();
+  const { sql } = createDb(settings.databaseUrl, { applicationName: `herald-${settings.roles.join('+')}` });
+  const redis = createRedis(settings.redisUrl);
+  redis.on('error', (err) => logger.warn('redis connection problem', { err }));
+  const runsQueue = createRunsQueue(redis, settings.queuePrefix);
+  const metrics = createMetrics(packageVersion, {
+    queuePending: () => pendingJobs(runsQueue),
+    storageBytes: async () => 0, // no artifacts are stored until result files land
+  });
+
+  let scheduler: SchedulerRole | undefined;
+  let worker: WorkerRole | undefined;
+  let server: http.Server | undefined;
+  let url: string | undefined;
+
+  if (settings.roles.includes('scheduler')) {
+    scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: [], logger });
+    scheduler.start();
+  }
+  if (settings.roles.includes('worker')) {
+    worker = createWorker({ connection: redis.duplicate(), prefix: settings.queuePrefix, catalog: jobCatalog([]), logger });
+    worker.start();
+  }
+  if (settings.roles.includes('api')) {
+    const app = await createApi({ settings, logger, sql, metrics, scheduler, version: packageVersion, startedAt });
+    server = http.createServer(app);
+    server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(settings.listen.port, settings.listen.host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    url = `http://${host}:${address.port}`;
+    logger.info('api listening', { url, public_url: settings.publicUrl });
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      const timeoutMs = settings.shutdownTimeoutSeconds * 1000;
+      if (server) {
+        const s = server;
+        const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+        s.closeIdleConnections();
+        const timer = setTimeout(() => s.closeAllConnections(), timeoutMs);
+        await closed;
+        clearTimeout(timer);
+        logger.info('api stopped');
+      }
+      await scheduler?.stop();
+      await worker?.stop(timeoutMs);
+      await runsQueue.close();
+      redis.disconnect();
+      await sql.end({ timeout: 5 });
+    })();
+    return stopping;
+  };
+  return { url, stop };
+}
