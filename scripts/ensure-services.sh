@@ -60,7 +60,13 @@ PG_CLEAN_ENV=(env -u PGHOST -u PGHOSTADDR -u PGPORT -u PGDATABASE -u PGUSER
 
 log() { printf '%s: %s\n' "$ES_PROG" "$*" >&2; }
 die() { printf '%s: error: %s\n' "$ES_PROG" "$*" >&2; exit 1; }
-have() { command -v "$1" >/dev/null 2>&1; }
+# exe_path NAME: print the path of executable NAME found in PATH. (Unlike
+# command -v, this skips a file that is in PATH but not executable.)
+exe_path() {
+  local p
+  p=$(type -P "$1" 2>/dev/null) && [[ -f $p && -x $p ]] && printf '%s\n' "$p"
+}
+have() { exe_path "$1" >/dev/null; }
 is_root() { [[ $(id -u) -eq 0 ]]; }
 
 # Single-quote a value for the shell.
@@ -188,7 +194,7 @@ pg_lib_bindirs() {
 # Sets PSQL to a psql binary, or returns 1 if there is none.
 find_psql() {
   PSQL=""
-  if have psql; then PSQL=$(command -v psql); return 0; fi
+  if PSQL=$(exe_path psql); then return 0; fi
   local d
   while IFS= read -r d; do
     if [[ -x $d/psql ]]; then PSQL=$d/psql; return 0; fi
@@ -246,10 +252,10 @@ pg_find_bindir() {
   PG_BINDIR="" PG_BINDIR_MISMATCH=""
   local want="" other="" pgdata d p cands=()
   pgdata=$(pg_datadir_path)
-  if [[ -f $pgdata/PG_VERSION ]]; then
+  if pg_is_initialised "$pgdata"; then
     want=$(tr -d '[:space:]' <"$pgdata/PG_VERSION")
   fi
-  if p=$(command -v pg_ctl 2>/dev/null); then
+  if p=$(exe_path pg_ctl); then
     cands+=("$(dirname "$(readlink -f "$p")")")
   fi
   while IFS= read -r d; do cands+=("$d"); done < <(pg_lib_bindirs)
@@ -356,8 +362,9 @@ pg_prepare_datadir() {
 }
 
 pg_initdb() {
-  local locale=C
-  if locale -a 2>/dev/null | grep -qixE 'c\.utf-?8'; then locale=C.UTF-8; fi
+  local locale=C available
+  available=$(locale -a 2>/dev/null || true)
+  if grep -qixE 'c\.utf-?8' <<<"$available"; then locale=C.UTF-8; fi
   log "initialising a private PostgreSQL cluster in $PGDATA_DIR (PostgreSQL $(pg_major_of "$PG_BINDIR" || echo '?')${PG_RUN_USER:+, owner $PG_RUN_USER})"
   if ! run_as_pg "${PG_CLEAN_ENV[@]}" LC_ALL=C "$PG_BINDIR/initdb" -D "$PGDATA_DIR" \
     -U "$PG_SUPERUSER" --auth=trust -E UTF8 --locale="$locale" \
@@ -506,17 +513,18 @@ ensure_postgres() {
 
 find_redis_cli() {
   REDIS_CLI=""
-  if have redis-cli; then REDIS_CLI=$(command -v redis-cli)
-  elif [[ -x /usr/bin/redis-cli ]]; then REDIS_CLI=/usr/bin/redis-cli
-  fi
+  if REDIS_CLI=$(exe_path redis-cli); then return 0; fi
+  REDIS_CLI=""
+  if [[ -f /usr/bin/redis-cli && -x /usr/bin/redis-cli ]]; then REDIS_CLI=/usr/bin/redis-cli; fi
 }
 
 find_redis_server() {
   REDIS_SERVER=""
-  if have redis-server; then REDIS_SERVER=$(command -v redis-server); return 0; fi
+  if REDIS_SERVER=$(exe_path redis-server); then return 0; fi
+  REDIS_SERVER=""
   local p
   for p in /usr/bin/redis-server /usr/sbin/redis-server /usr/local/bin/redis-server; do
-    if [[ -x $p ]]; then REDIS_SERVER=$p; return 0; fi
+    if [[ -f $p && -x $p ]]; then REDIS_SERVER=$p; return 0; fi
   done
   return 1
 }

@@ -3,8 +3,8 @@
  * The `herald` command: serve | api | scheduler | worker | migrate | healthcheck.
  */
 import { loadSettings, listenAddress, SettingsError, type ProcessRole, type Settings } from './infra/config/settings.js';
-import { createLogger, type Logger } from './infra/log/logger.js';
-import { SecretRegistry } from './infra/log/redact.js';
+import type { Logger } from './infra/log/logger.js';
+import { createProcessLogger } from './infra/log/process-logger.js';
 import { createDb } from './infra/db/client.js';
 import { migrate } from './infra/db/migrate.js';
 import { startProcess } from './runtime.js';
@@ -34,14 +34,7 @@ function setUp(overrides: Record<string, string> = {}): { settings: Settings; lo
     if (err instanceof SettingsError) fail(`bad setting ${err.message}`);
     throw err;
   }
-  const registry = new SecretRegistry();
-  registry.add(settings.secretKey.toString('base64'));
-  registry.add(settings.metricsToken);
-  for (const u of [settings.databaseUrl, settings.redisUrl, settings.smtpUrl]) {
-    if (u) registry.add(decodeURIComponent(new URL(u).password));
-  }
-  const logger = createLogger({ format: settings.logFormat, level: settings.logLevel, registry, base: { service: 'herald' } });
-  return { settings, logger };
+  return { settings, logger: createProcessLogger(settings) };
 }
 
 async function healthcheck(): Promise<never> {

@@ -4,6 +4,7 @@
  * finishes its tick, workers finish or hand back their jobs, then connections close).
  */
 import http from 'node:http';
+import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import type { Settings } from './infra/config/settings.js';
 import type { Logger } from './infra/log/logger.js';
@@ -19,10 +20,17 @@ import { packageVersion } from './infra/paths.js';
 export interface RunningProcess {
   /** The HTTP address, when the api role runs. */
   url?: string;
+  /** The request handler, when the api role runs (tests call it without a socket). */
+  app?: Express;
   stop(): Promise<void>;
 }
 
-export async function startProcess(settings: Settings, logger: Logger): Promise<RunningProcess> {
+export interface StartOptions {
+  /** Listen on SVC_LISTEN (default true); tests drive the app without a socket. */
+  listen?: boolean;
+}
+
+export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
   const startedAt = new Date();
   const { sql } = createDb(settings.databaseUrl, { applicationName: `herald-${settings.roles.join('+')}` });
   const redis = createRedis(settings.redisUrl);
@@ -37,6 +45,7 @@ export async function startProcess(settings: Settings, logger: Logger): Promise<
   let worker: WorkerRole | undefined;
   let server: http.Server | undefined;
   let url: string | undefined;
+  let app: Express | undefined;
 
   if (settings.roles.includes('scheduler')) {
     scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: [], logger });
@@ -47,7 +56,9 @@ export async function startProcess(settings: Settings, logger: Logger): Promise<
     worker.start();
   }
   if (settings.roles.includes('api')) {
-    const app = await createApi({ settings, logger, sql, metrics, scheduler, version: packageVersion, startedAt });
+    app = await createApi({ settings, logger, sql, metrics, scheduler, version: packageVersion, startedAt });
+  }
+  if (app && options.listen !== false) {
     server = http.createServer(app);
     server.keepAliveTimeout = 5000;
     await new Promise<void>((resolve, reject) => {
@@ -81,5 +92,5 @@ export async function startProcess(settings: Settings, logger: Logger): Promise<
     })();
     return stopping;
   };
-  return { url, stop };
+  return { url, app, stop };
 }

@@ -11,13 +11,30 @@ export interface Contract {
   document: Document;
 }
 
-export async function loadContract(publicUrl: string, file = openapiPath): Promise<Contract> {
+/** openapi-backend routes and validates; access is enforced from the x- extensions by our own code. */
+function withoutSecurity(document: Document): Document {
+  const copy = structuredClone(document);
+  delete copy.security;
+  for (const item of Object.values(copy.paths ?? {})) {
+    for (const op of Object.values(item ?? {})) {
+      if (op && typeof op === 'object' && 'security' in op) delete (op as { security?: unknown }).security;
+    }
+  }
+  return copy;
+}
+
+/**
+ * quick mode compiles each operation's validators on first use: start-up takes ~40 ms instead of
+ * ~3.8 s (115 operations); the document itself is checked by the linter in make test.
+ */
+export async function loadContract(publicUrl: string, file = openapiPath, options: { quick?: boolean } = {}): Promise<Contract> {
   const yaml = readFileSync(file, 'utf8');
   const document = loadYaml(yaml) as Document;
   // The served copy names this instance as its server, so Swagger UI and SDKs call it.
   const served = { ...document, servers: [{ url: publicUrl, description: 'this instance' }] };
   const api = new OpenAPIBackend({
-    definition: structuredClone(document),
+    definition: withoutSecurity(document),
+    quick: options.quick ?? true,
     // Validation runs after the access check, by the dispatcher (see http-app.ts).
     validate: () => false,
     coerceTypes: true,

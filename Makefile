@@ -1,0 +1,53 @@
+# Herald: the two commands a newcomer needs are `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+SERVICES = vars="$$(scripts/ensure-services.sh)" && eval "$$vars"
+export HERALD_DB_NAME ?= herald
+
+.PHONY: help deps build run migrate test test-unit lint typecheck codegen check-contract bench stop-services clean
+
+help:
+	@echo "make run    start Herald (api + scheduler + worker) with everything it needs"
+	@echo "make test   run every check and test"
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: node_modules/.installed
+
+build: deps
+	npm run --silent build
+
+codegen: deps
+	npm run --silent codegen
+
+check-contract: deps
+	npm run --silent codegen:check
+
+typecheck: deps
+	npm run --silent typecheck
+
+lint: deps
+	npx eslint .
+	npx redocly lint openapi.yaml --format=stylish 2>&1 | grep -v -i "deprecat\|node.js 2\|nodejs.org\|═\|║" ; test $${PIPESTATUS[0]} -eq 0
+
+migrate: build
+	@$(SERVICES) && node dist/src/cli.js migrate
+
+run: build
+	@$(SERVICES) && node dist/src/cli.js migrate && \
+	  echo "Herald: open $${SVC_PUBLIC_URL:-http://$${SVC_LISTEN:-127.0.0.1:8080}}/docs (API) — first run: POST /api/v1/setup (see README)" && \
+	  exec node dist/src/cli.js serve
+
+test: deps check-contract typecheck lint
+	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test
+
+bench: build
+	@$(SERVICES) && for b in scripts/bench/*.ts; do npx tsx $$b; done
+
+stop-services:
+	scripts/stop-services.sh
+
+clean:
+	rm -rf dist node_modules

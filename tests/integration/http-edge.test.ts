@@ -1,0 +1,86 @@
+import { startHerald, type Herald } from '../support/harness.js';
+
+let h: Herald;
+beforeAll(async () => { h = await startHerald(); });
+afterAll(async () => { await h.stop(); });
+
+describe('the HTTP edge', () => {
+  it('answers an unknown path with a 404 not_found problem document', async () => {
+    const res = await h.http.get('/api/v1/no-such-thing');
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({
+      code: 'not_found', status: 404, i18n_key: 'errors.not_found', type: 'http://127.0.0.1:8080/docs/errors/not_found',
+    });
+    expect(res.body.request_id).toBe(res.headers['x-request-id']);
+  });
+
+  it('answers a known path with the wrong method with 405', async () => {
+    const res = await h.http.delete('/health/live');
+    expect(res.status).toBe(405);
+    expect(res.body.code).toBe('request.method_not_allowed');
+  });
+
+  it('answers malformed JSON with 400 request.malformed', async () => {
+    const res = await h.http.post('/api/v1/setup').set('Content-Type', 'application/json').send('{"name": ');
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('request.malformed');
+  });
+
+  it('answers a body without a JSON content type with 415', async () => {
+    const res = await h.http.post('/api/v1/setup').set('Content-Type', 'text/plain').send('name=x');
+    expect(res.status).toBe(415);
+    expect(res.body.code).toBe('request.unsupported_media_type');
+  });
+
+  it('answers an oversized body with 413', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
+    const res = await h.http.post('/api/v1/setup').set('Content-Type', 'application/json').send(big);
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('request.too_large');
+  });
+
+  it('keeps a well-formed incoming X-Request-ID and replaces a malformed one', async () => {
+    const kept = await h.http.get('/health/live').set('X-Request-ID', 'trace-abc-12345678');
+    expect(kept.headers['x-request-id']).toBe('trace-abc-12345678');
+    const replaced = await h.http.get('/health/live').set('X-Request-ID', 'bad id with spaces');
+    expect(replaced.headers['x-request-id']).not.toBe('bad id with spaces');
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('logs every request with request_id, method, route, status and duration', async () => {
+    await h.http.get('/api/v1/system/about').set('X-Request-ID', 'log-line-check-0001');
+    const line = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.request_id === 'log-line-check-0001' && l.message === 'http request');
+    expect(line).toMatchObject({ method: 'GET', route: '/api/v1/system/about', status: 401, level: 'info' });
+    expect(typeof line?.duration_ms).toBe('number');
+  });
+
+  it('logs successful health probes and metric scrapes at debug only', async () => {
+    await h.http.get('/health/live').set('X-Request-ID', 'probe-check-00000001');
+    const line = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === 'probe-check-00000001');
+    expect(line?.level).toBe('debug');
+  });
+
+  it('serves the document as YAML and JSON, Swagger UI and error pages', async () => {
+    const yaml = await h.http.get('/api/v1/openapi.yaml');
+    expect(yaml.status).toBe(200);
+    expect(yaml.text).toMatch(/^openapi: 3\.0\.3/);
+    const json = await h.http.get('/api/v1/openapi.json');
+    expect(json.status).toBe(200);
+    expect(json.body.openapi).toBe('3.0.3');
+    expect(Object.keys(json.body.paths).length).toBeGreaterThan(90);
+    const docs = await h.http.get('/docs');
+    expect(docs.text).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(docs.text).not.toMatch(/https?:\/\/(?!127)/);
+    const asset = await h.http.get('/docs/assets/swagger-ui-bundle.js');
+    expect(asset.status).toBe(200);
+    expect(asset.text.length).toBeGreaterThan(100_000);
+    const page = await h.http.get('/docs/errors/validation.failed');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('validation.failed');
+    expect(page.text).toContain('422');
+    const unknown = await h.http.get('/docs/errors/no.such.code');
+    expect(unknown.status).toBe(404);
+  });
+});
