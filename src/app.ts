@@ -14,24 +14,53 @@ import { buildHandlers } from './handlers/index.js';
 import type { Metrics } from './infra/metrics/metrics.js';
 import type { SchedulerRole } from './scheduler.js';
 import type { Settings } from './infra/config/settings.js';
-import type { Authenticator } from './domain/identity/principal.js';
+import type { Db } from './infra/db/client.js';
+import type { Redis } from 'ioredis';
+import { createPasswordHasher } from './domain/identity/passwords.js';
+import { createAuthService } from './domain/identity/auth-service.js';
+import { createUsersService } from './domain/identity/users-service.js';
+import { createSessionsService } from './domain/identity/sessions-service.js';
+import { createApiKeysService } from './domain/identity/api-keys-service.js';
+import { createAuthenticator } from './domain/identity/authenticator.js';
+import { createAttemptGuard, RESET_POLICY, SIGN_IN_POLICY } from './infra/ratelimit/attempt-guard.js';
+import { createMailer } from './infra/mail/mailer.js';
 
 export interface ApiDeps {
-  settings: Pick<Settings, 'publicUrl' | 'metricsToken' | 'roles'>;
+  settings: Pick<Settings, 'publicUrl' | 'metricsToken' | 'roles' | 'secretKey' | 'sessionIdleMinutes'
+    | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl' | 'mailFrom'>;
   logger: Logger;
   sql: Sql;
+  db: Db;
+  redis: Redis;
   metrics: Metrics;
   scheduler?: SchedulerRole;
   version: string;
   startedAt: Date;
 }
 
-/** Nobody can sign in until identity lands; every credential is unknown. */
-const noCredentials: Authenticator = { authenticate: async () => null };
-
 export async function createApi(deps: ApiDeps): Promise<Express> {
-  const contract = await loadContract(deps.settings.publicUrl);
+  const { settings, db } = deps;
+  const contract = await loadContract(settings.publicUrl);
+  const hasher = createPasswordHasher(settings.bcryptCost);
+  const sessionPolicy = {
+    idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.secretKey,
+  };
+  const auth = createAuthService({
+    db,
+    hasher,
+    sessionPolicy,
+    signInGuard: createAttemptGuard(deps.redis, settings.queuePrefix, SIGN_IN_POLICY),
+    resetGuard: createAttemptGuard(deps.redis, settings.queuePrefix, RESET_POLICY),
+    mailer: createMailer(settings.smtpUrl, settings.mailFrom),
+    publicUrl: settings.publicUrl,
+    logger: deps.logger,
+  });
   const handlers = buildHandlers({
+    auth,
+    users: createUsersService({ db, hasher }),
+    sessions: createSessionsService({ db, policy: sessionPolicy }),
+    apiKeys: createApiKeysService({ db }),
+    db,
     readiness: () => checkReadiness({
       storeAnswers: () => storeAnswers(deps.sql),
       pendingMigrations: () => pendingMigrations(deps.sql),
@@ -45,7 +74,7 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
     publicUrl: deps.settings.publicUrl,
     api: contract.api,
     handlers,
-    authenticator: noCredentials,
+    authenticator: createAuthenticator(db, sessionPolicy),
     logger: deps.logger,
     spec: contract.spec,
   });

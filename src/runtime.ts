@@ -32,7 +32,7 @@ export interface StartOptions {
 
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
   const startedAt = new Date();
-  const { sql } = createDb(settings.databaseUrl, { applicationName: `herald-${settings.roles.join('+')}` });
+  const { sql, db } = createDb(settings.databaseUrl, { applicationName: `herald-${settings.roles.join('+')}` });
   const redis = createRedis(settings.redisUrl);
   redis.on('error', (err) => logger.warn('redis connection problem', { err }));
   const runsQueue = createRunsQueue(redis, settings.queuePrefix);
@@ -56,7 +56,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     worker.start();
   }
   if (settings.roles.includes('api')) {
-    app = await createApi({ settings, logger, sql, metrics, scheduler, version: packageVersion, startedAt });
+    app = await createApi({ settings, logger, sql, db, redis, metrics, scheduler, version: packageVersion, startedAt });
   }
   if (app && options.listen !== false) {
     server = http.createServer(app);

@@ -201,7 +201,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with email and password */
+        /**
+         * Sign in with email and password
+         * @description Answers signed_in with the session cookies, or second_factor_required with a ticket for
+         *     the second step (no session until it succeeds). Failures are rate limited progressively
+         *     per account and client address (429 rate_limited with Retry-After).
+         */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -320,7 +325,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Email a link to choose a new password */
+        /**
+         * Email a link to choose a new password
+         * @description Always answers 202 the same way, whether or not the address belongs to a user. When it
+         *     does, an email with a single-use link valid for one hour is sent.
+         */
         post: operations["requestPasswordReset"];
         delete?: never;
         options?: never;
@@ -337,7 +346,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Choose a new password with the emailed link */
+        /**
+         * Choose a new password with the emailed link
+         * @description Sets the new password and signs out every session of the user.
+         */
         post: operations["confirmPasswordReset"];
         delete?: never;
         options?: never;
@@ -389,7 +401,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the password */
+        /**
+         * Change the password
+         * @description Ends every other session of the user; the current one stays signed in.
+         */
         post: operations["changeMyPassword"];
         delete?: never;
         options?: never;
@@ -625,7 +640,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change name, role or enabled state */
+        /**
+         * Change name, role or enabled state
+         * @description The last enabled admin can be neither demoted nor disabled (409 user.last_admin).
+         */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -640,7 +658,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give a new temporary password */
+        /**
+         * Give a new temporary password
+         * @description The user must choose a new password at the next sign-in; every session of the user ends.
+         */
         post: operations["resetUserPassword"];
         delete?: never;
         options?: never;
@@ -677,7 +698,10 @@ export interface paths {
         /** API keys */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key */
+        /**
+         * Create an API key
+         * @description The token is shown once, in this answer; only its hash is stored.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -1750,6 +1774,231 @@ export interface components {
             /** @description The roles this process runs */
             roles: ("api" | "scheduler" | "worker")[];
         };
+        /** @enum {string} */
+        Role: "viewer" | "editor" | "admin";
+        /** @enum {string} */
+        Scope: "read" | "run" | "write" | "admin";
+        /** Format: email */
+        Email: string;
+        /**
+         * @description 10 to 128 characters, not equal to the email, not a common password. Passwords are never
+         *     truncated (bcrypt's 72-byte limit does not apply).
+         */
+        NewPassword: string;
+        Preferences: {
+            /** @example en-GB */
+            locale?: string;
+            /**
+             * @description IANA time zone
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /** @enum {string} */
+            theme?: "system" | "light" | "dark";
+        };
+        User: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** @description Shown to admins and to the user themself only */
+            email?: components["schemas"]["Email"];
+            role: components["schemas"]["Role"];
+            enabled: boolean;
+            must_change_password: boolean;
+            two_factor_enabled: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            last_sign_in_at: string | null;
+            version: components["schemas"]["Version"];
+        };
+        Me: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            email: components["schemas"]["Email"];
+            role: components["schemas"]["Role"];
+            enabled: boolean;
+            must_change_password: boolean;
+            two_factor_enabled: boolean;
+            preferences: {
+                locale: string;
+                timezone: string;
+                /** @enum {string} */
+                theme: "system" | "light" | "dark";
+            };
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            last_sign_in_at: string | null;
+            version: components["schemas"]["Version"];
+        };
+        UserPage: {
+            items: components["schemas"]["User"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        SetupStatus: {
+            needs_setup: boolean;
+        };
+        SetupRequest: {
+            name: string;
+            email: components["schemas"]["Email"];
+            password: components["schemas"]["NewPassword"];
+        };
+        LoginRequest: {
+            email: string;
+            password: string;
+        };
+        SignedIn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "signed_in";
+            user: components["schemas"]["Me"];
+            /** @description The value of the svc_csrf cookie, to send as X-CSRF-Token on requests that change something */
+            csrf_token: string;
+        };
+        SecondFactorRequired: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "second_factor_required";
+            /** @description Pass to the second-factor step; valid for a few minutes */
+            ticket: string;
+            methods: ("totp" | "recovery_code" | "passkey")[];
+        };
+        LoginResult: components["schemas"]["SignedIn"] | components["schemas"]["SecondFactorRequired"];
+        PasswordResetRequest: {
+            email: string;
+        };
+        PasswordResetConfirm: {
+            token: string;
+            password: components["schemas"]["NewPassword"];
+        };
+        ChangePassword: {
+            current_password: string;
+            new_password: components["schemas"]["NewPassword"];
+        };
+        UpdateMe: {
+            name?: string;
+            preferences?: components["schemas"]["Preferences"];
+            version: components["schemas"]["Version"];
+        };
+        Session: {
+            id: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            last_seen_at: components["schemas"]["Timestamp"];
+            /** @description When the session ends at the latest (absolute expiry); idle sessions end sooner */
+            expires_at: components["schemas"]["Timestamp"];
+            ip: string | null;
+            user_agent: string | null;
+            /**
+             * @description How the session signed in
+             * @enum {string}
+             */
+            method: "password" | "setup" | "passkey" | "oidc";
+            /** @description True for the session making this request */
+            current: boolean;
+        };
+        SessionList: {
+            items: components["schemas"]["Session"][];
+        };
+        CreateUser: {
+            name: string;
+            email: components["schemas"]["Email"];
+            role: components["schemas"]["Role"];
+            temporary_password?: components["schemas"]["NewPassword"];
+        };
+        CreatedUser: {
+            user: components["schemas"]["User"];
+            /** @description Present when the server made the temporary password; shown only here */
+            temporary_password?: string;
+        };
+        UpdateUser: {
+            name?: string;
+            role?: components["schemas"]["Role"];
+            enabled?: boolean;
+            version: components["schemas"]["Version"];
+        };
+        ResetUserPassword: {
+            temporary_password?: components["schemas"]["NewPassword"];
+        };
+        TemporaryPassword: {
+            temporary_password: string;
+        };
+        ApiKey: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /**
+             * @description The first characters of the token, to recognise it
+             * @example hk_Ab3dE
+             */
+            prefix: string;
+            scope: components["schemas"]["Scope"];
+            owner_id: components["schemas"]["Uuid"];
+            /** Format: uuid */
+            created_by: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        CreatedApiKey: {
+            key: components["schemas"]["ApiKey"];
+            /** @description The secret: hk_ and 43 base64url characters. Shown only here; send as Authorization: Bearer <token>. */
+            token: string;
+        };
+        ApiKeyPage: {
+            items: components["schemas"]["ApiKey"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        CreateApiKey: {
+            name: string;
+            scope: components["schemas"]["Scope"];
+            /** @description The user the key acts as (default the caller); the key never exceeds that user's role */
+            owner_id?: components["schemas"]["Uuid"];
+            /** @description When the key stops working (must be in the future); none by default */
+            expires_at?: components["schemas"]["Timestamp"];
+        };
+        SecurityEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @example auth.sign_in */
+            type: string;
+            occurred_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            outcome: "success" | "failure";
+            /** @description For failures, the reason code (e.g. auth.invalid_credentials) */
+            reason: string | null;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "anonymous";
+                /** Format: uuid */
+                user_id: string | null;
+                /** Format: uuid */
+                api_key_id: string | null;
+            };
+            target: {
+                type: string;
+                id: components["schemas"]["Uuid"];
+            } | null;
+            /**
+             * Format: uuid
+             * @description The user the event is about
+             */
+            user_id: string | null;
+            ip: string | null;
+            user_agent: string | null;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        SecurityEventPage: {
+            items: components["schemas"]["SecurityEvent"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
     };
     responses: {
         /** @description A problem document (RFC 9457) with a stable code */
@@ -1770,13 +2019,6 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
-        };
-        /** @description Done; no body */
-        NoContent: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content?: never;
         };
     };
     parameters: {
@@ -1978,7 +2220,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Whether the first-run wizard must run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetupStatus"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -1990,9 +2240,23 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetupRequest"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The first admin, signed in */
+            201: {
+                headers: {
+                    /** @description svc_session (HttpOnly) and svc_csrf (readable by scripts) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2004,9 +2268,23 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Signed in, or a second factor is required */
+            200: {
+                headers: {
+                    /** @description svc_session (HttpOnly) and svc_csrf (readable by scripts) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResult"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2102,9 +2380,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2116,9 +2404,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetConfirm"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The password is changed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2132,7 +2430,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Signed out; the cookies are cleared */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2146,7 +2450,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The signed-in user with preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2158,9 +2470,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMe"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The updated user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2172,9 +2496,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePassword"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The password is changed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2188,7 +2522,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Active sessions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2204,7 +2546,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The session is signed out; its next request is refused */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2218,7 +2566,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Every session, this one included, is signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2367,7 +2721,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Members ordered by name; emails only for admins */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2379,9 +2741,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUser"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The user, with the temporary password when the server made it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedUser"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2397,7 +2771,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description One member; email only for admins */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2411,9 +2793,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUser"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The updated user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2427,9 +2821,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResetUserPassword"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The new temporary password, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemporaryPassword"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2457,6 +2863,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only the keys of this user */
+                owner_id?: components["schemas"]["Uuid"];
             };
             header?: never;
             path?: never;
@@ -2464,7 +2872,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description API keys, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2476,9 +2892,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKey"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The key with its token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2494,7 +2922,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The revoked key; it stops working at once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -2646,6 +3082,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only events of this type */
+                type?: string;
+                /** @description Only events where this user acted or was acted on */
+                user_id?: components["schemas"]["Uuid"];
             };
             header?: never;
             path?: never;
@@ -2653,7 +3093,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Events, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecurityEventPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

@@ -23,11 +23,15 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
-/** Decodes a cursor made by encodeCursor with `arity` parts; a malformed one is a 422 on field cursor. */
-export function decodeCursor(cursor: string, arity: number): CursorKey {
-  const invalid = new DomainError('validation.failed', 'The cursor is not valid', {
+export function invalidCursor(): DomainError {
+  return new DomainError('validation.failed', 'The cursor is not valid', {
     errors: [{ field: 'cursor', code: 'validation.invalid', message: 'pass back next_cursor exactly as received' }],
   });
+}
+
+/** Decodes a cursor made by encodeCursor with `arity` parts; a malformed one is a 422 on field cursor. */
+export function decodeCursor(cursor: string, arity: number): CursorKey {
+  const invalid = invalidCursor();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -49,4 +53,11 @@ export function toPage<R, T>(rows: R[], limit: number, keyOf: (row: R) => Cursor
   const page: Page<T> = { items: items.map(view) };
   if (rows.length > limit && items.length > 0) page.next_cursor = encodeCursor(keyOf(items[items.length - 1]!));
   return page;
+}
+
+/** A cursor whose parts are all strings (e.g. [name, id]). */
+export function decodeStringCursor(cursor: string, arity: number): string[] {
+  const key = decodeCursor(cursor, arity);
+  if (key.some((v) => typeof v !== 'string')) throw invalidCursor();
+  return key as string[];
 }

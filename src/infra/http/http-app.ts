@@ -16,6 +16,7 @@ import { buildProblem, sendProblem } from './problem.js';
 import { enforceAccess } from './access.js';
 import { toFieldProblems } from './validation-errors.js';
 import { docsRouter, documentedCodes } from './docs.js';
+import { pagesRouter } from './pages.js';
 
 export interface HttpAppDeps {
   publicUrl: string;
@@ -93,6 +94,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
 
   // 2. The description, Swagger UI and error pages.
   app.use(docsRouter(deps.spec, documentedCodes));
+  app.use(pagesRouter());
 
   // 3. Bodies: JSON only, bounded.
   app.use((req, res, next) => {

@@ -1,0 +1,196 @@
+/**
+ * Signing in and out, first-run setup, password changes and the emailed password reset.
+ */
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../infra/db/client.js';
+import { passwordResets, users } from '../../infra/db/schema.js';
+import type { AttemptGuard } from '../../infra/ratelimit/attempt-guard.js';
+import type { Mailer } from '../../infra/mail/mailer.js';
+import type { Logger } from '../../infra/log/logger.js';
+import { DomainError, validationFailed } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { passwordProblems, type PasswordHasher } from './passwords.js';
+import { recordSecurityEvent, type Actor } from './security-events.js';
+import { issueSession, revokeSessionByToken, revokeUserSessions, type IssuedSession, type SessionPolicy } from './sessions.js';
+import { countUsers, findUserByEmail, getUser, insertUser, updateUserVersioned, type UserRow } from './users-store.js';
+import { randomToken, tokenHash } from './tokens.js';
+
+const SETUP_LOCK = 7_246_135_002;
+const RESET_TTL_MS = 3600_000;
+
+export interface RequestMeta {
+  ip: string;
+  userAgent: string | undefined;
+}
+
+export interface AuthDeps {
+  db: Db;
+  hasher: PasswordHasher;
+  sessionPolicy: SessionPolicy;
+  signInGuard: AttemptGuard;
+  resetGuard: AttemptGuard;
+  mailer: Mailer;
+  publicUrl: string;
+  logger: Logger;
+}
+
+export interface SignedIn {
+  user: UserRow;
+  session: IssuedSession;
+}
+
+const anonymous = (meta: RequestMeta): Actor => ({ type: 'anonymous', ip: meta.ip, userAgent: meta.userAgent });
+const asUser = (userId: string, meta: RequestMeta): Actor => ({ type: 'user', userId, ip: meta.ip, userAgent: meta.userAgent });
+
+function assertPassword(password: string, email: string | undefined, field: string): void {
+  const problems = passwordProblems(password, email, field);
+  if (problems.length > 0) throw validationFailed(problems, 'The password does not meet the policy');
+}
+
+export function createAuthService(deps: AuthDeps) {
+  const { db } = deps;
+
+  const sendResetMail = async (email: string, meta: RequestMeta): Promise<void> => {
+    const user = await findUserByEmail(db, email);
+    if (!user || !user.enabled) {
+      await recordSecurityEvent(db, { type: 'auth.password_reset_requested', outcome: 'failure', reason: user ? 'auth.user_disabled' : 'auth.unknown_user', actor: anonymous(meta), userId: user?.id ?? null });
+      return;
+    }
+    const token = randomToken();
+    await db.transaction(async (tx) => {
+      await tx.insert(passwordResets).values({
+        id: newId(), userId: user.id, tokenHash: tokenHash(token), expiresAt: new Date(Date.now() + RESET_TTL_MS),
+      });
+      await recordSecurityEvent(tx, { type: 'auth.password_reset_requested', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id } });
+    });
+    const link = `${deps.publicUrl}/reset-password#token=${token}`;
+    await deps.mailer.send({
+      to: user.email,
+      subject: 'Reset your Herald password',
+      text: `Hello ${user.name},\n\nSomeone (hopefully you) asked to reset your Herald password. Open this link within one hour to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for this, ignore this message; your password stays as it is.\n`,
+    });
+  };
+
+  return {
+    async needsSetup(): Promise<boolean> {
+      return (await countUsers(db)) === 0;
+    },
+
+    /** Creates the first admin and signs it in; exactly one of racing setups wins. */
+    async setup(input: { name: string; email: string; password: string }, meta: RequestMeta): Promise<SignedIn> {
+      assertPassword(input.password, input.email, 'password');
+      const passwordHash = await deps.hasher.hash(input.password);
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(${SETUP_LOCK})`);
+        if ((await countUsers(tx)) > 0) throw new DomainError('setup.completed', 'Setup is already done; sign in instead');
+        const user = await insertUser(tx, {
+          id: newId(), name: input.name.trim(), email: input.email, role: 'admin', passwordHash, mustChangePassword: false,
+        });
+        const session = await issueSession(tx, deps.sessionPolicy, { userId: user.id, method: 'setup', ...meta });
+        await recordSecurityEvent(tx, { type: 'setup.completed', actor: asUser(user.id, meta), userId: user.id, target: { type: 'user', id: user.id } });
+        await recordSecurityEvent(tx, { type: 'user.created', actor: asUser(user.id, meta), userId: user.id, target: { type: 'user', id: user.id }, details: { role: 'admin' } });
+        return { user, session };
+      });
+    },
+
+    /**
+     * Email and password. Any previous session of this browser is revoked (rotation). Failures
+     * are recorded with their reason and slow down further attempts progressively.
+     */
+    async login(input: { email: string; password: string }, meta: RequestMeta, previousToken?: string): Promise<SignedIn> {
+      const keys = { account: input.email, ip: meta.ip };
+      try {
+        await deps.signInGuard.check(keys);
+      } catch (err) {
+        await recordSecurityEvent(db, { type: 'auth.sign_in', outcome: 'failure', reason: 'rate_limited', actor: anonymous(meta), details: { email_domain: input.email.split('@')[1] ?? '' } });
+        throw err;
+      }
+      const user = await findUserByEmail(db, input.email);
+      const ok = await deps.hasher.verify(input.password, user?.passwordHash ?? null);
+      if (!user || !ok || !user.enabled) {
+        await deps.signInGuard.failed(keys);
+        const reason = !user ? 'auth.unknown_user' : !ok ? 'auth.invalid_credentials' : 'auth.user_disabled';
+        await recordSecurityEvent(db, { type: 'auth.sign_in', outcome: 'failure', reason, actor: anonymous(meta), userId: user?.id ?? null });
+        throw new DomainError('auth.invalid_credentials', 'The email or password is wrong');
+      }
+      await deps.signInGuard.succeeded(keys);
+      return db.transaction(async (tx) => {
+        if (previousToken) await revokeSessionByToken(tx, previousToken);
+        const session = await issueSession(tx, deps.sessionPolicy, { userId: user.id, method: 'password', ...meta });
+        const [fresh] = await tx.update(users).set({ lastSignInAt: new Date() }).where(eq(users.id, user.id)).returning();
+        await recordSecurityEvent(tx, { type: 'auth.sign_in', actor: asUser(user.id, meta), userId: user.id, target: { type: 'session', id: session.id }, details: { method: 'password' } });
+        return { user: fresh!, session };
+      });
+    },
+
+    async logout(userId: string, sessionId: string, token: string, meta: RequestMeta): Promise<void> {
+      await db.transaction(async (tx) => {
+        await revokeSessionByToken(tx, token);
+        await recordSecurityEvent(tx, { type: 'auth.sign_out', actor: asUser(userId, meta), userId, target: { type: 'session', id: sessionId } });
+      });
+    },
+
+    /** Changes the caller's password; every other session of the user ends. */
+    async changePassword(
+      userId: string, sessionId: string, input: { currentPassword: string; newPassword: string }, meta: RequestMeta,
+    ): Promise<void> {
+      const user = await getUser(db, userId);
+      const keys = { account: user.email, ip: meta.ip };
+      await deps.signInGuard.check(keys);
+      if (!(await deps.hasher.verify(input.currentPassword, user.passwordHash))) {
+        await deps.signInGuard.failed(keys);
+        await recordSecurityEvent(db, { type: 'auth.password_changed', outcome: 'failure', reason: 'auth.invalid_credentials', actor: asUser(userId, meta), userId });
+        throw validationFailed([{ field: 'current_password', code: 'validation.invalid', message: 'is not your current password' }]);
+      }
+      assertPassword(input.newPassword, user.email, 'new_password');
+      if (await deps.hasher.verify(input.newPassword, user.passwordHash)) {
+        throw validationFailed([{ field: 'new_password', code: 'validation.invalid', message: 'must differ from the current password' }]);
+      }
+      const passwordHash = await deps.hasher.hash(input.newPassword);
+      await db.transaction(async (tx) => {
+        await updateUserVersioned(tx, userId, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: new Date() });
+        const ended = await revokeUserSessions(tx, userId, sessionId);
+        await recordSecurityEvent(tx, { type: 'auth.password_changed', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId }, details: { sessions_ended: ended } });
+      });
+    },
+
+    /**
+     * Always the same answer and the same time for the caller: the lookup, the token and the
+     * mail happen after the response, in the background.
+     */
+    async requestPasswordReset(email: string, meta: RequestMeta): Promise<void> {
+      if (!deps.mailer.configured) throw new DomainError('mail.not_configured', 'This instance has no SVC_SMTP_URL; ask an admin to reset your password');
+      await deps.resetGuard.check({ account: email, ip: meta.ip });
+      await deps.resetGuard.failed({ account: email, ip: meta.ip }); // every request counts against the budget
+      setImmediate(() => {
+        sendResetMail(email, meta).catch((err: unknown) => deps.logger.error('password reset mail failed', { err }));
+      });
+    },
+
+    /** Sets the new password with an emailed token and signs out every session of the user. */
+    async confirmPasswordReset(input: { token: string; password: string }, meta: RequestMeta): Promise<void> {
+      await deps.resetGuard.check({ ip: meta.ip });
+      const invalid = new DomainError('auth.reset_token_invalid', 'The link is invalid, used or expired; ask for a new one');
+      const [reset] = await db.select().from(passwordResets).where(and(
+        eq(passwordResets.tokenHash, tokenHash(input.token)), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, new Date()),
+      ));
+      if (!reset) throw invalid;
+      const user = await getUser(db, reset.userId);
+      assertPassword(input.password, user.email, 'password');
+      const passwordHash = await deps.hasher.hash(input.password);
+      await db.transaction(async (tx) => {
+        // Single use: only the transaction that marks the token used may set the password.
+        const [claimed] = await tx.update(passwordResets).set({ usedAt: new Date() })
+          .where(and(eq(passwordResets.id, reset.id), isNull(passwordResets.usedAt))).returning({ id: passwordResets.id });
+        if (!claimed) throw invalid;
+        await updateUserVersioned(tx, user.id, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: new Date() });
+        const ended = await revokeUserSessions(tx, user.id);
+        await tx.update(passwordResets).set({ usedAt: new Date() })
+          .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)));
+        await recordSecurityEvent(tx, { type: 'auth.password_reset_completed', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id }, details: { sessions_ended: ended } });
+      });
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,69 @@
+/**
+ * Password policy (pure) and hashing. Hashes are bcrypt (cost ≥ 12) of base64(SHA-256(password)),
+ * so passwords longer than bcrypt's 72 bytes are never silently truncated.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import bcrypt from 'bcrypt';
+import { dictionary } from '@zxcvbn-ts/language-common';
+import type { FieldProblem } from '../shared/errors.js';
+
+export const MIN_PASSWORD = 10;
+export const MAX_PASSWORD = 128;
+
+let common: Set<string> | undefined;
+function commonPasswords(): Set<string> {
+  common ??= new Set((dictionary['passwords-common'] as string[])
+    .filter((p) => p.length >= MIN_PASSWORD).map((p) => p.toLowerCase()));
+  return common;
+}
+
+/** Problems with a new password, reported on `field`; empty when it is acceptable. */
+export function passwordProblems(password: string, email: string | undefined, field = 'password'): FieldProblem[] {
+  const length = [...password].length;
+  if (length < MIN_PASSWORD || length > MAX_PASSWORD) {
+    return [{ field, code: 'validation.range', message: `must be ${MIN_PASSWORD} to ${MAX_PASSWORD} characters` }];
+  }
+  const problems: FieldProblem[] = [];
+  if (email && password.trim().toLowerCase() === email.trim().toLowerCase()) {
+    problems.push({ field, code: 'validation.password_matches_email', message: 'must not be your email address' });
+  }
+  if (commonPasswords().has(password.toLowerCase())) {
+    problems.push({ field, code: 'validation.password_too_common', message: 'is one of the most common passwords' });
+  }
+  return problems;
+}
+
+function prehash(password: string): string {
+  return createHash('sha256').update(password.normalize('NFC'), 'utf8').digest('base64');
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, hash: string | null): Promise<boolean>;
+}
+
+export function createPasswordHasher(cost: number): PasswordHasher {
+  if (cost < 12) throw new Error('bcrypt cost must be at least 12');
+  // Compared against when the user does not exist, so that timing does not reveal accounts.
+  const dummy = bcrypt.hashSync(prehash(randomBytes(16).toString('hex')), cost);
+  return {
+    hash: (password) => bcrypt.hash(prehash(password), cost),
+    async verify(password, hash) {
+      const ok = await bcrypt.compare(prehash(password), hash ?? dummy);
+      return ok && hash !== null;
+    },
+  };
+}
+
+/** A readable temporary password: 16 characters from an unambiguous alphabet (~93 bits). */
+export function temporaryPassword(): string {
+  const alphabet = 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+  const bytes = randomBytes(32);
+  let out = '';
+  for (const b of bytes) {
+    if (b >= alphabet.length * 4) continue;
+    out += alphabet[b % alphabet.length];
+    if (out.length === 16) break;
+  }
+  return out.length === 16 ? out : temporaryPassword();
+}

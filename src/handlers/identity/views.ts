@@ -1,0 +1,83 @@
+/** Domain rows → the wire shapes of openapi.yaml (snake_case, RFC 3339 times). */
+import type { components } from '../../generated/openapi.js';
+import type { UserRow } from '../../domain/identity/users-store.js';
+import type { ApiKeyRow } from '../../domain/identity/api-keys.js';
+import type { SecurityEventRow } from '../../domain/identity/security-events.js';
+import type { Actor } from '../../domain/identity/security-events.js';
+import { preferencesOf } from '../../domain/identity/users-service.js';
+import type { IssuedSession } from '../../domain/identity/sessions.js';
+import type { CookieToSet, RequestContext } from '../types.js';
+
+type Schemas = components['schemas'];
+const iso = (d: Date) => d.toISOString();
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function userView(row: UserRow, showEmail: boolean): Schemas['User'] {
+  const view: Schemas['User'] = {
+    id: row.id, name: row.name, role: row.role as Schemas['Role'], enabled: row.enabled,
+    must_change_password: row.mustChangePassword, two_factor_enabled: row.totpEnabled,
+    created_at: iso(row.createdAt), updated_at: iso(row.updatedAt), last_sign_in_at: isoOrNull(row.lastSignInAt),
+    version: row.version,
+  };
+  if (showEmail) view.email = row.email;
+  return view;
+}
+
+export function meView(row: UserRow): Schemas['Me'] {
+  return { ...userView(row, true), email: row.email, preferences: preferencesOf(row) };
+}
+
+export function apiKeyView(row: ApiKeyRow): Schemas['ApiKey'] {
+  return {
+    id: row.id, name: row.name, prefix: row.prefix, scope: row.scope as Schemas['Scope'], owner_id: row.userId,
+    created_by: row.createdBy, created_at: iso(row.createdAt), expires_at: isoOrNull(row.expiresAt),
+    last_used_at: isoOrNull(row.lastUsedAt), revoked_at: isoOrNull(row.revokedAt),
+  };
+}
+
+export function securityEventView(row: SecurityEventRow): Schemas['SecurityEvent'] {
+  return {
+    id: row.id, type: row.type, occurred_at: iso(row.occurredAt), outcome: row.outcome as 'success' | 'failure',
+    reason: row.reason,
+    actor: { type: row.actorType as 'user' | 'api_key' | 'anonymous', user_id: row.actorUserId, api_key_id: row.actorApiKeyId },
+    target: row.targetType && row.targetId ? { type: row.targetType, id: row.targetId } : null,
+    user_id: row.subjectUserId, ip: row.ip, user_agent: row.userAgent, details: row.details,
+  };
+}
+
+/** The audit actor of a request. */
+export function actorOf(ctx: RequestContext): Actor {
+  const p = ctx.principal;
+  const where = { ip: ctx.ip, userAgent: ctx.userAgent };
+  if (!p) return { type: 'anonymous', ...where };
+  if (p.kind === 'api_key') return { type: 'api_key', userId: p.user.id, apiKeyId: p.apiKeyId, ...where };
+  return { type: 'user', userId: p.user.id, ...where };
+}
+
+export function sessionCookies(session: IssuedSession): CookieToSet[] {
+  return [
+    { name: 'svc_session', value: session.token, httpOnly: true, maxAge: session.maxAgeSeconds },
+    { name: 'svc_csrf', value: session.csrfToken, httpOnly: false, maxAge: session.maxAgeSeconds },
+  ];
+}
+
+export const clearedCookies: CookieToSet[] = [
+  { name: 'svc_session', value: '', httpOnly: true, maxAge: 0 },
+  { name: 'svc_csrf', value: '', httpOnly: false, maxAge: 0 },
+];
+
+export function isAdmin(ctx: RequestContext): boolean {
+  return ctx.principal?.user.role === 'admin';
+}
+
+/** The caller, for operations that the access layer already required a principal for. */
+export function principalOf(ctx: RequestContext) {
+  if (!ctx.principal) throw new Error('operation reached without a principal');
+  return ctx.principal;
+}
+
+export function sessionOf(ctx: RequestContext) {
+  const p = principalOf(ctx);
+  if (p.kind !== 'session' || !ctx.sessionToken) throw new Error('session-only operation reached without a session');
+  return { userId: p.user.id, sessionId: p.sessionId, token: ctx.sessionToken };
+}
