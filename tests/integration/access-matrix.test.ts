@@ -1,0 +1,97 @@
+/**
+ * The access matrix: every operation of openapi.yaml, read with its x- extensions, called as
+ * nobody, as viewer, editor and admin sessions, and with read, run, write and admin keys (owned
+ * by an admin). Below the minimum the answer is 401 / 403 auth.forbidden / 403
+ * auth.session_required; at or above it, anything but 401 and 403.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Test } from 'supertest';
+import { operationMeta, type OperationId } from '../../src/generated/operations.js';
+import { ROLE_RANK, SCOPE_RANK, type Role, type Scope } from '../../src/domain/identity/principal.js';
+import { startHerald, type Herald, type HttpClient } from '../support/harness.js';
+import { createKey, createSignedInUser, keyClient, setupAdmin, signIn, ADMIN, type SessionClient } from '../support/identity.js';
+
+type Caller =
+  | { label: string; kind: 'none'; client: HttpClient }
+  | { label: string; kind: 'session'; role: Role; client: HttpClient; fresh: () => Promise<HttpClient> }
+  | { label: string; kind: 'key'; scope: Scope; client: HttpClient };
+
+/** Operations that end the caller's own session when allowed: checked last, on fresh sessions. */
+const ENDS_SESSION = new Set<OperationId>(['logout', 'revokeAllMySessions']);
+
+let h: Herald;
+let admin: SessionClient;
+const callers: Caller[] = [];
+
+function pathOf(id: OperationId): string {
+  return operationMeta[id].path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+    (name === 'number' ? '1' : name === 'token' ? 'no-such-token' : randomUUID()));
+}
+
+function call(client: HttpClient, id: OperationId): Test {
+  const meta = operationMeta[id];
+  return client[meta.method](pathOf(id));
+}
+
+function expectation(caller: Caller, id: OperationId): 'allowed' | 'auth.unauthenticated' | 'auth.forbidden' | 'auth.session_required' {
+  const { access } = operationMeta[id];
+  if (access.public) return 'allowed';
+  if (caller.kind === 'none') return 'auth.unauthenticated';
+  if (caller.kind === 'key' && access.sessionOnly) return 'auth.session_required';
+  if (caller.kind === 'session') return ROLE_RANK[caller.role] >= ROLE_RANK[access.minRole] ? 'allowed' : 'auth.forbidden';
+  return SCOPE_RANK[caller.scope] >= SCOPE_RANK[access.minScope] ? 'allowed' : 'auth.forbidden';
+}
+
+beforeAll(async () => {
+  h = await startHerald();
+  admin = await setupAdmin(h);
+  const viewer = await createSignedInUser(h, admin, { name: 'Vera Viewer', email: 'vera@example.com', role: 'viewer' });
+  const editor = await createSignedInUser(h, admin, { name: 'Ed Editor', email: 'ed@example.com', role: 'editor' });
+  callers.push({ label: 'nobody', kind: 'none', client: h.http });
+  callers.push({ label: 'viewer session', kind: 'session', role: 'viewer', client: viewer, fresh: () => signIn(h, 'vera@example.com', viewer.password) });
+  callers.push({ label: 'editor session', kind: 'session', role: 'editor', client: editor, fresh: () => signIn(h, 'ed@example.com', editor.password) });
+  callers.push({ label: 'admin session', kind: 'session', role: 'admin', client: admin, fresh: () => signIn(h, ADMIN.email, ADMIN.password) });
+  for (const scope of ['read', 'run', 'write', 'admin'] as const) {
+    const key = await createKey(admin, { name: `${scope} key`, scope });
+    callers.push({ label: `${scope} key`, kind: 'key', scope, client: keyClient(h, key.token) });
+  }
+}, 60_000);
+
+afterAll(async () => { await h.stop(); });
+
+const operations = (Object.keys(operationMeta) as OperationId[]);
+
+describe('the access matrix covers every operation of openapi.yaml', () => {
+  it('declares access for every operation', () => {
+    expect(operations.length).toBeGreaterThan(100);
+    for (const id of operations) {
+      const a = operationMeta[id].access;
+      expect(a.public || (a.minRole && a.minScope)).toBeTruthy();
+    }
+  });
+
+  it.each(operations.filter((id) => !ENDS_SESSION.has(id)))('%s', async (id) => {
+    for (const caller of callers) {
+      if (operationMeta[id].access.public && caller.kind !== 'none') continue;
+      const res = await call(caller.client, id);
+      const expected = expectation(caller, id);
+      const seen = `${caller.label} → ${res.status} ${res.body?.code ?? ''}`;
+      if (expected === 'allowed') {
+        expect([seen, [401, 403].includes(res.status)]).toEqual([seen, false]);
+      } else {
+        expect([seen, res.body.code]).toEqual([seen, expected]);
+        expect(res.status).toBe(expected === 'auth.unauthenticated' ? 401 : 403);
+      }
+    }
+  });
+
+  it.each([...ENDS_SESSION])('%s (on fresh sessions)', async (id) => {
+    for (const caller of callers) {
+      const client = caller.kind === 'session' ? await caller.fresh() : caller.client;
+      const res = await call(client, id);
+      const expected = expectation(caller, id);
+      if (expected === 'allowed') expect([caller.label, res.status]).toEqual([caller.label, 204]);
+      else expect([caller.label, res.body.code]).toEqual([caller.label, expected]);
+    }
+  });
+});
