@@ -1,4 +1,6 @@
 # Herald: the two commands a newcomer needs are `make run` and `make test` (see README.md).
+# Dependencies install with `npm install` (not `npm ci`): with npm 11 and omit-lockfile-registry-resolved,
+# `npm ci` reports the other platforms' optional packages as missing from an in-sync lock file.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 SERVICES = vars="$$(scripts/ensure-services.sh)" && eval "$$vars"
@@ -11,7 +13,7 @@ help:
 	@echo "make test   run every check and test"
 
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch $@
 
 deps: node_modules/.installed
