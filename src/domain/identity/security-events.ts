@@ -39,6 +39,9 @@ export interface SecurityEventInput {
 export async function recordSecurityEvent(tx: Tx, e: SecurityEventInput): Promise<void> {
   await tx.insert(securityEvents).values({
     id: newId(),
+    // The moment of recording (not the transaction's start, which now() would give), so that
+    // occurred_at follows the UUIDv7 id order.
+    occurredAt: new Date(),
     type: e.type,
     outcome: e.outcome ?? 'success',
     reason: e.reason ?? null,

@@ -3,6 +3,7 @@
  * row of a page. Pure module.
  */
 import { DomainError } from './errors.js';
+import { isUuid } from './ids.js';
 
 export type CursorKey = ReadonlyArray<string | number | null>;
 
@@ -55,9 +56,9 @@ export function toPage<R, T>(rows: R[], limit: number, keyOf: (row: R) => Cursor
   return page;
 }
 
-/** A cursor whose parts are all strings (e.g. [name, id]). */
+/** A cursor whose parts are all strings (e.g. [name, id]); the last part must be a UUID. */
 export function decodeStringCursor(cursor: string, arity: number): string[] {
   const key = decodeCursor(cursor, arity);
-  if (key.some((v) => typeof v !== 'string')) throw invalidCursor();
+  if (key.some((v) => typeof v !== 'string') || !isUuid(key[key.length - 1] as string)) throw invalidCursor();
   return key as string[];
 }

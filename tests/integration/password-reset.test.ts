@@ -1,0 +1,235 @@
+/**
+ * The emailed password reset, end to end through a real SMTP server on loopback: the request
+ * answers the same for known and unknown addresses, only a known one gets a message, the
+ * message's link opens the reset page and carries a single-use, expiring token that sets a new
+ * password and ends every session. Without SVC_SMTP_URL the request is refused with 503.
+ */
+import type { AddressInfo } from 'node:net';
+import postgres from 'postgres';
+import request from 'supertest';
+import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import { startHerald, type Herald } from '../support/harness.js';
+import { setupAdmin, signIn, type SessionClient } from '../support/identity.js';
+
+const MAIL_FROM = 'Herald <herald@example.test>';
+const PUBLIC_URL = 'http://herald.example.test:8443';
+const RITA = { name: 'Rita Reset', email: 'rita@example.com', password: 'Rita temporary passphrase 5' };
+const NEW_PASSWORD = 'Rita chose a brand new passphrase 8';
+
+interface Received {
+  mailFrom: string | undefined;
+  rcptTo: string[];
+  headers: Record<string, string>;
+  text: string;
+}
+
+const received: Received[] = [];
+let smtp: SMTPServer;
+let h: Herald;
+let sql: postgres.Sql;
+let admin: SessionClient;
+let ritaId: string;
+let ritaSessions: SessionClient[];
+let firstToken: string;
+
+/** Just enough MIME for a nodemailer text message: unfolded headers and a decoded body. */
+function parseMessage(raw: string): { headers: Record<string, string>; text: string } {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
+  const headers: Record<string, string> = {};
+  for (const line of head.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let body = raw.slice(split + 4);
+  const encoding = (headers['content-transfer-encoding'] ?? '').toLowerCase();
+  if (encoding === 'quoted-printable') {
+    body = Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1')
+      .toString('utf8');
+  } else if (encoding === 'base64') {
+    body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  }
+  return { headers, text: body.replace(/\r\n/g, '\n') };
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const messagesTo = (email: string) => received.filter((m) => m.rcptTo.includes(email));
+
+function tokenOf(message: Received): string {
+  const link = new RegExp(`${PUBLIC_URL.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/reset-password)#token=([A-Za-z0-9_-]+)`).exec(message.text);
+  if (!link) throw new Error(`no reset link in the message:\n${message.text}`);
+  return link[2]!;
+}
+
+function requestReset(email: string, ip: string) {
+  return h.http.post('/api/v1/auth/password-reset').set('X-Forwarded-For', ip).send({ email });
+}
+
+function confirm(token: string, password: string, ip: string) {
+  return h.http.post('/api/v1/auth/password-reset/confirm').set('X-Forwarded-For', ip).send({ token, password });
+}
+
+function login(email: string, password: string, ip: string) {
+  return h.http.post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email, password });
+}
+
+describe('with outgoing mail configured', () => {
+  beforeAll(async () => {
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          const { headers, text } = parseMessage(Buffer.concat(chunks).toString('utf8'));
+          const from = session.envelope.mailFrom;
+          received.push({
+            mailFrom: from ? from.address : undefined,
+            rcptTo: session.envelope.rcptTo.map((a: SMTPServerAddress) => a.address),
+            headers,
+            text,
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => { smtp.listen(0, '127.0.0.1', () => resolve()); });
+    const port = (smtp.server.address() as AddressInfo).port;
+
+    h = await startHerald({
+      env: { SVC_SMTP_URL: `smtp://127.0.0.1:${port}`, SVC_MAIL_FROM: MAIL_FROM, SVC_PUBLIC_URL: PUBLIC_URL },
+    });
+    sql = postgres(h.iso.databaseUrl, { max: 1, onnotice: () => undefined });
+    admin = await setupAdmin(h);
+    const created = await admin.post('/api/v1/users')
+      .send({ name: RITA.name, email: RITA.email, role: 'editor', temporary_password: RITA.password });
+    if (created.status !== 201) throw new Error(`create user answered ${created.status}: ${created.text}`);
+    ritaId = created.body.user.id;
+    ritaSessions = [await signIn(h, RITA.email, RITA.password, '192.0.2.10'), await signIn(h, RITA.email, RITA.password, '192.0.2.11')];
+  });
+
+  afterAll(async () => {
+    await sql?.end();
+    await h?.stop();
+    await new Promise<void>((resolve) => { smtp.close(() => resolve()); });
+  });
+
+  it('answers 202 the same way for a known and an unknown address; only the known one gets mail', async () => {
+    const unknown = await requestReset('nobody@example.com', '192.0.2.20');
+    const known = await requestReset(RITA.email, '192.0.2.21');
+    for (const res of [unknown, known]) {
+      expect(res.status).toBe(202);
+      expect(res.text).toBe('');
+    }
+    const comparable = (headers: Record<string, string>) => {
+      const { 'x-request-id': _id, date: _date, etag: _etag, ...rest } = headers;
+      return rest;
+    };
+    expect(comparable(known.headers)).toEqual(comparable(unknown.headers));
+
+    const message = await waitFor('the reset message', () => messagesTo(RITA.email)[0]);
+    // Both requests have been handled in the background once both are in the audit trail.
+    await waitFor('both reset requests in the audit trail', async () => {
+      const res = await admin.get('/api/v1/security-events?type=auth.password_reset_requested');
+      return res.body.items.length >= 2 ? true : undefined;
+    });
+    expect(received).toEqual([message]);
+    expect(received.some((m) => m.rcptTo.includes('nobody@example.com'))).toBe(false);
+  });
+
+  it('sends the message to the user, from SVC_MAIL_FROM, with a link to the reset page', async () => {
+    const message = messagesTo(RITA.email)[0]!;
+    expect(message.rcptTo).toEqual([RITA.email]);
+    expect(message.headers.to).toContain(RITA.email);
+    expect(message.mailFrom).toBe('herald@example.test');
+    expect(message.headers.from).toBe(MAIL_FROM);
+    firstToken = tokenOf(message);
+    expect(firstToken.length).toBeGreaterThanOrEqual(32);
+
+    // The link's path is a page this server serves (the token stays in the fragment).
+    const page = await request(h.process.app!).get('/reset-password');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('<form');
+    expect(page.text).not.toContain(firstToken);
+  });
+
+  it('refuses a weak new password with validation.failed on password and keeps the token usable', async () => {
+    const res = await confirm(firstToken, 'qwertyuiop', '192.0.2.30');
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('validation.failed');
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'password' })]));
+    const short = await confirm(firstToken, 'short', '192.0.2.30');
+    expect(short.status).toBe(422);
+    expect(short.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'password' })]));
+  });
+
+  it('sets the new password with the token and ends every earlier session', async () => {
+    for (const s of ritaSessions) expect((await s.get('/api/v1/me')).status).toBe(200);
+    const res = await confirm(firstToken, NEW_PASSWORD, '192.0.2.31');
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+
+    for (const s of ritaSessions) {
+      const after = await s.get('/api/v1/me');
+      expect(after.status).toBe(401);
+      expect(after.body.code).toBe('auth.unauthenticated');
+    }
+    const fresh = await login(RITA.email, NEW_PASSWORD, '192.0.2.32');
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.user).toMatchObject({ id: ritaId, must_change_password: false });
+    const old = await login(RITA.email, RITA.password, '192.0.2.33');
+    expect(old.status).toBe(401);
+    expect(old.body.code).toBe('auth.invalid_credentials');
+  });
+
+  it('accepts a token only once', async () => {
+    const again = await confirm(firstToken, 'Yet another passphrase 11', '192.0.2.34');
+    expect(again.status).toBe(422);
+    expect(again.body.code).toBe('auth.reset_token_invalid');
+    expect((await login(RITA.email, NEW_PASSWORD, '192.0.2.35')).status).toBe(200);
+  });
+
+  it('refuses an expired token', async () => {
+    const before = messagesTo(RITA.email).length;
+    expect((await requestReset(RITA.email, '192.0.2.40')).status).toBe(202);
+    const message = await waitFor('the second reset message', () => messagesTo(RITA.email)[before]);
+    const token = tokenOf(message);
+    expect(token).not.toBe(firstToken);
+    const moved = await sql`update password_resets set expires_at = now() - interval '1 minute' where user_id = ${ritaId} and used_at is null`;
+    expect(moved.count).toBe(1);
+    const res = await confirm(token, 'Expired link passphrase 12', '192.0.2.41');
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('auth.reset_token_invalid');
+    expect((await login(RITA.email, NEW_PASSWORD, '192.0.2.42')).status).toBe(200);
+  });
+
+  it('refuses a token it never issued', async () => {
+    const res = await confirm('A'.repeat(43), 'Made up token passphrase 13', '192.0.2.50');
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('auth.reset_token_invalid');
+  });
+});
+
+describe('without outgoing mail', () => {
+  let bare: Herald;
+  beforeAll(async () => { bare = await startHerald(); });
+  afterAll(async () => { await bare?.stop(); });
+
+  it('answers 503 mail.not_configured', async () => {
+    const res = await bare.http.post('/api/v1/auth/password-reset').set('X-Forwarded-For', '192.0.2.60').send({ email: 'anyone@example.com' });
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('mail.not_configured');
+  });
+});
