@@ -71,10 +71,19 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     logger.info('api listening', { url, public_url: settings.publicUrl });
   }
 
+  let draining = false;
+  // While draining, answers close their connection, so idle keep-alive sockets do not hold the
+  // stop until their timeout runs out.
+  server?.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
+    res.on('finish', () => { if (draining) server?.closeIdleConnections(); });
+  });
+
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       const timeoutMs = settings.shutdownTimeoutSeconds * 1000;
+      draining = true;
       if (server) {
         const s = server;
         const closed = new Promise<void>((resolve) => s.close(() => resolve()));

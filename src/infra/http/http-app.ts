@@ -82,7 +82,9 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const { operationId, route, userId } = localsOf(res);
       const quiet = operationId !== undefined && QUIET_OPERATIONS.has(operationId) && res.statusCode < 400;
-      const level = quiet ? 'debug' : res.statusCode >= 500 ? 'error' : 'info';
+      // 501 (not built yet) and 503 from the readiness probe are answers, not faults.
+      const expected = res.statusCode === 501 || (operationId === 'getReadiness' && res.statusCode === 503);
+      const level = quiet ? 'debug' : expected ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
       deps.logger.log(level, 'http request', {
         request_id: requestId, method: req.method, route: route ?? 'unmatched', operation_id: operationId,
         status: res.statusCode, duration_ms: Math.round(seconds * 1000), user_id: userId,

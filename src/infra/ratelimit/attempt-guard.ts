@@ -2,9 +2,12 @@
  * Abuse protection for sign-in, second-factor and password-reset requests, shared by every
  * instance through Redis:
  *  - per client address: a fixed budget per window (rate-limiter-flexible);
- *  - per account and address, and per account from anywhere: progressive delays after a few
- *    failures (1 s, 2 s, 4 s … up to 15 min), reset by a success. Nobody can lock a user out:
- *    a delay only slows the next attempt, and the per-account delay starts much later.
+ *  - per account and address: progressive delays after a few failures (1 s, 2 s, 4 s … up to
+ *    15 min), reset by a success;
+ *  - per account from anywhere (against attacks spread over many addresses): delays that start
+ *    much later and stay short (at most a minute), also reset by a success.
+ *  Nobody can lock a user out: a delay only slows the next attempt, and from a fresh address
+ *  the account-wide delay never exceeds a minute.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -33,13 +36,15 @@ export interface GuardPolicy {
   /** Failures allowed per account from all addresses before delays start. */
   freeAccountFailures: number;
   maxDelaySeconds: number;
+  /** Cap of the account-wide delay, so that failures from elsewhere cannot shut a user out. */
+  maxAccountDelaySeconds: number;
 }
 
 export const SIGN_IN_POLICY: GuardPolicy = {
-  name: 'sign-in', ipPoints: 100, ipWindowSeconds: 900, freeFailures: 5, freeAccountFailures: 20, maxDelaySeconds: 900,
+  name: 'sign-in', ipPoints: 100, ipWindowSeconds: 900, freeFailures: 5, freeAccountFailures: 20, maxDelaySeconds: 900, maxAccountDelaySeconds: 60,
 };
 export const RESET_POLICY: GuardPolicy = {
-  name: 'reset', ipPoints: 20, ipWindowSeconds: 3600, freeFailures: 3, freeAccountFailures: 5, maxDelaySeconds: 3600,
+  name: 'reset', ipPoints: 20, ipWindowSeconds: 3600, freeFailures: 3, freeAccountFailures: 5, maxDelaySeconds: 3600, maxAccountDelaySeconds: 300,
 };
 
 const digest = (s: string) => createHash('sha256').update(s.trim().toLowerCase()).digest('hex').slice(0, 32);
@@ -52,12 +57,12 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
   const ipLimiter = new RateLimiterRedis({
     storeClient: redis, keyPrefix: `${prefix}:rl:${policy.name}:ip`, points: policy.ipPoints, duration: policy.ipWindowSeconds,
   });
-  const keysOf = (k: AttemptKeys): Array<{ key: string; free: number }> => {
+  const keysOf = (k: AttemptKeys): Array<{ key: string; free: number; cap: number }> => {
     if (!k.account) return [];
     const account = digest(k.account);
     return [
-      { key: `${prefix}:throttle:${policy.name}:acct-ip:${account}:${k.ip}`, free: policy.freeFailures },
-      { key: `${prefix}:throttle:${policy.name}:acct:${account}`, free: policy.freeAccountFailures },
+      { key: `${prefix}:throttle:${policy.name}:acct-ip:${account}:${k.ip}`, free: policy.freeFailures, cap: policy.maxDelaySeconds },
+      { key: `${prefix}:throttle:${policy.name}:acct:${account}`, free: policy.freeAccountFailures, cap: policy.maxAccountDelaySeconds },
     ];
   };
   return {
@@ -75,18 +80,18 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
       }
     },
     async failed(k) {
-      for (const { key, free } of keysOf(k)) {
+      for (const { key, free, cap } of keysOf(k)) {
         const count = await redis.hincrby(key, 'failures', 1);
         if (count > free) {
-          const delay = Math.min(policy.maxDelaySeconds, 2 ** (count - free - 1));
+          const delay = Math.min(cap, 2 ** Math.min(30, count - free - 1));
           await redis.hset(key, 'until', String(Date.now() + delay * 1000));
         }
         await redis.expire(key, 24 * 3600);
       }
     },
     async succeeded(k) {
-      const [pair] = keysOf(k);
-      if (pair) await redis.del(pair.key);
+      const keys = keysOf(k).map((x) => x.key);
+      if (keys.length > 0) await redis.del(...keys);
     },
   };
 }

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { startHerald, type Herald } from '../support/harness.js';
+import { isolate, type Isolated } from '../support/isolation.js';
+
+const PASSWORD = 'PLANTED-ready-pw-5150';
+const SECRET_KEY = randomBytes(32).toString('base64');
+
+function withPassword(databaseUrl: string, password = PASSWORD): string {
+  const u = new URL(databaseUrl);
+  u.password = password;
+  return u.toString();
+}
+
+/** What a readiness body must never carry. */
+function expectNoSecrets(text: string, databaseUrl: string): void {
+  expect(text).not.toContain(databaseUrl);
+  expect(text).not.toContain(new URL(databaseUrl).host);
+  expect(text).not.toContain('postgres://');
+  expect(text).not.toContain(PASSWORD);
+  expect(text).not.toContain(SECRET_KEY);
+}
+
+const running: Herald[] = [];
+const isolated: Isolated[] = [];
+
+async function start(options: Parameters<typeof startHerald>[0] = {}): Promise<Herald> {
+  const h = await startHerald(options);
+  running.push(h);
+  return h;
+}
+
+afterAll(async () => {
+  for (const h of running) await h.stop();
+  for (const iso of isolated) await iso.release();
+});
+
+describe('GET /health/live', () => {
+  it('answers 200 while the process is up', async () => {
+    const h = await start();
+    const res = await h.http.get('/health/live');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+});
+
+describe('GET /health/ready', () => {
+  it('answers 200 with store and migrations ok and no scheduler component on an api-only instance', async () => {
+    const iso = await isolate();
+    isolated.push(iso);
+    const databaseUrl = withPassword(iso.databaseUrl);
+    const h = await start({ iso, env: { SVC_ROLES: 'api', SVC_DATABASE_URL: databaseUrl, SVC_SECRET_KEY: SECRET_KEY } });
+    const res = await h.http.get('/health/ready');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' } } });
+    expectNoSecrets(res.text, databaseUrl);
+  });
+
+  it('includes an ok scheduler component where the scheduler role runs', async () => {
+    const h = await start({ env: { SVC_ROLES: 'api,scheduler' } });
+    const res = await h.http.get('/health/ready');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+    expect(res.body.components).toEqual({ store: { status: 'ok' }, migrations: { status: 'ok' }, scheduler: { status: 'ok' } });
+  });
+
+  it('answers 503 with migrations unhealthy on a database without migrations', async () => {
+    const iso = await isolate({ template: false });
+    isolated.push(iso);
+    const databaseUrl = withPassword(iso.databaseUrl);
+    const h = await start({ iso, env: { SVC_DATABASE_URL: databaseUrl, SVC_SECRET_KEY: SECRET_KEY } });
+    const res = await h.http.get('/health/ready');
+    expect(res.status).toBe(503);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body.status).toBe('unhealthy');
+    expect(res.body.components.store).toEqual({ status: 'ok' });
+    expect(res.body.components.migrations.status).toBe('unhealthy');
+    expectNoSecrets(res.text, databaseUrl);
+  });
+
+  it('answers 503 with store unhealthy when the database does not answer', async () => {
+    const databaseUrl = `postgres://postgres:${PASSWORD}@127.0.0.1:1/herald_nowhere`;
+    const h = await start({ env: { SVC_DATABASE_URL: databaseUrl, SVC_SECRET_KEY: SECRET_KEY } });
+    const res = await h.http.get('/health/ready');
+    expect(res.status).toBe(503);
+    expect(res.body.status).toBe('unhealthy');
+    expect(res.body.components.store.status).toBe('unhealthy');
+    expect(res.body.components.migrations.status).toBe('unhealthy');
+    expectNoSecrets(res.text, databaseUrl);
+    expect(res.text).not.toContain('herald_nowhere');
+    expect(h.logs.join('')).not.toContain(PASSWORD);
+    // Liveness does not depend on the store.
+    expect((await h.http.get('/health/live')).status).toBe(200);
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * Abuse protection: progressive sign-in delays per account and client address (never a lockout),
+ * reset by a success; throttled password reset requests; and the audit trail of throttled
+ * sign-ins. Client addresses are simulated with X-Forwarded-For, one set per test.
+ */
+import { startHerald, type Herald } from '../support/harness.js';
+import { setupAdmin, type SessionClient } from '../support/identity.js';
+
+let h: Herald;
+let admin: SessionClient;
+/** How many sign-ins answered 429, per client address. */
+const throttledSignIns = new Map<string, number>();
+
+beforeAll(async () => {
+  // Mail goes nowhere: the reset mail is sent in the background and may fail, which is fine here.
+  h = await startHerald({ env: { SVC_SMTP_URL: 'smtp://127.0.0.1:1' } });
+  admin = await setupAdmin(h);
+});
+afterAll(async () => { await h.stop(); });
+
+async function createUser(name: string, email: string, password: string): Promise<void> {
+  const res = await admin.post('/api/v1/users').send({ name, email, role: 'viewer', temporary_password: password });
+  if (res.status !== 201) throw new Error(`create user answered ${res.status}: ${res.text}`);
+}
+
+async function login(email: string, password: string, ip: string) {
+  const res = await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email, password });
+  if (res.status === 429) throttledSignIns.set(ip, (throttledSignIns.get(ip) ?? 0) + 1);
+  return res;
+}
+
+/** Checks a 429 problem document and returns its Retry-After in seconds. */
+function retryAfterOf(res: { status: number; headers: Record<string, unknown>; body: Record<string, unknown> }): number {
+  expect(res.status).toBe(429);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ code: 'rate_limited', status: 429 });
+  const header = res.headers['retry-after'];
+  expect(typeof header).toBe('string');
+  expect(header).toMatch(/^\d+$/);
+  const seconds = Number(header);
+  expect(seconds).toBeGreaterThanOrEqual(1);
+  return seconds;
+}
+
+const wait = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 150));
+
+describe('sign-in throttling', () => {
+  it('delays an account at one address progressively after five failures, without locking it out', async () => {
+    const email = 'rita.one@example.com';
+    const password = 'rita one real passphrase';
+    await createUser('Rita One', email, password);
+    const ip = '192.0.2.101';
+
+    for (let i = 1; i <= 5; i++) {
+      const res = await login(email, `wrong guess number ${i}`, ip);
+      expect({ attempt: i, status: res.status, code: res.body.code }).toEqual({ attempt: i, status: 401, code: 'auth.invalid_credentials' });
+    }
+    const sixth = await login(email, 'wrong guess number 6', ip);
+    expect(sixth.status).toBe(401);
+    expect(sixth.body.code).toBe('auth.invalid_credentials');
+
+    // Now even the right password has to wait.
+    const blocked = await login(email, password, ip);
+    const first = retryAfterOf(blocked);
+    expect(first).toBe(1);
+    expect(blocked.headers['set-cookie']).toBeUndefined();
+    // Writing the email differently does not get around the delay.
+    retryAfterOf(await login(' RITA.One@Example.com ', password, ip));
+
+    // The account itself is not locked: another address signs in right away.
+    const elsewhere = await login(email, password, '192.0.2.102');
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.body.status).toBe('signed_in');
+
+    // After the delay, another failure is answered normally but makes the next delay longer.
+    await wait(first);
+    const seventh = await login(email, 'wrong guess number 7', ip);
+    expect(seventh.status).toBe(401);
+    const second = retryAfterOf(await login(email, password, ip));
+    expect(second).toBeGreaterThan(first);
+    expect(second).toBe(2);
+
+    // A delay only slows the next attempt: once it has passed, the right password works.
+    await wait(second);
+    const ok = await login(email, password, ip);
+    expect(ok.status).toBe(200);
+  });
+
+  it('resets the per-address counter on a successful sign-in', async () => {
+    const email = 'rita.two@example.com';
+    const password = 'rita two real passphrase';
+    await createUser('Rita Two', email, password);
+    const ip = '192.0.2.111';
+
+    for (let i = 1; i <= 5; i++) expect((await login(email, `bad password ${i}`, ip)).status).toBe(401);
+    expect((await login(email, password, ip)).status).toBe(200);
+    // Without the reset this would be the sixth failure and the next attempt would wait.
+    expect((await login(email, 'bad password 6', ip)).status).toBe(401);
+    const after = await login(email, password, ip);
+    expect(after.status).toBe(200);
+  });
+});
+
+describe('password reset throttling', () => {
+  it('answers repeated requests for one email from one address with 429 and Retry-After', async () => {
+    const email = 'rita.three@example.com';
+    await createUser('Rita Three', email, 'rita three real passphrase');
+    const ip = '192.0.2.121';
+    const statuses: number[] = [];
+    let limited: Awaited<ReturnType<typeof h.http.post>> | undefined;
+    for (let i = 0; i < 10 && !limited; i++) {
+      const res = await h.http.post('/api/v1/auth/password-reset').set('X-Forwarded-For', ip).send({ email });
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+    }
+    expect(statuses[0]).toBe(202);
+    expect(statuses.filter((s) => s !== 202 && s !== 429)).toEqual([]);
+    expect(limited).toBeDefined();
+    retryAfterOf(limited!);
+    // Another address is not held back by this one's budget.
+    const other = await h.http.post('/api/v1/auth/password-reset').set('X-Forwarded-For', '192.0.2.122').send({ email });
+    expect(other.status).toBe(202);
+  });
+});
+
+describe('the audit trail', () => {
+  it('records every throttled sign-in as auth.sign_in failure with reason rate_limited', async () => {
+    expect(throttledSignIns.get('192.0.2.101')).toBe(3);
+    const res = await admin.get('/api/v1/security-events?type=auth.sign_in&limit=200');
+    expect(res.status).toBe(200);
+    expect(res.body.next_cursor ?? null).toBeNull();
+    const events = res.body.items as Array<{ type: string; outcome: string; reason: string | null; ip: string | null }>;
+    const throttled = events.filter((e) => e.reason === 'rate_limited');
+    for (const e of throttled) expect(e).toMatchObject({ type: 'auth.sign_in', outcome: 'failure' });
+    const perIp = new Map<string, number>();
+    for (const e of throttled) perIp.set(e.ip ?? '', (perIp.get(e.ip ?? '') ?? 0) + 1);
+    expect(perIp).toEqual(throttledSignIns);
+    // Ordinary failures keep their own reason.
+    expect(events.some((e) => e.outcome === 'failure' && e.reason === 'auth.invalid_credentials' && e.ip === '192.0.2.101')).toBe(true);
+  });
+});

@@ -1,0 +1,93 @@
+import { checkReadiness, type ReadinessProbes } from '../../src/domain/health/readiness.js';
+
+const T0 = new Date('2026-03-01T10:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+function probes(overrides: Partial<ReadinessProbes> = {}): ReadinessProbes {
+  return {
+    storeAnswers: async () => true,
+    pendingMigrations: async () => 0,
+    now: () => T0,
+    ...overrides,
+  };
+}
+
+function scheduler(options: { tickSeconds?: number; startedAt?: Date; lastTickAt?: Date }) {
+  return { tickSeconds: options.tickSeconds ?? 5, startedAt: options.startedAt ?? T0, lastTickAt: () => options.lastTickAt };
+}
+
+describe('checkReadiness', () => {
+  it('is ok when the store answers and no migration is pending', async () => {
+    await expect(checkReadiness(probes())).resolves.toEqual({
+      status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' } },
+    });
+  });
+
+  it('has no scheduler component without a scheduler probe', async () => {
+    const r = await checkReadiness(probes());
+    expect(Object.keys(r.components).sort()).toEqual(['migrations', 'store']);
+  });
+
+  it('reports store and migrations unhealthy when the store does not answer', async () => {
+    let asked = false;
+    const r = await checkReadiness(probes({
+      storeAnswers: async () => false,
+      pendingMigrations: async () => { asked = true; return 0; },
+    }));
+    expect(r.status).toBe('unhealthy');
+    expect(r.components.store.status).toBe('unhealthy');
+    expect(r.components.migrations.status).toBe('unhealthy');
+    expect(asked).toBe(false);
+  });
+
+  it('reports migrations unhealthy while some are pending', async () => {
+    const r = await checkReadiness(probes({ pendingMigrations: async () => 2 }));
+    expect(r.status).toBe('unhealthy');
+    expect(r.components.store).toEqual({ status: 'ok' });
+    expect(r.components.migrations).toMatchObject({ status: 'unhealthy', detail: expect.stringContaining('2') });
+  });
+
+  it('reports migrations unhealthy when their state cannot be read', async () => {
+    const r = await checkReadiness(probes({ pendingMigrations: async () => { throw new Error('relation is locked'); } }));
+    expect(r.status).toBe('unhealthy');
+    expect(r.components.migrations.status).toBe('unhealthy');
+  });
+
+  describe('the scheduler component', () => {
+    const tick = 5_000;
+
+    it('is ok while the last tick is within three ticks', async () => {
+      const s = scheduler({ startedAt: at(-60_000), lastTickAt: at(0) });
+      for (const now of [0, tick, 3 * tick]) {
+        const r = await checkReadiness(probes({ scheduler: s, now: () => at(now) }));
+        expect(r.components.scheduler).toEqual({ status: 'ok' });
+        expect(r.status).toBe('ok');
+      }
+    });
+
+    it('is unhealthy once the last tick is older than three ticks', async () => {
+      const s = scheduler({ startedAt: at(-60_000), lastTickAt: at(0) });
+      for (const now of [3 * tick + 1, 10 * tick]) {
+        const r = await checkReadiness(probes({ scheduler: s, now: () => at(now) }));
+        expect(r.components.scheduler?.status).toBe('unhealthy');
+        expect(r.status).toBe('unhealthy');
+        expect(r.components.store).toEqual({ status: 'ok' });
+      }
+    });
+
+    it('uses the tick length of the scheduler', async () => {
+      const s = scheduler({ tickSeconds: 60, startedAt: at(-600_000), lastTickAt: at(0) });
+      expect((await checkReadiness(probes({ scheduler: s, now: () => at(179_000) }))).components.scheduler?.status).toBe('ok');
+      expect((await checkReadiness(probes({ scheduler: s, now: () => at(181_000) }))).components.scheduler?.status).toBe('unhealthy');
+    });
+
+    it('is ok within the grace after start before the first tick, and unhealthy after it', async () => {
+      const s = scheduler({ startedAt: at(0), lastTickAt: undefined });
+      expect((await checkReadiness(probes({ scheduler: s, now: () => at(1_000) }))).components.scheduler).toEqual({ status: 'ok' });
+      expect((await checkReadiness(probes({ scheduler: s, now: () => at(3 * tick) }))).components.scheduler).toEqual({ status: 'ok' });
+      const late = await checkReadiness(probes({ scheduler: s, now: () => at(3 * tick + 1) }));
+      expect(late.components.scheduler?.status).toBe('unhealthy');
+      expect(late.status).toBe('unhealthy');
+    });
+  });
+});

@@ -1,0 +1,168 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/infra/log/logger.js';
+import { redactText, redactValue, SecretRegistry } from '../../src/infra/log/redact.js';
+
+const MASK = '[redacted]';
+
+describe('redactText', () => {
+  it.each([
+    ['postgres://herald:s3cr3t-pw@db.internal:5432/herald', 's3cr3t-pw', 'postgres://herald:[redacted]@db.internal:5432/herald'],
+    ['connecting to redis://:r3dis-pw@127.0.0.1:6379/0 failed', 'r3dis-pw', 'redis://:[redacted]@127.0.0.1:6379/0'],
+    ['smtps://mailer:m%40il-pw@smtp.example.com:465', 'm%40il-pw', 'smtps://mailer:[redacted]@smtp.example.com:465'],
+  ])('masks the password of a URL with credentials: %s', (text, secret, expected) => {
+    const out = redactText(text);
+    expect(out).not.toContain(secret);
+    expect(out).toContain(expected);
+  });
+
+  it('masks Bearer and Basic authorization values', () => {
+    const out = redactText('Authorization: Bearer eyJhbGciOi.payload.sig and authorization: basic dXNlcjpwYXNz');
+    expect(out).not.toContain('eyJhbGciOi');
+    expect(out).not.toContain('dXNlcjpwYXNz');
+    expect(out).toContain(`Bearer ${MASK}`);
+    expect(out).toContain(`basic ${MASK}`);
+  });
+
+  it('masks Herald API keys anywhere in text', () => {
+    const out = redactText('key=hk_AbCdEf0123456789_xyz used from 10.0.0.1; later hk_ZZZZZZZZzzzz9');
+    expect(out).not.toContain('AbCdEf0123456789');
+    expect(out).not.toContain('ZZZZZZZZzzzz9');
+    expect(out).toContain(`hk_${MASK}`);
+  });
+
+  it('masks password=, token= and similar pairs in query strings, forms and cookies', () => {
+    const out = redactText('/x?user=ann&password=hunter2&token=tok-123&api_key=ak-9 Cookie: svc_session=sess-abc; svc_csrf=csrf-def; theme=dark');
+    for (const secret of ['hunter2', 'tok-123', 'ak-9', 'sess-abc', 'csrf-def']) expect(out).not.toContain(secret);
+    expect(out).toContain('user=ann');
+    expect(out).toContain('theme=dark');
+    expect(out).toContain(`password=${MASK}`);
+  });
+
+  it('masks "password" and similar fields inside JSON text', () => {
+    const out = redactText('{"email":"a@example.com","password":"hun\\"ter2","new_password": "n3w-pw","access_token":"at-1"}');
+    expect(out).not.toContain('hun');
+    expect(out).not.toContain('n3w-pw');
+    expect(out).not.toContain('at-1');
+    expect(out).toContain('"email":"a@example.com"');
+    expect(JSON.parse(out)).toMatchObject({ password: MASK, new_password: MASK });
+  });
+
+  it('leaves ordinary text alone', () => {
+    const text = 'run 42 of report weekly-sales finished in 1.2 s (https://example.com/docs)';
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('scrubs registered secret values from any string', () => {
+    const registry = new SecretRegistry();
+    registry.add('Zq9-registered-value');
+    registry.add('short'); // too short to register: would mask ordinary words
+    registry.add(undefined);
+    const out = redactText('prefixZq9-registered-valuesuffix and again Zq9-registered-value; a short word', registry);
+    expect(out).not.toContain('Zq9-registered-value');
+    expect(out).toContain('a short word');
+    expect(out.split(MASK)).toHaveLength(3);
+  });
+});
+
+describe('redactValue', () => {
+  it('masks fields named password, token, secret, authorization or cookie at any depth', () => {
+    const value = {
+      user: 'ann',
+      password: 'pw-top',
+      nested: {
+        list: [{ token: 'tok-deep', id: 7 }, { deeper: { secret: 'sec-deep', Authorization: 'Bearer x', cookie: 'c=1' } }],
+        totp_secret: 'JBSWY3DP',
+        api_key: 'k-1',
+      },
+      headers: { authorization: 'Basic Zm9vOmJhcg==', cookie: 'svc_session=abc' },
+      token_configured: true,
+      password_changed_at: '2026-01-01T00:00:00Z',
+    };
+    const out = redactValue(value) as Record<string, unknown>;
+    const json = JSON.stringify(out);
+    for (const secret of ['pw-top', 'tok-deep', 'sec-deep', 'Bearer x', 'c=1', 'JBSWY3DP', 'k-1', 'Zm9vOmJhcg', 'svc_session=abc']) {
+      expect(json).not.toContain(secret);
+    }
+    expect(out).toMatchObject({
+      user: 'ann',
+      password: MASK,
+      nested: { list: [{ token: MASK, id: 7 }, { deeper: { secret: MASK, Authorization: MASK, cookie: MASK } }], totp_secret: MASK },
+      headers: { authorization: MASK, cookie: MASK },
+      token_configured: true,
+      password_changed_at: '2026-01-01T00:00:00Z',
+    });
+    // The input is not changed.
+    expect(value.password).toBe('pw-top');
+  });
+
+  it('redacts strings inside values whose field names are harmless', () => {
+    const out = redactValue({ url: 'postgres://u:pw-in-url@h/db', args: ['Bearer tok-in-array'] });
+    const json = JSON.stringify(out);
+    expect(json).not.toContain('pw-in-url');
+    expect(json).not.toContain('tok-in-array');
+  });
+
+  it('redacts the message and the stack of errors', () => {
+    const registry = new SecretRegistry();
+    registry.add('registered-in-error');
+    const err = new Error('cannot connect to postgres://herald:err-pw@db:5432/x (registered-in-error)');
+    (err as Error & { code?: string }).code = 'ECONNREFUSED';
+    const out = redactValue({ err }, registry) as { err: { message: string; stack: string; code: string } };
+    expect(out.err.message).not.toContain('err-pw');
+    expect(out.err.message).not.toContain('registered-in-error');
+    expect(out.err.stack).toContain('Error: cannot connect');
+    expect(out.err.stack).not.toContain('err-pw');
+    expect(out.err.stack).not.toContain('registered-in-error');
+    expect(out.err.code).toBe('ECONNREFUSED');
+  });
+
+  it('survives cycles and buffers', () => {
+    const a: Record<string, unknown> = { name: 'a', raw: Buffer.from('secret bytes') };
+    a.self = a;
+    const out = redactValue(a) as Record<string, unknown>;
+    expect(out.self).toBe('[truncated]');
+    expect(out.raw).toBe('[12 bytes]');
+  });
+});
+
+describe('createLogger', () => {
+  it('never writes planted secrets, even at debug level', () => {
+    const lines: string[] = [];
+    const stream = new Writable({ write(chunk: Buffer, _e, cb) { lines.push(chunk.toString('utf8')); cb(); } });
+    const registry = new SecretRegistry();
+    registry.add('PLANTED-registered-key');
+    const logger = createLogger({ format: 'json', level: 'debug', registry, stream, base: { service: 'herald' } });
+
+    logger.debug('connecting to postgres://herald:PLANTED-db-pw@db/herald with PLANTED-registered-key');
+    logger.debug('request', {
+      headers: { authorization: 'Bearer hk_PLANTEDapikey0001', cookie: 'svc_session=PLANTED-session' },
+      url: '/api/v1/x?token=PLANTED-query-token',
+      body: { email: 'a@example.com', password: 'PLANTED-body-pw', nested: { deep: { client_secret: 'PLANTED-deep' } } },
+      raw: '{"password":"PLANTED-json-pw"}',
+    });
+    logger.info('mixed', { note: 'key PLANTED-registered-key in free text', token: 'PLANTED-token-field' });
+    logger.error('store failed', { err: new Error('auth failed for postgres://u:PLANTED-err-pw@db/x') });
+    logger.error(new Error('thrown with Basic UExBTlRFRC1iYXNpYw== inside'));
+    logger.warn('error as meta', new Error('meta error password=PLANTED-meta-pw'));
+    logger.child({ request_id: 'r-1', secret: 'PLANTED-child-secret' }).debug('from a child', { authorization: 'PLANTED-child-auth' });
+    logger.debug({ message: 'object message', password: 'PLANTED-object-pw' });
+
+    const out = lines.join('');
+    expect(lines.length).toBe(8);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    expect(out).toContain('object message');
+    expect(out).toContain('a@example.com');
+    expect(out.match(/PLANTED[^"\\\s]*/g) ?? []).toEqual([]);
+    expect(out).not.toContain('UExBTlRFRC1iYXNpYw');
+  });
+
+  it('redacts the text format too', () => {
+    const lines: string[] = [];
+    const stream = new Writable({ write(chunk: Buffer, _e, cb) { lines.push(chunk.toString('utf8')); cb(); } });
+    const logger = createLogger({ format: 'text', level: 'debug', stream });
+    logger.debug('dsn postgres://u:PLANTED-text-pw@h/db', { password: 'PLANTED-text-field' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('dsn postgres://u:[redacted]@h/db');
+    expect(lines[0]).not.toContain('PLANTED');
+  });
+});

@@ -1,0 +1,88 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadSettings, SettingsError } from '../../src/infra/config/settings.js';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+/** The two required settings; every test adds what it checks. */
+const BASE = { SVC_DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/herald', SVC_REDIS_URL: 'redis://127.0.0.1:6379' };
+
+let dir: string;
+beforeEach(() => { dir = mkdtempSync(path.join(tmpdir(), 'herald-settings-')); });
+afterEach(() => { rmSync(dir, { recursive: true, force: true }); });
+
+function loadError(env: Record<string, string | undefined>): SettingsError {
+  try {
+    loadSettings(env, { cwd: dir });
+  } catch (err) {
+    if (err instanceof SettingsError) return err;
+    throw err;
+  }
+  throw new Error('loadSettings accepted the settings');
+}
+
+describe('loadSettings', () => {
+  it('applies the documented defaults', () => {
+    const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir });
+    expect(s.listen).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(s.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(s.roles).toEqual(['api', 'scheduler', 'worker']);
+    expect(s.logLevel).toBe('info');
+    expect(s.logFormat).toBe(process.stdout.isTTY ? 'text' : 'json');
+    expect(s.dataDir).toBe(path.join(dir, '.data'));
+    expect(s.metricsToken).toBeUndefined();
+    expect(s.schedulerTickSeconds).toBe(5);
+    expect(s.secretKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('derives the public URL from SVC_LISTEN when SVC_PUBLIC_URL is unset', () => {
+    const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_LISTEN: '0.0.0.0:9191' }, { cwd: dir });
+    expect(s.listen).toEqual({ host: '0.0.0.0', port: 9191 });
+    expect(s.publicUrl).toBe('http://0.0.0.0:9191');
+    const explicit = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_PUBLIC_URL: 'https://herald.example.com/' }, { cwd: dir });
+    expect(explicit.publicUrl).toBe('https://herald.example.com');
+  });
+
+  const bad: Array<[string, Record<string, string | undefined>]> = [
+    ['SVC_DATABASE_URL', { SVC_DATABASE_URL: undefined }],
+    ['SVC_REDIS_URL', { SVC_REDIS_URL: 'http://127.0.0.1:6379' }],
+    ['SVC_LISTEN', { SVC_LISTEN: 'nope' }],
+    ['SVC_ROLES', { SVC_ROLES: 'api,cook' }],
+    ['SVC_LOG_FORMAT', { SVC_LOG_FORMAT: 'xml' }],
+    ['SVC_SECRET_KEY', { SVC_SECRET_KEY: Buffer.alloc(16, 1).toString('base64') }],
+    ['SVC_FOO', { SVC_FOO: '1' }],
+    ['SVC_SCHEDULER_TICK_SECONDS', { SVC_SCHEDULER_TICK_SECONDS: '0' }],
+  ];
+
+  it.each(bad)('stops with a SettingsError naming %s', (name, change) => {
+    const err = loadError({ ...BASE, SVC_DATA_DIR: path.join(dir, 'data'), ...change });
+    expect(err.setting).toBe(name);
+    expect(err.message.startsWith(`${name}:`)).toBe(true);
+  });
+
+  it.each(bad.filter(([name]) => name !== 'SVC_SECRET_KEY'))('leaves no key file behind when %s is bad', (_name, change) => {
+    const dataDir = path.join(dir, 'data');
+    loadError({ ...BASE, SVC_DATA_DIR: dataDir, ...change });
+    expect(existsSync(path.join(dataDir, 'secret.key'))).toBe(false);
+  });
+
+  it('makes a key file (mode 0600) in SVC_DATA_DIR when SVC_SECRET_KEY is absent, and reuses it', () => {
+    const dataDir = path.join(dir, 'state');
+    const first = loadSettings({ ...BASE, SVC_DATA_DIR: dataDir }, { cwd: dir });
+    const file = path.join(dataDir, 'secret.key');
+    expect(existsSync(file)).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(first.secretKey).toHaveLength(32);
+    expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64').equals(first.secretKey)).toBe(true);
+
+    const second = loadSettings({ ...BASE, SVC_DATA_DIR: dataDir }, { cwd: dir });
+    expect(second.secretKey.equals(first.secretKey)).toBe(true);
+  });
+
+  it('prefers SVC_SECRET_KEY over a key file and then writes none', () => {
+    const dataDir = path.join(dir, 'state');
+    const s = loadSettings({ ...BASE, SVC_DATA_DIR: dataDir, SVC_SECRET_KEY: KEY }, { cwd: dir });
+    expect(s.secretKey.toString('base64')).toBe(KEY);
+    expect(existsSync(path.join(dataDir, 'secret.key'))).toBe(false);
+  });
+});
