@@ -14,6 +14,7 @@ import { createProcessLogger } from '../../src/infra/log/process-logger.js';
 import { createDb } from '../../src/infra/db/client.js';
 import { migrate } from '../../src/infra/db/migrate.js';
 import { startProcess } from '../../src/runtime.js';
+import { createPasswordHasher } from '../../src/domain/identity/passwords.js';
 
 const TOTAL = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -74,6 +75,10 @@ async function main(): Promise<void> {
     await measure('GET /health/ready (store query)', `${url}/health/ready`);
     await measure('GET /api/v1/me (API key)', `${url}/api/v1/me`, { Authorization: `Bearer ${token}` });
     await measure('GET /api/v1/users?limit=50 (API key)', `${url}/api/v1/users?limit=50`, { Authorization: `Bearer ${token}` });
+    const hasher = createPasswordHasher(settings.bcryptCost);
+    const t1 = performance.now();
+    for (let i = 0; i < 5; i += 1) await hasher.hash('a long bench password');
+    console.log(`password hash (bcrypt cost ${settings.bcryptCost})       ${((performance.now() - t1) / 5).toFixed(0)} ms each (a sign-in costs one)`);
     const mem = process.memoryUsage();
     console.log(`resident memory after the run      ${(mem.rss / 1048576).toFixed(0)} MiB (heap used ${(mem.heapUsed / 1048576).toFixed(0)} MiB)`);
   } finally {
