@@ -15,6 +15,8 @@ export interface WorkerRole {
 
 export function createWorker(deps: {
   connection: Redis; prefix: string; catalog: JobCatalog; logger: Logger; concurrency?: number;
+  /** How long a job's lock lives without renewal; a crashed worker's job is handed back after it. */
+  lockDurationMs?: number;
 }): WorkerRole {
   let worker: Worker | undefined;
   return {
@@ -27,6 +29,8 @@ export function createWorker(deps: {
         connection: deps.connection,
         prefix: deps.prefix,
         concurrency: deps.concurrency ?? 4,
+        lockDuration: deps.lockDurationMs ?? 30_000,
+        stalledInterval: deps.lockDurationMs ?? 30_000,
         autorun: true,
       });
       worker.on('failed', (job, err) => deps.logger.warn('job failed', { job_id: job?.id, job_name: job?.name, err }));
@@ -37,12 +41,15 @@ export function createWorker(deps: {
       if (!worker) return;
       const w = worker;
       let timer: NodeJS.Timeout | undefined;
-      // Finish active jobs; past the time limit, hand them back (they become stalled and are retried).
-      const graceful = w.close().then(() => 'closed' as const);
+      // Take no new jobs and wait for the active ones; past the time limit, close anyway: the
+      // unfinished jobs' locks expire and another worker takes them (BullMQ's stalled-job check).
+      // (A graceful close() cannot be turned into a forced one later, hence pause first.)
+      const finished = w.pause(false).then(() => 'finished' as const);
       const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), timeoutMs); });
-      if ((await Promise.race([graceful, late])) === 'late') await w.close(true);
+      const outcome = await Promise.race([finished, late]);
       clearTimeout(timer);
-      deps.logger.info('worker stopped');
+      await w.close(outcome === 'late');
+      deps.logger.info('worker stopped', { handed_back: outcome === 'late' });
     },
   };
 }

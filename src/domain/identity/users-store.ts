@@ -2,7 +2,8 @@
 import { and, asc, count, eq, gt, or, sql } from 'drizzle-orm';
 import { users } from '../../infra/db/schema.js';
 import { pgConstraint, pgErrorCode, type Tx } from '../../infra/db/client.js';
-import { DomainError, notFound, versionConflict } from '../shared/errors.js';
+import { DomainError, notFound } from '../shared/errors.js';
+import { updateVersioned } from '../../infra/db/versioned.js';
 import { decodeStringCursor, toPage, type Page } from '../shared/cursor.js';
 import type { Role } from './principal.js';
 
@@ -52,17 +53,11 @@ export async function insertUser(tx: Tx, u: NewUser): Promise<UserRow> {
   }
 }
 
-/** Applies changes if `version` is current; bumps version and updated_at. */
-export async function updateUserVersioned(
+/** Applies changes if `version` is current (or always, when undefined); bumps version and updated_at. */
+export function updateUserVersioned(
   tx: Tx, id: string, version: number | undefined, changes: Partial<typeof users.$inferInsert>,
 ): Promise<UserRow> {
-  const where = version === undefined ? eq(users.id, id) : and(eq(users.id, id), eq(users.version, version));
-  const [row] = await tx.update(users)
-    .set({ ...changes, version: sql`${users.version} + 1`, updatedAt: new Date() })
-    .where(where).returning();
-  if (row) return row;
-  if (!(await findUser(tx, id))) throw notFound('user');
-  throw versionConflict();
+  return updateVersioned(tx, users, id, version, changes, 'user');
 }
 
 /** Enabled admins, locked for the rest of the transaction (serialises last-admin checks). */

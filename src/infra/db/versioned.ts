@@ -1,0 +1,24 @@
+/**
+ * Optimistic concurrency for every resource with a `version` column: an update applies only when
+ * the caller's version is current, and bumps it. A stale version is 409 conflict.version; an
+ * unknown id is 404 not_found.
+ */
+import { and, eq, sql, type InferInsertModel, type InferSelectModel } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Tx } from './client.js';
+import { notFound, versionConflict } from '../../domain/shared/errors.js';
+
+type VersionedTable = PgTable & { id: PgColumn; version: PgColumn; updatedAt: PgColumn };
+
+export async function updateVersioned<T extends VersionedTable>(
+  tx: Tx, table: T, id: string, version: number | undefined, changes: Partial<InferInsertModel<T>>, what: string,
+): Promise<InferSelectModel<T>> {
+  const where = version === undefined ? eq(table.id, id) : and(eq(table.id, id), eq(table.version, version));
+  const rows = await tx.update(table)
+    .set({ ...changes, version: sql`${table.version} + 1`, updatedAt: new Date() } as never)
+    .where(where).returning() as Array<InferSelectModel<T>>;
+  if (rows[0]) return rows[0];
+  const [exists] = await tx.select({ id: table.id }).from(table as PgTable).where(eq(table.id, id));
+  if (!exists) throw notFound(what);
+  throw versionConflict();
+}

@@ -1,0 +1,93 @@
+/**
+ * Workers finish their jobs on a graceful stop, and hand them back when they cannot: a job
+ * whose worker is gone is picked up by another worker once its lock expires.
+ */
+import { randomBytes } from 'node:crypto';
+import { Job, Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Writable } from 'node:stream';
+import { createWorker } from '../../src/worker.js';
+import { jobCatalog, type JobType } from '../../src/infra/queue/job-catalog.js';
+import { QUEUE_NAMES } from '../../src/infra/queue/queues.js';
+import { createLogger } from '../../src/infra/log/logger.js';
+import { redisUrl } from '../support/env.js';
+
+/** Every worker of this file uses the same short lock: BullMQ runs one stalled-job check per interval across workers. */
+const LOCK_MS = 1000;
+const prefix = `t_worker_${randomBytes(4).toString('hex')}`;
+const logger = createLogger({ format: 'json', level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
+const connections: Redis[] = [];
+const connect = () => { const r = new Redis(redisUrl(), { maxRetriesPerRequest: null }); connections.push(r); return r; };
+let queue: Queue;
+
+/** A job type whose handler waits until the test opens its gate; records who ran it. */
+function gatedJob(ran: string[], worker: string, gate: Promise<void>): JobType<{ n: number }> {
+  return {
+    name: 'test.gated', queue: 'runs', attempts: 1, backoffMs: 0, timeoutMs: 10_000,
+    parse: (data) => data as { n: number },
+    async handle(payload: { n: number }, job: Job) {
+      ran.push(`${worker}:${payload.n}:started`);
+      await gate;
+      ran.push(`${worker}:${payload.n}:done:${job.id}`);
+    },
+  };
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+beforeAll(() => { queue = new Queue(QUEUE_NAMES.runs, { connection: connect(), prefix }); });
+afterAll(async () => {
+  await queue.obliterate({ force: true });
+  await queue.close();
+  for (const c of connections) c.disconnect();
+});
+
+it('finishes an active job before a graceful stop returns', async () => {
+  const ran: string[] = [];
+  let open!: () => void;
+  const gate = new Promise<void>((r) => { open = r; });
+  const worker = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w1', gate)]), logger, lockDurationMs: LOCK_MS });
+  worker.start();
+  const job = await queue.add('test.gated', { n: 1 });
+  await waitFor(async () => ran.includes('w1:1:started'), 'the job to start');
+  const stopped = worker.stop(10_000);
+  setTimeout(open, 200);
+  await stopped;
+  expect(ran).toEqual(['w1:1:started', `w1:1:done:${job.id}`]);
+  expect(await (await Job.fromId(queue, job.id!))!.getState()).toBe('completed');
+});
+
+it('hands a job back when its worker stops without finishing, and another worker completes it', async () => {
+  const ran: string[] = [];
+  const never = new Promise<void>(() => undefined);
+  const first = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w1', never)]), logger, lockDurationMs: LOCK_MS });
+  first.start();
+  const job = await queue.add('test.gated', { n: 2 });
+  await waitFor(async () => ran.includes('w1:2:started'), 'the first worker to take the job');
+  await first.stop(100); // past the time limit: force-closed with the job unfinished
+  expect(await (await Job.fromId(queue, job.id!))!.getState()).not.toBe('completed');
+
+  const second = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w2', Promise.resolve())]), logger, lockDurationMs: LOCK_MS });
+  second.start();
+  await waitFor(async () => (await (await Job.fromId(queue, job.id!))!.getState()) === 'completed', 'another worker to complete the job');
+  await second.stop(5000);
+  expect(ran).toContain(`w2:2:done:${job.id}`);
+});
+
+it('fails a job of an unknown type for good instead of retrying it', async () => {
+  const worker = createWorker({ connection: connect(), prefix, catalog: jobCatalog([]), logger, lockDurationMs: LOCK_MS });
+  worker.start();
+  const job = await queue.add('no.such.type', {}, { attempts: 3 });
+  await waitFor(async () => (await (await Job.fromId(queue, job.id!))!.getState()) === 'failed', 'the job to fail');
+  const failed = (await Job.fromId(queue, job.id!))!;
+  expect(failed.attemptsMade).toBe(1);
+  expect(failed.failedReason).toContain('unknown job type no.such.type');
+  await worker.stop(5000);
+});
