@@ -1,18 +1,10 @@
 import type { Response } from 'express';
 import { statusForCode, titleForCode } from '../../handlers/error-status.js';
 import type { DomainErrorExtras } from '../../domain/shared/errors.js';
+import type { components } from '../../generated/openapi.js';
 
-export interface ProblemDocument {
-  type: string;
-  title: string;
-  status: number;
-  code: string;
-  i18n_key: string;
-  detail?: string;
-  request_id: string;
-  errors?: Array<{ field: string; code: string; message?: string }>;
-  dependents?: Array<{ type: string; id: string; name: string }>;
-}
+/** The Problem schema of openapi.yaml. */
+export type ProblemDocument = components['schemas']['Problem'];
 
 export function buildProblem(
   errorsBase: string, requestId: string, code: string, detail?: string, extras: DomainErrorExtras = {},
