@@ -1,4 +1,5 @@
 import { startHerald, type Herald } from '../support/harness.js';
+import { documentedCodes } from '../../src/infra/http/docs.js';
 
 let h: Herald;
 beforeAll(async () => { h = await startHerald(); });
@@ -82,5 +83,17 @@ describe('the HTTP edge', () => {
     expect(page.text).toContain('422');
     const unknown = await h.http.get('/docs/errors/no.such.code');
     expect(unknown.status).toBe(404);
+  });
+
+  it('explains every code it can answer with at its type URL', async () => {
+    const codes = documentedCodes();
+    for (const code of ['auth.csrf_failed', 'validation.range', 'validation.password_too_common', 'user.last_admin', 'connection.in_use']) {
+      expect(codes).toContain(code);
+    }
+    for (const code of codes) {
+      const page = await h.http.get(`/docs/errors/${code}`);
+      expect([code, page.status]).toEqual([code, 200]);
+      expect(page.text).not.toContain('Request failed');
+    }
   });
 });

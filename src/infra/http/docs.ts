@@ -66,7 +66,5 @@ export function docsRouter(spec: { yaml: string; json: string }, knownCodes: () 
 
 export const documentedCodes = (): string[] => [
   ...Object.keys(TITLES),
-  'validation.required', 'validation.type', 'validation.format', 'validation.range', 'validation.enum',
-  'validation.unknown_field', 'validation.unique', 'validation.invalid',
   'connection.in_use', 'query.in_use', 'channel.in_use',
 ];
