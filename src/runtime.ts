@@ -33,7 +33,7 @@ export interface StartOptions {
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
   const startedAt = new Date();
   const { sql, db } = createDb(settings.databaseUrl, { applicationName: `herald-${settings.roles.join('+')}` });
-  const redis = createRedis(settings.redisUrl);
+  const redis = createRedis(settings.redisUrl, 'client');
   redis.on('error', (err) => logger.warn('redis connection problem', { err }));
   const runsQueue = createRunsQueue(redis, settings.queuePrefix);
   const metrics = createMetrics(packageVersion, {
@@ -43,6 +43,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
 
   let scheduler: SchedulerRole | undefined;
   let worker: WorkerRole | undefined;
+  let workerRedis: ReturnType<typeof createRedis> | undefined;
   let server: http.Server | undefined;
   let url: string | undefined;
   let app: Express | undefined;
@@ -52,7 +53,9 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     scheduler.start();
   }
   if (settings.roles.includes('worker')) {
-    worker = createWorker({ connection: redis.duplicate(), prefix: settings.queuePrefix, catalog: jobCatalog([]), logger });
+    workerRedis = createRedis(settings.redisUrl, 'worker');
+    workerRedis.on('error', (err) => logger.warn('redis connection problem', { err }));
+    worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: jobCatalog([]), logger });
     worker.start();
   }
   if (settings.roles.includes('api')) {
@@ -97,6 +100,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
       await worker?.stop(timeoutMs);
       await runsQueue.close();
       redis.disconnect();
+      workerRedis?.disconnect();
       await sql.end({ timeout: 5 });
     })();
     return stopping;

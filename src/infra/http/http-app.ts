@@ -17,6 +17,7 @@ import { enforceAccess } from './access.js';
 import { toFieldProblems } from './validation-errors.js';
 import { docsRouter, documentedCodes } from './docs.js';
 import { pagesRouter } from './pages.js';
+import { isRedisUnavailable } from '../queue/queues.js';
 
 export interface HttpAppDeps {
   publicUrl: string;
@@ -194,8 +195,8 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     if (res.headersSent) { res.destroy(); return; }
     if (err instanceof DomainError) { problem(res, err.code, err.message, err.extras); return; }
     const code = errorCodeOf(err);
-    if (code && STORE_DOWN.has(code)) {
-      deps.logger.error('store unavailable', { request_id: localsOf(res).requestId, err });
+    if ((code && STORE_DOWN.has(code)) || isRedisUnavailable(err)) {
+      deps.logger.error('a dependency is unavailable', { request_id: localsOf(res).requestId, err });
       problem(res, 'unavailable', undefined, { retryAfterSeconds: 5 });
       return;
     }

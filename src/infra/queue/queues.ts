@@ -8,11 +8,26 @@ import { Redis, type RedisOptions } from 'ioredis';
 export const QUEUE_NAMES = { runs: 'runs' } as const;
 
 /**
- * A connection for BullMQ. Workers need maxRetriesPerRequest null so that a restarted Redis is
- * waited for instead of failing their blocking calls.
+ * A Redis connection.
+ * - 'worker': BullMQ workers wait for a restarted Redis (maxRetriesPerRequest null) instead of
+ *   failing their blocking calls.
+ * - 'client': request paths (rate limits, enqueueing) fail fast while Redis is away, so a caller
+ *   gets 503 unavailable within moments instead of a request that hangs.
  */
-export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, ...options });
+export function createRedis(url: string, kind: 'worker' | 'client', options: RedisOptions = {}): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: kind === 'worker' ? null : 1,
+    connectTimeout: 5000,
+    enableReadyCheck: true,
+    ...options,
+  });
+}
+
+/** True for errors that mean Redis cannot be reached right now. */
+export function isRedisUnavailable(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown };
+  return e?.name === 'MaxRetriesPerRequestError'
+    || (typeof e?.message === 'string' && /^(Connection is closed|Stream isn't writeable)/.test(e.message));
 }
 
 export function createRunsQueue(connection: Redis, prefix: string): Queue {
