@@ -32,7 +32,9 @@ export interface StartOptions {
 
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
   const startedAt = new Date();
-  const { sql, db } = createDb(settings.databaseUrl, { applicationName: `herald-${settings.roles.join('+')}` });
+  const { sql, db } = createDb(settings.databaseUrl, {
+    applicationName: `herald-${settings.roles.join('+')}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000,
+  });
   const redis = createRedis(settings.redisUrl, 'client');
   redis.on('error', (err) => logger.warn('redis connection problem', { err }));
   const runsQueue = createRunsQueue(redis, settings.queuePrefix);

@@ -108,3 +108,35 @@ describe('an unreachable store', () => {
     expect(JSON.stringify(res.body)).not.toContain('127.0.0.1:1');
   });
 });
+
+describe('a slow store', () => {
+  let h: Herald;
+  beforeAll(async () => { h = await startHerald({ env: { SVC_STORE_TIMEOUT_SECONDS: '1' } }); });
+  afterAll(async () => { await h.stop(); });
+
+  it('answers 503 unavailable once a statement outlives SVC_STORE_TIMEOUT_SECONDS, then recovers', async () => {
+    const admin = await setupAdmin(h);
+    const postgres = (await import('postgres')).default;
+    const blocker = postgres(h.iso.databaseUrl, { max: 2, onnotice: () => undefined });
+    let release!: () => void;
+    const released = new Promise<void>((r) => { release = r; });
+    const holding = blocker.begin(async (tx) => {
+      await tx`lock table users in access exclusive mode`;
+      await released;
+    });
+    try {
+      await until(async () => {
+        const [row] = await blocker`select count(*)::int as n from pg_locks where relation = 'users'::regclass and mode = 'AccessExclusiveLock' and granted`.catch(() => [{ n: 0 }]);
+        return (row?.n ?? 0) > 0;
+      }, 'the lock to be held');
+      const res = await admin.get('/api/v1/users');
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('unavailable');
+    } finally {
+      release();
+      await holding;
+      await blocker.end();
+    }
+    expect((await admin.get('/api/v1/users')).status).toBe(200);
+  });
+});

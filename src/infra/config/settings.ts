@@ -33,6 +33,7 @@ export interface Settings {
   sessionIdleMinutes: number;
   sessionMaxHours: number;
   bcryptCost: number;
+  storeTimeoutSeconds: number;
 }
 
 export class SettingsError extends Error {
@@ -46,7 +47,7 @@ export const KNOWN_SETTINGS = [
   'SVC_DATABASE_URL', 'SVC_REDIS_URL', 'SVC_LISTEN', 'SVC_PUBLIC_URL', 'SVC_SECRET_KEY', 'SVC_DATA_DIR',
   'SVC_ROLES', 'SVC_LOG_FORMAT', 'SVC_LOG_LEVEL', 'SVC_METRICS_TOKEN', 'SVC_SMTP_URL', 'SVC_MAIL_FROM',
   'SVC_GITOPS_DIR', 'SVC_OUTBOUND_ALLOW', 'SVC_QUEUE_PREFIX', 'SVC_SCHEDULER_TICK_SECONDS',
-  'SVC_SHUTDOWN_TIMEOUT_SECONDS', 'SVC_SESSION_IDLE_MINUTES', 'SVC_SESSION_MAX_HOURS', 'SVC_BCRYPT_COST',
+  'SVC_SHUTDOWN_TIMEOUT_SECONDS', 'SVC_SESSION_IDLE_MINUTES', 'SVC_SESSION_MAX_HOURS', 'SVC_BCRYPT_COST', 'SVC_STORE_TIMEOUT_SECONDS',
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -199,6 +200,7 @@ export function loadSettings(env: Env, options: LoadOptions = {}): Settings {
     sessionIdleMinutes: integer(merged, 'SVC_SESSION_IDLE_MINUTES', 60 * 24, 5, 60 * 24 * 30),
     sessionMaxHours: integer(merged, 'SVC_SESSION_MAX_HOURS', 24 * 14, 1, 24 * 365),
     bcryptCost: integer(merged, 'SVC_BCRYPT_COST', 12, 12, 15),
+    storeTimeoutSeconds: integer(merged, 'SVC_STORE_TIMEOUT_SECONDS', 30, 1, 3600),
   };
   // The key comes last: a bad setting above must not leave a fresh key file behind.
   settings.secretKey = secretKey(merged, dataDir);

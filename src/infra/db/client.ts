@@ -10,6 +10,8 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 export interface StoreOptions {
   max?: number;
   applicationName?: string;
+  /** Longest a statement may run (or wait for a lock) before the store cancels it; none if unset. */
+  statementTimeoutMs?: number;
 }
 
 export function createDb(url: string, options: StoreOptions = {}) {
@@ -18,7 +20,10 @@ export function createDb(url: string, options: StoreOptions = {}) {
     idle_timeout: 30,
     connect_timeout: 10,
     onnotice: () => undefined,
-    connection: { application_name: options.applicationName ?? 'herald' },
+    connection: {
+      application_name: options.applicationName ?? 'herald',
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    },
   });
   const db = drizzle(sql, { schema });
   return { sql, db };

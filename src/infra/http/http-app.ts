@@ -34,7 +34,9 @@ export interface HttpAppDeps {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 const QUIET_OPERATIONS = new Set<string>(['getLiveness', 'getReadiness', 'getMetrics']);
 const STORE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED',
-  'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P03', '53300']);
+  'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P03', '53300',
+  '57014', // statement timeout: the store is too slow right now
+]);
 
 interface Locals {
   requestId: string;
