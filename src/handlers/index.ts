@@ -8,13 +8,27 @@ import { getLiveness } from './health/get-liveness.js';
 import { getReadiness } from './health/get-readiness.js';
 import { getMetrics } from './metrics/get-metrics.js';
 import { getAbout } from './system/get-about.js';
-import {
-  changeMyPassword, confirmPasswordReset, getSetupStatus, login, logout, requestPasswordReset, runSetup,
-} from './identity/auth-handlers.js';
-import { getMe, listMySessions, revokeAllMySessions, revokeMySession, updateMe } from './identity/me-handlers.js';
-import {
-  createApiKey, createUser, getUser, listApiKeys, listSecurityEvents, listUsers, resetUserPassword, revokeApiKey, updateUser,
-} from './identity/admin-handlers.js';
+import { createApiKey } from './api-keys/create-api-key.js';
+import { listApiKeys } from './api-keys/list-api-keys.js';
+import { revokeApiKey } from './api-keys/revoke-api-key.js';
+import { confirmPasswordReset } from './auth/confirm-password-reset.js';
+import { login } from './auth/login.js';
+import { logout } from './auth/logout.js';
+import { requestPasswordReset } from './auth/request-password-reset.js';
+import { changeMyPassword } from './me/change-my-password.js';
+import { getMe } from './me/get-me.js';
+import { listMySessions } from './me/list-my-sessions.js';
+import { revokeAllMySessions } from './me/revoke-all-my-sessions.js';
+import { revokeMySession } from './me/revoke-my-session.js';
+import { updateMe } from './me/update-me.js';
+import { listSecurityEvents } from './security-events/list-security-events.js';
+import { getSetupStatus } from './setup/get-setup-status.js';
+import { runSetup } from './setup/run-setup.js';
+import { createUser } from './users/create-user.js';
+import { getUser } from './users/get-user.js';
+import { listUsers } from './users/list-users.js';
+import { resetUserPassword } from './users/reset-user-password.js';
+import { updateUser } from './users/update-user.js';
 
 export function buildHandlers(s: ApiServices): HandlerMap {
   return {

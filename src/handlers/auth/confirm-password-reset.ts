@@ -1,0 +1,10 @@
+import type { Handler } from '../types.js';
+import type { ApiServices } from '../services.js';
+import { requestMeta } from '../request-helpers.js';
+
+type Deps = Pick<ApiServices, 'auth'>;
+
+export const confirmPasswordReset = (d: Deps): Handler<'confirmPasswordReset'> => async (req) => {
+  await d.auth.confirmPasswordReset(req.body, requestMeta(req.ctx));
+  return { status: 204, body: undefined };
+};

@@ -1,0 +1,15 @@
+import type { Handler } from '../types.js';
+import { meView, sessionCookies } from '../identity-views.js';
+import type { ApiServices } from '../services.js';
+import { requestMeta } from '../request-helpers.js';
+
+type Deps = Pick<ApiServices, 'auth'>;
+
+export const login = (d: Deps): Handler<'login'> => async (req) => {
+  const { user, session } = await d.auth.login(req.body, requestMeta(req.ctx), req.ctx.sessionToken);
+  return {
+    status: 200,
+    body: { status: 'signed_in', user: meView(user), csrf_token: session.csrfToken },
+    cookies: sessionCookies(session),
+  };
+};

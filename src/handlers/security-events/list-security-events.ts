@@ -1,0 +1,16 @@
+import type { Handler } from '../types.js';
+import { listSecurityEvents as listEvents } from '../../domain/identity/security-events.js';
+import { securityEventView } from '../identity-views.js';
+import type { ApiServices } from '../services.js';
+import { pageQuery } from '../request-helpers.js';
+
+type Deps = Pick<ApiServices, 'db'>;
+
+export const listSecurityEvents = (d: Deps): Handler<'listSecurityEvents'> => async (req) => {
+  const p = await listEvents(d.db, {
+    ...pageQuery(req.query),
+    ...(req.query.type ? { type: req.query.type } : {}),
+    ...(req.query.user_id ? { userId: req.query.user_id } : {}),
+  });
+  return { status: 200, body: { ...p, items: p.items.map(securityEventView) } };
+};
