@@ -23,15 +23,17 @@ import { createSessionsService } from './domain/identity/sessions-service.js';
 import { createApiKeysService } from './domain/identity/api-keys-service.js';
 import { createAuthenticator } from './domain/identity/authenticator.js';
 import { createAttemptGuard, RESET_POLICY, SIGN_IN_POLICY } from './infra/ratelimit/attempt-guard.js';
-import { createMailer } from './infra/mail/mailer.js';
+import type { Enqueue } from './infra/queue/job-catalog.js';
+import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 export interface ApiDeps {
   settings: Pick<Settings, 'publicUrl' | 'metricsToken' | 'roles' | 'secretKey' | 'sessionIdleMinutes'
-    | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl' | 'mailFrom'>;
+    | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl'>;
   logger: Logger;
   sql: Sql;
   db: Db;
   redis: Redis;
+  enqueue: Enqueue;
   metrics: Metrics;
   scheduler?: SchedulerRole;
   version: string;
@@ -51,9 +53,8 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
     sessionPolicy,
     signInGuard: createAttemptGuard(deps.redis, settings.queuePrefix, SIGN_IN_POLICY),
     resetGuard: createAttemptGuard(deps.redis, settings.queuePrefix, RESET_POLICY),
-    mailer: createMailer(settings.smtpUrl, settings.mailFrom),
-    publicUrl: settings.publicUrl,
-    logger: deps.logger,
+    mailConfigured: settings.smtpUrl !== undefined,
+    enqueueResetMail: (request) => deps.enqueue(PASSWORD_RESET_MAIL, request),
   });
   const handlers = buildHandlers({
     auth,

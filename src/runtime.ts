@@ -9,9 +9,11 @@ import type { AddressInfo } from 'node:net';
 import type { Settings } from './infra/config/settings.js';
 import type { Logger } from './infra/log/logger.js';
 import { createDb } from './infra/db/client.js';
-import { createRedis, createRunsQueue, pendingJobs } from './infra/queue/queues.js';
+import { createQueue, createRedis, pendingJobs } from './infra/queue/queues.js';
 import { createMetrics } from './infra/metrics/metrics.js';
-import { jobCatalog } from './infra/queue/job-catalog.js';
+import { createEnqueue, jobCatalog } from './infra/queue/job-catalog.js';
+import { createMailer } from './infra/mail/mailer.js';
+import { passwordResetMailJob } from './jobs/password-reset-mail.js';
 import { createApi } from './app.js';
 import { createScheduler, type SchedulerRole } from './scheduler.js';
 import { createWorker, type WorkerRole } from './worker.js';
@@ -37,9 +39,10 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   });
   const redis = createRedis(settings.redisUrl, 'client');
   redis.on('error', (err) => logger.warn('redis connection problem', { err }));
-  const runsQueue = createRunsQueue(redis, settings.queuePrefix);
+  const queues = { runs: createQueue(redis, settings.queuePrefix, 'runs'), mail: createQueue(redis, settings.queuePrefix, 'mail') };
+  const enqueue = createEnqueue(queues);
   const metrics = createMetrics(packageVersion, {
-    queuePending: () => pendingJobs(runsQueue),
+    queuePending: () => pendingJobs(queues.runs),
     storageBytes: async () => 0, // no artifacts are stored until result files land
   });
 
@@ -57,11 +60,13 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   if (settings.roles.includes('worker')) {
     workerRedis = createRedis(settings.redisUrl, 'worker');
     workerRedis.on('error', (err) => logger.warn('redis connection problem', { err }));
-    worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: jobCatalog([]), logger });
+    worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: jobCatalog([
+      passwordResetMailJob({ db, mailer: createMailer(settings.smtpUrl, settings.mailFrom), publicUrl: settings.publicUrl }),
+    ]), logger });
     worker.start();
   }
   if (settings.roles.includes('api')) {
-    app = await createApi({ settings, logger, sql, db, redis, metrics, scheduler, version: packageVersion, startedAt });
+    app = await createApi({ settings, logger, sql, db, redis, enqueue, metrics, scheduler, version: packageVersion, startedAt });
   }
   if (app && options.listen !== false) {
     server = http.createServer(app);
@@ -100,7 +105,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
       }
       await scheduler?.stop();
       await worker?.stop(timeoutMs);
-      await runsQueue.close();
+      await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
       workerRedis?.disconnect();
       await sql.end({ timeout: 5 });

@@ -1,10 +1,11 @@
 /**
- * Worker composition root: consumes the runs queue with the job catalog. Closing waits for
- * active jobs; a job cut off by a crash is handed back by BullMQ's stalled-job check.
+ * Worker composition root: consumes every queue of the job catalog (and the runs queue). Closing
+ * waits for active jobs; a job cut off by a crash or a late stop is handed back by BullMQ's
+ * stalled-job check once its lock expires.
  */
-import { UnrecoverableError, Worker } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { QUEUE_NAMES } from './infra/queue/queues.js';
+import { QUEUE_NAMES, type QueueName } from './infra/queue/queues.js';
 import type { JobCatalog } from './infra/queue/job-catalog.js';
 import type { Logger } from './infra/log/logger.js';
 
@@ -18,37 +19,52 @@ export function createWorker(deps: {
   /** How long a job's lock lives without renewal; a crashed worker's job is handed back after it. */
   lockDurationMs?: number;
 }): WorkerRole {
-  let worker: Worker | undefined;
+  let workers: Worker[] = [];
+  const process = async (job: Job) => {
+    const type = deps.catalog.get(job.name);
+    if (!type) throw new UnrecoverableError(`unknown job type ${job.name}`);
+    const payload = type.parse(job.data);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`${job.name} took longer than ${type.timeoutMs} ms`)), type.timeoutMs);
+    });
+    try {
+      await Promise.race([type.handle(payload, job), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return {
     start() {
-      worker = new Worker(QUEUE_NAMES.runs, async (job) => {
-        const type = deps.catalog.get(job.name);
-        if (!type) throw new UnrecoverableError(`unknown job type ${job.name}`);
-        await type.handle(type.parse(job.data), job);
-      }, {
-        connection: deps.connection,
-        prefix: deps.prefix,
-        concurrency: deps.concurrency ?? 4,
-        lockDuration: deps.lockDurationMs ?? 30_000,
-        stalledInterval: deps.lockDurationMs ?? 30_000,
-        autorun: true,
+      const queues = new Set<QueueName>(['runs', ...[...deps.catalog.values()].map((t) => t.queue)]);
+      workers = [...queues].map((queue) => {
+        const worker = new Worker(QUEUE_NAMES[queue], process, {
+          connection: deps.connection,
+          prefix: deps.prefix,
+          concurrency: deps.concurrency ?? 4,
+          lockDuration: deps.lockDurationMs ?? 30_000,
+          stalledInterval: deps.lockDurationMs ?? 30_000,
+          autorun: true,
+        });
+        worker.on('failed', (job, err) => deps.logger.warn('job failed', {
+          job_id: job?.id, job_name: job?.name, attempts_made: job?.attemptsMade, err,
+        }));
+        worker.on('error', (err) => deps.logger.error('worker error', { queue, err }));
+        return worker;
       });
-      worker.on('failed', (job, err) => deps.logger.warn('job failed', { job_id: job?.id, job_name: job?.name, err }));
-      worker.on('error', (err) => deps.logger.error('worker error', { err }));
-      deps.logger.info('worker started', { queue: QUEUE_NAMES.runs });
+      deps.logger.info('worker started', { queues: [...queues] });
     },
     async stop(timeoutMs) {
-      if (!worker) return;
-      const w = worker;
+      if (workers.length === 0) return;
       let timer: NodeJS.Timeout | undefined;
       // Take no new jobs and wait for the active ones; past the time limit, close anyway: the
       // unfinished jobs' locks expire and another worker takes them (BullMQ's stalled-job check).
       // (A graceful close() cannot be turned into a forced one later, hence pause first.)
-      const finished = w.pause(false).then(() => 'finished' as const);
+      const finished = Promise.all(workers.map((w) => w.pause(false))).then(() => 'finished' as const);
       const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), timeoutMs); });
       const outcome = await Promise.race([finished, late]);
       clearTimeout(timer);
-      await w.close(outcome === 'late');
+      await Promise.all(workers.map((w) => w.close(outcome === 'late')));
       deps.logger.info('worker stopped', { handed_back: outcome === 'late' });
     },
   };

@@ -24,6 +24,9 @@ interface Received {
 }
 
 const received: Received[] = [];
+/** When set, the SMTP server refuses the next message with a temporary error (451). */
+let refuseNext = false;
+let refused = 0;
 let smtp: SMTPServer;
 let h: Herald;
 let sql: postgres.Sql;
@@ -92,6 +95,12 @@ describe('with outgoing mail configured', () => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
+          if (refuseNext) {
+            refuseNext = false;
+            refused += 1;
+            callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
+            return;
+          }
           const { headers, text } = parseMessage(Buffer.concat(chunks).toString('utf8'));
           const from = session.envelope.mailFrom;
           received.push({
@@ -108,7 +117,8 @@ describe('with outgoing mail configured', () => {
     const port = (smtp.server.address() as AddressInfo).port;
 
     h = await startHerald({
-      env: { SVC_SMTP_URL: `smtp://127.0.0.1:${port}`, SVC_MAIL_FROM: MAIL_FROM, SVC_PUBLIC_URL: PUBLIC_URL },
+      // A worker runs beside the API: reset mails are jobs (mail.password_reset).
+      env: { SVC_SMTP_URL: `smtp://127.0.0.1:${port}`, SVC_MAIL_FROM: MAIL_FROM, SVC_PUBLIC_URL: PUBLIC_URL, SVC_ROLES: 'api,worker' },
     });
     sql = postgres(h.iso.databaseUrl, { max: 1, onnotice: () => undefined });
     admin = await setupAdmin(h);
@@ -214,6 +224,16 @@ describe('with outgoing mail configured', () => {
     expect(res.body.code).toBe('auth.reset_token_invalid');
     expect((await login(RITA.email, NEW_PASSWORD, '192.0.2.42')).status).toBe(200);
   });
+
+  it('retries a send the mail server refused, so the message still arrives', async () => {
+    const before = messagesTo(RITA.email).length;
+    refuseNext = true;
+    expect((await requestReset(RITA.email, '192.0.2.77')).status).toBe(202);
+    await waitFor('the refused first attempt', () => (refused > 0 ? true : undefined));
+    // The job's first retry comes after its backoff (5 s); the message then arrives.
+    await waitFor('the retried message', () => (messagesTo(RITA.email).length > before ? true : undefined), 20_000);
+    expect(refused).toBe(1);
+  }, 30_000);
 
   it('refuses a token it never issued', async () => {
     const res = await confirm('A'.repeat(43), 'Made up token passphrase 13', '192.0.2.50');

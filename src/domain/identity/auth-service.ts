@@ -5,18 +5,15 @@ import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../infra/db/client.js';
 import { passwordResets, users } from '../../infra/db/schema.js';
 import type { AttemptGuard } from '../../infra/ratelimit/attempt-guard.js';
-import type { Mailer } from '../../infra/mail/mailer.js';
-import type { Logger } from '../../infra/log/logger.js';
 import { DomainError, validationFailed } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { passwordProblems, type PasswordHasher } from './passwords.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import { issueSession, revokeSessionByToken, revokeUserSessions, type IssuedSession, type SessionPolicy } from './sessions.js';
 import { countUsers, findUserByEmail, getUser, insertUser, updateUserVersioned, type UserRow } from './users-store.js';
-import { randomToken, tokenHash } from './tokens.js';
+import { tokenHash } from './tokens.js';
 
 const SETUP_LOCK = 7_246_135_002;
-const RESET_TTL_MS = 3600_000;
 
 export interface RequestMeta {
   ip: string;
@@ -29,9 +26,10 @@ export interface AuthDeps {
   sessionPolicy: SessionPolicy;
   signInGuard: AttemptGuard;
   resetGuard: AttemptGuard;
-  mailer: Mailer;
-  publicUrl: string;
-  logger: Logger;
+  /** Whether this instance can send mail (SVC_SMTP_URL). */
+  mailConfigured: boolean;
+  /** Hands the reset mail to a worker (job mail.password_reset), durable and retried. */
+  enqueueResetMail: (request: { email: string } & RequestMeta) => Promise<void>;
 }
 
 export interface SignedIn {
@@ -49,27 +47,6 @@ function assertPassword(password: string, email: string | undefined, field: stri
 
 export function createAuthService(deps: AuthDeps) {
   const { db } = deps;
-
-  const sendResetMail = async (email: string, meta: RequestMeta): Promise<void> => {
-    const user = await findUserByEmail(db, email);
-    if (!user || !user.enabled) {
-      await recordSecurityEvent(db, { type: 'auth.password_reset_requested', outcome: 'failure', reason: user ? 'auth.user_disabled' : 'auth.unknown_user', actor: anonymous(meta), userId: user?.id ?? null });
-      return;
-    }
-    const token = randomToken();
-    await db.transaction(async (tx) => {
-      await tx.insert(passwordResets).values({
-        id: newId(), userId: user.id, tokenHash: tokenHash(token), expiresAt: new Date(Date.now() + RESET_TTL_MS),
-      });
-      await recordSecurityEvent(tx, { type: 'auth.password_reset_requested', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id } });
-    });
-    const link = `${deps.publicUrl}/reset-password#token=${token}`;
-    await deps.mailer.send({
-      to: user.email,
-      subject: 'Reset your Herald password',
-      text: `Hello ${user.name},\n\nSomeone (hopefully you) asked to reset your Herald password. Open this link within one hour to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for this, ignore this message; your password stays as it is.\n`,
-    });
-  };
 
   return {
     async needsSetup(): Promise<boolean> {
@@ -155,16 +132,14 @@ export function createAuthService(deps: AuthDeps) {
     },
 
     /**
-     * Always the same answer and the same time for the caller: the lookup, the token and the
-     * mail happen after the response, in the background.
+     * Always the same answer and the same time for the caller, whether or not the address is a
+     * user's: the lookup, the token and the mail happen in a worker job.
      */
     async requestPasswordReset(email: string, meta: RequestMeta): Promise<void> {
-      if (!deps.mailer.configured) throw new DomainError('mail.not_configured', 'This instance has no SVC_SMTP_URL; ask an admin to reset your password');
+      if (!deps.mailConfigured) throw new DomainError('mail.not_configured', 'This instance has no SVC_SMTP_URL; ask an admin to reset your password');
       await deps.resetGuard.check({ account: email, ip: meta.ip });
       await deps.resetGuard.failed({ account: email, ip: meta.ip }); // every request counts against the budget
-      setImmediate(() => {
-        sendResetMail(email, meta).catch((err: unknown) => deps.logger.error('password reset mail failed', { err }));
-      });
+      await deps.enqueueResetMail({ email, ...meta });
     },
 
     /** Sets the new password with an emailed token and signs out every session of the user. */

@@ -5,7 +5,8 @@
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 
-export const QUEUE_NAMES = { runs: 'runs' } as const;
+export const QUEUE_NAMES = { runs: 'runs', mail: 'mail' } as const;
+export type QueueName = keyof typeof QUEUE_NAMES;
 
 /**
  * A Redis connection.
@@ -30,8 +31,8 @@ export function isRedisUnavailable(err: unknown): boolean {
     || (typeof e?.message === 'string' && /^(Connection is closed|Stream isn't writeable)/.test(e.message));
 }
 
-export function createRunsQueue(connection: Redis, prefix: string): Queue {
-  return new Queue(QUEUE_NAMES.runs, {
+export function createQueue(connection: Redis, prefix: string, name: QueueName): Queue {
+  return new Queue(QUEUE_NAMES[name], {
     connection,
     prefix,
     defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },

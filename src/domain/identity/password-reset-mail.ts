@@ -1,0 +1,40 @@
+/**
+ * The emailed password reset, as a worker runs it: looks the address up, stores a single-use
+ * token (its hash) valid for one hour, and mails the link. Unknown or disabled addresses get no
+ * mail, and the caller of the API cannot tell the difference.
+ */
+import type { Db } from '../../infra/db/client.js';
+import type { Mailer } from '../../infra/mail/mailer.js';
+import { passwordResets } from '../../infra/db/schema.js';
+import { newId } from '../shared/ids.js';
+import { recordSecurityEvent, type Actor } from './security-events.js';
+import { randomToken, tokenHash } from './tokens.js';
+import { findUserByEmail } from './users-store.js';
+import type { RequestMeta } from './auth-service.js';
+
+const RESET_TTL_MS = 3600_000;
+const anonymous = (meta: RequestMeta): Actor => ({ type: 'anonymous', ip: meta.ip, userAgent: meta.userAgent });
+
+export function createResetMailSender(deps: { db: Db; mailer: Mailer; publicUrl: string }) {
+  const { db } = deps;
+  return async (email: string, meta: RequestMeta): Promise<void> => {
+    const user = await findUserByEmail(db, email);
+    if (!user || !user.enabled) {
+      await recordSecurityEvent(db, { type: 'auth.password_reset_requested', outcome: 'failure', reason: user ? 'auth.user_disabled' : 'auth.unknown_user', actor: anonymous(meta), userId: user?.id ?? null });
+      return;
+    }
+    const token = randomToken();
+    await db.transaction(async (tx) => {
+      await tx.insert(passwordResets).values({
+        id: newId(), userId: user.id, tokenHash: tokenHash(token), expiresAt: new Date(Date.now() + RESET_TTL_MS),
+      });
+      await recordSecurityEvent(tx, { type: 'auth.password_reset_requested', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id } });
+    });
+    const link = `${deps.publicUrl}/reset-password#token=${token}`;
+    await deps.mailer.send({
+      to: user.email,
+      subject: 'Reset your Herald password',
+      text: `Hello ${user.name},\n\nSomeone (hopefully you) asked to reset your Herald password. Open this link within one hour to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for this, ignore this message; your password stays as it is.\n`,
+    });
+  };
+}

@@ -1,0 +1,29 @@
+/** Job mail.password_reset: the emailed reset link, sent by a worker with retries. */
+import type { JobSpec, JobType } from '../infra/queue/job-catalog.js';
+import { createResetMailSender } from '../domain/identity/password-reset-mail.js';
+import type { Db } from '../infra/db/client.js';
+import type { Mailer } from '../infra/mail/mailer.js';
+
+export interface ResetMailPayload {
+  email: string;
+  ip: string;
+  userAgent?: string | undefined;
+}
+
+export const PASSWORD_RESET_MAIL: JobSpec<ResetMailPayload> = {
+  name: 'mail.password_reset',
+  queue: 'mail',
+  attempts: 5,
+  backoffMs: 5_000,
+  timeoutMs: 60_000,
+  parse(data) {
+    const d = data as Partial<ResetMailPayload> | null;
+    if (!d || typeof d.email !== 'string' || typeof d.ip !== 'string') throw new Error('mail.password_reset: malformed payload');
+    return { email: d.email, ip: d.ip, userAgent: typeof d.userAgent === 'string' ? d.userAgent : undefined };
+  },
+};
+
+export function passwordResetMailJob(deps: { db: Db; mailer: Mailer; publicUrl: string }): JobType<ResetMailPayload> {
+  const send = createResetMailSender(deps);
+  return { ...PASSWORD_RESET_MAIL, handle: (p) => send(p.email, { ip: p.ip, userAgent: p.userAgent }) };
+}
