@@ -22,13 +22,13 @@ import { createUsersService } from './domain/identity/users-service.js';
 import { createSessionsService } from './domain/identity/sessions-service.js';
 import { createApiKeysService } from './domain/identity/api-keys-service.js';
 import { createAuthenticator } from './domain/identity/authenticator.js';
-import { createAttemptGuard, RESET_POLICY, SIGN_IN_POLICY } from './infra/ratelimit/attempt-guard.js';
+import { createAttemptGuard, PASSWORD_CHANGE_POLICY, RESET_POLICY, SIGN_IN_POLICY } from './infra/ratelimit/attempt-guard.js';
 import type { Enqueue } from './infra/queue/job-catalog.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 export interface ApiDeps {
   settings: Pick<Settings, 'publicUrl' | 'metricsToken' | 'roles' | 'secretKey' | 'sessionIdleMinutes'
-    | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl'>;
+    | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl' | 'trustProxy'>;
   logger: Logger;
   sql: Sql;
   db: Db;
@@ -52,6 +52,7 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
     hasher,
     sessionPolicy,
     signInGuard: createAttemptGuard(deps.redis, settings.queuePrefix, SIGN_IN_POLICY),
+    passwordChangeGuard: createAttemptGuard(deps.redis, settings.queuePrefix, PASSWORD_CHANGE_POLICY),
     resetGuard: createAttemptGuard(deps.redis, settings.queuePrefix, RESET_POLICY),
     mailConfigured: settings.smtpUrl !== undefined,
     enqueueResetMail: (request) => deps.enqueue(PASSWORD_RESET_MAIL, request),
@@ -73,6 +74,7 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
   });
   return createHttpApp({
     publicUrl: deps.settings.publicUrl,
+    trustProxy: settings.trustProxy,
     api: contract.api,
     handlers,
     authenticator: createAuthenticator(db, sessionPolicy),

@@ -40,11 +40,15 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   const redis = createRedis(settings.redisUrl, 'client');
   redis.on('error', (err) => logger.warn('redis connection problem', { err }));
   const queues = { runs: createQueue(redis, settings.queuePrefix, 'runs'), mail: createQueue(redis, settings.queuePrefix, 'mail') };
+  for (const [name, queue] of Object.entries(queues)) {
+    // Without a listener BullMQ prints connection errors to the console, past the logger's redaction.
+    queue.on('error', (err) => logger.warn('queue connection problem', { queue: name, err }));
+  }
   const enqueue = createEnqueue(queues);
   const metrics = createMetrics(packageVersion, {
     queuePending: () => pendingJobs(queues.runs),
     storageBytes: async () => 0, // no artifacts are stored until result files land
-  });
+  }, (err) => logger.warn('a metric could not be read; it keeps its last value', { err }));
 
   let scheduler: SchedulerRole | undefined;
   let worker: WorkerRole | undefined;
@@ -61,7 +65,9 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     workerRedis = createRedis(settings.redisUrl, 'worker');
     workerRedis.on('error', (err) => logger.warn('redis connection problem', { err }));
     worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: jobCatalog([
-      passwordResetMailJob({ db, mailer: createMailer(settings.smtpUrl, settings.mailFrom), publicUrl: settings.publicUrl }),
+      passwordResetMailJob({
+        db, mailer: createMailer(settings.smtpUrl, settings.mailFrom), publicUrl: settings.publicUrl, secretKey: settings.secretKey,
+      }),
     ]), logger });
     worker.start();
   }

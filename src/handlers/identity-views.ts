@@ -54,11 +54,14 @@ export function actorOf(ctx: RequestContext): Actor {
   return { type: 'user', userId: p.user.id, ...where };
 }
 
-export function sessionCookies(session: IssuedSession): CookieToSet[] {
-  return [
+/** The session cookies, plus svc_device (a year, sign-in paths only) when given. */
+export function sessionCookies(session: IssuedSession, deviceToken?: string): CookieToSet[] {
+  const cookies: CookieToSet[] = [
     { name: 'svc_session', value: session.token, httpOnly: true, maxAge: session.maxAgeSeconds },
     { name: 'svc_csrf', value: session.csrfToken, httpOnly: false, maxAge: session.maxAgeSeconds },
   ];
+  if (deviceToken) cookies.push({ name: 'svc_device', value: deviceToken, httpOnly: true, maxAge: 365 * 24 * 3600, path: '/api/v1/auth' });
+  return cookies;
 }
 
 export const clearedCookies: CookieToSet[] = [

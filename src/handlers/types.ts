@@ -31,6 +31,8 @@ export interface RequestContext {
   userAgent: string | undefined;
   /** Raw credentials the edge read; handlers that sign in or out need the session token. */
   sessionToken: string | undefined;
+  /** The svc_device cookie (proof of an earlier sign-in from this browser), if sent. */
+  deviceToken: string | undefined;
   log: Logger;
 }
 
@@ -48,6 +50,8 @@ export interface CookieToSet {
   httpOnly: boolean;
   /** Seconds; 0 clears the cookie. */
   maxAge: number;
+  /** Default / */
+  path?: string;
 }
 
 /** A handler's answer: one of the statuses the document declares, with the body it declares. */

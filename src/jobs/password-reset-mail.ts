@@ -5,6 +5,8 @@ import type { Db } from '../infra/db/client.js';
 import type { Mailer } from '../infra/mail/mailer.js';
 
 export interface ResetMailPayload {
+  /** Random, made at request time; the link's token derives from it (see password-reset-mail.ts). */
+  requestId: string;
   email: string;
   ip: string;
   userAgent?: string | undefined;
@@ -18,12 +20,16 @@ export const PASSWORD_RESET_MAIL: JobSpec<ResetMailPayload> = {
   timeoutMs: 60_000,
   parse(data) {
     const d = data as Partial<ResetMailPayload> | null;
-    if (!d || typeof d.email !== 'string' || typeof d.ip !== 'string') throw new Error('mail.password_reset: malformed payload');
-    return { email: d.email, ip: d.ip, userAgent: typeof d.userAgent === 'string' ? d.userAgent : undefined };
+    if (!d || typeof d.requestId !== 'string' || typeof d.email !== 'string' || typeof d.ip !== 'string') {
+      throw new Error('mail.password_reset: malformed payload');
+    }
+    return { requestId: d.requestId, email: d.email, ip: d.ip, userAgent: typeof d.userAgent === 'string' ? d.userAgent : undefined };
   },
 };
 
-export function passwordResetMailJob(deps: { db: Db; mailer: Mailer; publicUrl: string }): JobType<ResetMailPayload> {
+export function passwordResetMailJob(
+  deps: { db: Db; mailer: Mailer; publicUrl: string; secretKey: Buffer },
+): JobType<ResetMailPayload> {
   const send = createResetMailSender(deps);
-  return { ...PASSWORD_RESET_MAIL, handle: (p) => send(p.email, { ip: p.ip, userAgent: p.userAgent }) };
+  return { ...PASSWORD_RESET_MAIL, handle: (p) => send(p.requestId, p.email, { ip: p.ip, userAgent: p.userAgent }) };
 }

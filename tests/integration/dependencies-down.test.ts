@@ -87,8 +87,11 @@ describe('a restarted Redis', () => {
     expect(down.status).toBe(503);
     expect(down.body.code).toBe('unavailable');
     expect(Number(down.headers['retry-after'])).toBeGreaterThan(0);
-    // Operations that do not need Redis keep working.
+    // Operations that do not need Redis keep working, metrics included.
     expect((await h.http.get('/api/v1/setup/status')).status).toBe(200);
+    const metrics = await h.http.get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/^svc_queue_pending \d+$/m);
 
     await startRedis();
     await until(async () => (await signIn()).status === 200, 'sign-in to work again');

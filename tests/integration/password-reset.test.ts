@@ -227,12 +227,21 @@ describe('with outgoing mail configured', () => {
 
   it('retries a send the mail server refused, so the message still arrives', async () => {
     const before = messagesTo(RITA.email).length;
+    const countRows = async () => {
+      const [row] = await sql<{ tokens: number; events: number }[]>`
+        select (select count(*)::int from password_resets where user_id = ${ritaId}) as tokens,
+               (select count(*)::int from security_events where type = 'auth.password_reset_requested' and subject_user_id = ${ritaId}) as events`;
+      return row!;
+    };
+    const rowsBefore = await countRows();
     refuseNext = true;
     expect((await requestReset(RITA.email, '192.0.2.77')).status).toBe(202);
     await waitFor('the refused first attempt', () => (refused > 0 ? true : undefined));
     // The job's first retry comes after its backoff (5 s); the message then arrives.
     await waitFor('the retried message', () => (messagesTo(RITA.email).length > before ? true : undefined), 20_000);
     expect(refused).toBe(1);
+    // The retry resent the same link: one token and one audit record for the one request.
+    expect(await countRows()).toEqual({ tokens: rowsBefore.tokens + 1, events: rowsBefore.events + 1 });
   }, 30_000);
 
   it('refuses a token it never issued', async () => {

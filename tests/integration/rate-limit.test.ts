@@ -139,3 +139,84 @@ describe('the audit trail', () => {
     expect(events.some((e) => e.outcome === 'failure' && e.reason === 'auth.invalid_credentials' && e.ip === '192.0.2.101')).toBe(true);
   });
 });
+
+let spreadAddress = 0;
+/** A new address for each guess of a spread attack. */
+const nextAddress = () => { spreadAddress += 1; return `203.0.${113 + Math.floor(spreadAddress / 250)}.${(spreadAddress % 250) + 1}`; };
+
+/**
+ * Guesses from ever new addresses until the account-wide delay is at least `seconds` long, the
+ * way a patient attacker would (each address stays under its own allowance).
+ */
+async function armAccountDelay(email: string, seconds: number): Promise<void> {
+  await Promise.all(Array.from({ length: 21 }, (_v, i) => login(email, `spread guess ${i}`, nextAddress())));
+  for (;;) {
+    const guess = await login(email, 'one more spread guess', nextAddress());
+    if (guess.status === 429) { await wait(retryAfterOf(guess)); continue; }
+    const probe = await login(email, 'probing guess', nextAddress());
+    if (probe.status !== 429) continue;
+    const delay = retryAfterOf(probe);
+    if (delay >= seconds) return;
+    await wait(delay);
+  }
+}
+
+describe('throttling that holds under pressure', () => {
+  it('counts parallel attempts atomically: a burst cannot slip past the per-address allowance', async () => {
+    const email = 'burst.target@example.com';
+    await createUser('Burst Target', email, 'burst target real passphrase');
+    const ip = '192.0.2.150';
+    const answers = await Promise.all(Array.from({ length: 12 }, (_v, i) => login(email, `parallel guess ${i}`, ip)));
+    const rejected = answers.filter((r) => r.status === 401).length;
+    const throttled = answers.filter((r) => r.status === 429).length;
+    // Five free attempts and the sixth that arms the delay; everything else waits.
+    expect(rejected).toBeLessThanOrEqual(6);
+    expect(rejected + throttled).toBe(12);
+  });
+
+  it('spares a returning browser (svc_device) the account-wide delay that guesses from many addresses arm', async () => {
+    const email = 'device.owner@example.com';
+    const password = 'device owner real passphrase';
+    await createUser('Device Owner', email, password);
+    // The owner signs in once, gets a session and the device cookie for this account.
+    const first = await login(email, password, '198.51.100.1');
+    expect(first.status).toBe(200);
+    const setCookie = first.headers['set-cookie'] as unknown as string[];
+    const device = setCookie.find((c) => c.startsWith('svc_device='))!;
+    expect(device).toMatch(/HttpOnly/i);
+    expect(device).toMatch(/Path=\/api\/v1\/auth/);
+    const deviceCookie = device.split(';')[0]!;
+    const session = setCookie.find((c) => c.startsWith('svc_session='))!.split(';')[0]!;
+    const csrf = first.body.csrf_token as string;
+
+    // Guesses from many addresses, each under its own allowance, arm the account-wide delay.
+    await armAccountDelay(email, 4);
+
+    const stranger = await login(email, password, '198.51.100.2');
+    expect(retryAfterOf(stranger)).toBeLessThanOrEqual(60);
+
+    const returning = await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', '198.51.100.3')
+      .set('Cookie', deviceCookie).send({ email, password });
+    expect(returning.status).toBe(200);
+
+    // Nor can guesses at sign-in block a signed-in user's password change.
+    const changed = await h.http.post('/api/v1/me/password').set('X-Forwarded-For', '198.51.100.1')
+      .set('Cookie', `${session}`).set('X-CSRF-Token', csrf)
+      .send({ current_password: password, new_password: 'device owner new passphrase' });
+    // The returning sign-in above rotated nothing for this session; it is still valid.
+    expect(changed.status).toBe(204);
+  });
+
+  it('does not accept a device cookie made for another account', async () => {
+    const a = 'device.a@example.com';
+    const b = 'device.b@example.com';
+    await createUser('Device A', a, 'device a real passphrase');
+    await createUser('Device B', b, 'device b real passphrase');
+    const signedA = await login(a, 'device a real passphrase', '198.51.100.20');
+    const deviceA = (signedA.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('svc_device='))!.split(';')[0]!;
+    await armAccountDelay(b, 4);
+    const withForeignCookie = await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', '198.51.100.21')
+      .set('Cookie', deviceA).send({ email: b, password: 'device b real passphrase' });
+    expect(retryAfterOf(withForeignCookie)).toBeLessThanOrEqual(60);
+  });
+});

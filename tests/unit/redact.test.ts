@@ -166,3 +166,15 @@ describe('createLogger', () => {
     expect(lines[0]).not.toContain('PLANTED');
   });
 });
+
+describe('store errors', () => {
+  it('masks the values of a failed statement (drizzle "params:") and bcrypt hashes', () => {
+    const hash = '$2b$12$Sy/MjUqV0c5r3e1Yp2wZ9OeB8m2l1kq7c3R0aG9x6h5bYt4N3u2Wa';
+    const err = new Error(`Failed query: update "users" set "password_hash" = $1 where "users"."id" = $2\nparams: ${hash},01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f70`);
+    const out = JSON.stringify(redactValue({ err }));
+    expect(out).not.toContain(hash);
+    expect(out).not.toContain('01936b2e-7a4f');
+    expect(out).toContain('Failed query: update');
+    expect(redactText(`stored ${hash} for the user`)).toBe(`stored ${MASK} for the user`);
+  });
+});

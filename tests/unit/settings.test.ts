@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSettings, SettingsError } from '../../src/infra/config/settings.js';
@@ -84,5 +84,27 @@ describe('loadSettings', () => {
     const s = loadSettings({ ...BASE, SVC_DATA_DIR: dataDir, SVC_SECRET_KEY: KEY }, { cwd: dir });
     expect(s.secretKey.toString('base64')).toBe(KEY);
     expect(existsSync(path.join(dataDir, 'secret.key'))).toBe(false);
+  });
+});
+
+describe('SVC_TRUST_PROXY', () => {
+  it('trusts loopback proxies by default, and takes addresses, CIDRs, named ranges or none', () => {
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).trustProxy).toEqual(['loopback']);
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_TRUST_PROXY: '10.0.0.0/8, uniquelocal' }, { cwd: dir }).trustProxy)
+      .toEqual(['10.0.0.0/8', 'uniquelocal']);
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_TRUST_PROXY: 'none' }, { cwd: dir }).trustProxy).toBe(false);
+  });
+
+  it('stops on anything else, naming the setting', () => {
+    expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_TRUST_PROXY: 'everyone' }).message).toMatch(/^SVC_TRUST_PROXY:/);
+  });
+});
+
+describe('the key file made on first start', () => {
+  it('is the same key for every process that starts without SVC_SECRET_KEY', () => {
+    const keys = Array.from({ length: 3 }, () => loadSettings({ ...BASE, SVC_DATA_DIR: dir }, { cwd: dir }).secretKey.toString('base64'));
+    expect(new Set(keys).size).toBe(1);
+    // No temporary files are left behind.
+    expect(readdirSync(dir)).toEqual(['secret.key']);
   });
 });

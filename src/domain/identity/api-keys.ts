@@ -57,7 +57,8 @@ export async function resolveApiKey(tx: Tx, token: string): Promise<ActiveKey | 
   return {
     apiKeyId: row.id,
     scope: row.scope as Scope,
-    // Keys act for automation: a pending password change of the owner does not apply to them.
+    // Keys are made by admins for automation (often for a user who never signs in), so the
+    // owner's pending password change does not hold them back; revoke a key to stop it.
     user: { id: row.userId, name: row.name, role: row.role as Role, mustChangePassword: false },
   };
 }

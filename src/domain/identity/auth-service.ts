@@ -11,7 +11,7 @@ import { passwordProblems, type PasswordHasher } from './passwords.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import { issueSession, revokeSessionByToken, revokeUserSessions, type IssuedSession, type SessionPolicy } from './sessions.js';
 import { countUsers, findUserByEmail, getUser, insertUser, updateUserVersioned, type UserRow } from './users-store.js';
-import { tokenHash } from './tokens.js';
+import { deviceTokenFor, isDeviceTokenFor, tokenHash } from './tokens.js';
 
 const SETUP_LOCK = 7_246_135_002;
 
@@ -25,16 +25,19 @@ export interface AuthDeps {
   hasher: PasswordHasher;
   sessionPolicy: SessionPolicy;
   signInGuard: AttemptGuard;
+  passwordChangeGuard: AttemptGuard;
   resetGuard: AttemptGuard;
   /** Whether this instance can send mail (SVC_SMTP_URL). */
   mailConfigured: boolean;
   /** Hands the reset mail to a worker (job mail.password_reset), durable and retried. */
-  enqueueResetMail: (request: { email: string } & RequestMeta) => Promise<void>;
+  enqueueResetMail: (request: { requestId: string; email: string } & RequestMeta) => Promise<void>;
 }
 
 export interface SignedIn {
   user: UserRow;
   session: IssuedSession;
+  /** A fresh svc_device token for this browser and account. */
+  deviceToken: string;
 }
 
 const anonymous = (meta: RequestMeta): Actor => ({ type: 'anonymous', ip: meta.ip, userAgent: meta.userAgent });
@@ -66,37 +69,44 @@ export function createAuthService(deps: AuthDeps) {
         const session = await issueSession(tx, deps.sessionPolicy, { userId: user.id, method: 'setup', ...meta });
         await recordSecurityEvent(tx, { type: 'setup.completed', actor: asUser(user.id, meta), userId: user.id, target: { type: 'user', id: user.id } });
         await recordSecurityEvent(tx, { type: 'user.created', actor: asUser(user.id, meta), userId: user.id, target: { type: 'user', id: user.id }, details: { role: 'admin' } });
-        return { user, session };
+        return { user, session, deviceToken: deviceTokenFor(deps.sessionPolicy.secretKey, user.email) };
       });
     },
 
     /**
      * Email and password. Any previous session of this browser is revoked (rotation). Failures
-     * are recorded with their reason and slow down further attempts progressively.
+     * are recorded with their reason and slow down further attempts progressively; a browser
+     * that signed in to this account before (svc_device) is spared the account-wide delay.
      */
-    async login(input: { email: string; password: string }, meta: RequestMeta, previousToken?: string): Promise<SignedIn> {
-      const keys = { account: input.email, ip: meta.ip };
+    async login(
+      input: { email: string; password: string }, meta: RequestMeta,
+      browser: { sessionToken?: string | undefined; deviceToken?: string | undefined } = {},
+    ): Promise<SignedIn> {
+      const keys = {
+        account: input.email, ip: meta.ip, knownDevice: isDeviceTokenFor(deps.sessionPolicy.secretKey, browser.deviceToken, input.email),
+      };
       try {
-        await deps.signInGuard.check(keys);
+        await deps.signInGuard.attempt(keys);
       } catch (err) {
-        await recordSecurityEvent(db, { type: 'auth.sign_in', outcome: 'failure', reason: 'rate_limited', actor: anonymous(meta), details: { email_domain: input.email.split('@')[1] ?? '' } });
+        if (err instanceof DomainError && err.code === 'rate_limited') {
+          await recordSecurityEvent(db, { type: 'auth.sign_in', outcome: 'failure', reason: 'rate_limited', actor: anonymous(meta), details: { email_domain: input.email.split('@')[1] ?? '' } });
+        }
         throw err;
       }
       const user = await findUserByEmail(db, input.email);
       const ok = await deps.hasher.verify(input.password, user?.passwordHash ?? null);
       if (!user || !ok || !user.enabled) {
-        await deps.signInGuard.failed(keys);
         const reason = !user ? 'auth.unknown_user' : !ok ? 'auth.invalid_credentials' : 'auth.user_disabled';
         await recordSecurityEvent(db, { type: 'auth.sign_in', outcome: 'failure', reason, actor: anonymous(meta), userId: user?.id ?? null });
         throw new DomainError('auth.invalid_credentials', 'The email or password is wrong');
       }
       await deps.signInGuard.succeeded(keys);
       return db.transaction(async (tx) => {
-        if (previousToken) await revokeSessionByToken(tx, previousToken);
+        if (browser.sessionToken) await revokeSessionByToken(tx, browser.sessionToken);
         const session = await issueSession(tx, deps.sessionPolicy, { userId: user.id, method: 'password', ...meta });
         const [fresh] = await tx.update(users).set({ lastSignInAt: new Date() }).where(eq(users.id, user.id)).returning();
         await recordSecurityEvent(tx, { type: 'auth.sign_in', actor: asUser(user.id, meta), userId: user.id, target: { type: 'session', id: session.id }, details: { method: 'password' } });
-        return { user: fresh!, session };
+        return { user: fresh!, session, deviceToken: deviceTokenFor(deps.sessionPolicy.secretKey, user.email) };
       });
     },
 
@@ -112,10 +122,10 @@ export function createAuthService(deps: AuthDeps) {
       userId: string, sessionId: string, input: { currentPassword: string; newPassword: string }, meta: RequestMeta,
     ): Promise<void> {
       const user = await getUser(db, userId);
-      const keys = { account: user.email, ip: meta.ip };
-      await deps.signInGuard.check(keys);
+      // Keyed by user id: failed sign-ins by others cannot block a signed-in user's change.
+      const keys = { account: userId, ip: meta.ip };
+      await deps.passwordChangeGuard.attempt(keys);
       if (!(await deps.hasher.verify(input.currentPassword, user.passwordHash))) {
-        await deps.signInGuard.failed(keys);
         await recordSecurityEvent(db, { type: 'auth.password_changed', outcome: 'failure', reason: 'auth.invalid_credentials', actor: asUser(userId, meta), userId });
         throw validationFailed([{ field: 'current_password', code: 'validation.invalid', message: 'is not your current password' }]);
       }
@@ -123,6 +133,7 @@ export function createAuthService(deps: AuthDeps) {
       if (await deps.hasher.verify(input.newPassword, user.passwordHash)) {
         throw validationFailed([{ field: 'new_password', code: 'validation.invalid', message: 'must differ from the current password' }]);
       }
+      await deps.passwordChangeGuard.succeeded(keys);
       const passwordHash = await deps.hasher.hash(input.newPassword);
       await db.transaction(async (tx) => {
         await updateUserVersioned(tx, userId, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: new Date() });
@@ -137,14 +148,13 @@ export function createAuthService(deps: AuthDeps) {
      */
     async requestPasswordReset(email: string, meta: RequestMeta): Promise<void> {
       if (!deps.mailConfigured) throw new DomainError('mail.not_configured', 'This instance has no SVC_SMTP_URL; ask an admin to reset your password');
-      await deps.resetGuard.check({ account: email, ip: meta.ip });
-      await deps.resetGuard.failed({ account: email, ip: meta.ip }); // every request counts against the budget
-      await deps.enqueueResetMail({ email, ...meta });
+      await deps.resetGuard.attempt({ account: email, ip: meta.ip }); // every request counts
+      await deps.enqueueResetMail({ requestId: newId(), email, ...meta });
     },
 
     /** Sets the new password with an emailed token and signs out every session of the user. */
     async confirmPasswordReset(input: { token: string; password: string }, meta: RequestMeta): Promise<void> {
-      await deps.resetGuard.check({ ip: meta.ip });
+      await deps.resetGuard.attempt({ ip: meta.ip });
       const invalid = new DomainError('auth.reset_token_invalid', 'The link is invalid, used or expired; ask for a new one');
       const [reset] = await db.select().from(passwordResets).where(and(
         eq(passwordResets.tokenHash, tokenHash(input.token)), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, new Date()),

@@ -3,7 +3,7 @@
  * Nothing outside this folder reads process.env. A bad setting stops start-up with one line
  * that names it (SettingsError).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
@@ -34,6 +34,8 @@ export interface Settings {
   sessionMaxHours: number;
   bcryptCost: number;
   storeTimeoutSeconds: number;
+  /** Proxies whose X-Forwarded-For is believed (express "trust proxy"); false: none. */
+  trustProxy: string[] | false;
 }
 
 export class SettingsError extends Error {
@@ -47,7 +49,7 @@ export const KNOWN_SETTINGS = [
   'SVC_DATABASE_URL', 'SVC_REDIS_URL', 'SVC_LISTEN', 'SVC_PUBLIC_URL', 'SVC_SECRET_KEY', 'SVC_DATA_DIR',
   'SVC_ROLES', 'SVC_LOG_FORMAT', 'SVC_LOG_LEVEL', 'SVC_METRICS_TOKEN', 'SVC_SMTP_URL', 'SVC_MAIL_FROM',
   'SVC_GITOPS_DIR', 'SVC_OUTBOUND_ALLOW', 'SVC_QUEUE_PREFIX', 'SVC_SCHEDULER_TICK_SECONDS',
-  'SVC_SHUTDOWN_TIMEOUT_SECONDS', 'SVC_SESSION_IDLE_MINUTES', 'SVC_SESSION_MAX_HOURS', 'SVC_BCRYPT_COST', 'SVC_STORE_TIMEOUT_SECONDS',
+  'SVC_SHUTDOWN_TIMEOUT_SECONDS', 'SVC_SESSION_IDLE_MINUTES', 'SVC_SESSION_MAX_HOURS', 'SVC_BCRYPT_COST', 'SVC_STORE_TIMEOUT_SECONDS', 'SVC_TRUST_PROXY',
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -120,8 +122,19 @@ function secretKey(env: Env, dataDir: string): Buffer {
   if (existsSync(file)) return decode(readFileSync(file, 'utf8'), 'SVC_SECRET_KEY');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
-  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-  return key;
+  // Written whole to a private file, then linked into place: processes starting together
+  // agree on one key (the loser of the link reads the winner's) and never read half a file.
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(temp, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(temp, file);
+    return key;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return decode(readFileSync(file, 'utf8'), 'SVC_SECRET_KEY');
+  } finally {
+    unlinkSync(temp);
+  }
 }
 
 function roles(env: Env): ProcessRole[] {
@@ -142,6 +155,19 @@ function outboundAllow(env: Env): string[] {
     const cidr = /^([0-9.]+|[0-9a-fA-F:]+)(\/\d{1,3})?$/.test(item);
     const host = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(item);
     if (!cidr && !host) throw new SettingsError('SVC_OUTBOUND_ALLOW', `"${item}" is neither a CIDR nor a host name`);
+  }
+  return items;
+}
+
+function trustProxy(env: Env): string[] | false {
+  const v = nonEmpty(env, 'SVC_TRUST_PROXY') ?? 'loopback';
+  if (v === 'none') return false;
+  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of items) {
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(item);
+    if (!named && !/^([0-9.]+|[0-9a-fA-F:]+)(\/\d{1,3})?$/.test(item)) {
+      throw new SettingsError('SVC_TRUST_PROXY', `"${item}" is not an address, a CIDR, loopback, linklocal, uniquelocal or none`);
+    }
   }
   return items;
 }
@@ -201,6 +227,7 @@ export function loadSettings(env: Env, options: LoadOptions = {}): Settings {
     sessionMaxHours: integer(merged, 'SVC_SESSION_MAX_HOURS', 24 * 14, 1, 24 * 365),
     bcryptCost: integer(merged, 'SVC_BCRYPT_COST', 12, 12, 15),
     storeTimeoutSeconds: integer(merged, 'SVC_STORE_TIMEOUT_SECONDS', 30, 1, 3600),
+    trustProxy: trustProxy(merged),
   };
   // The key comes last: a bad setting above must not leave a fresh key file behind.
   settings.secretKey = secretKey(merged, dataDir);

@@ -23,7 +23,7 @@ export function createSecretBox(key: Buffer): SecretBox {
     open(sealed, context) {
       if (!sealed.startsWith('v1:')) throw new Error('unknown secret format');
       const raw = Buffer.from(sealed.slice(3), 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), { authTagLength: 16 });
       decipher.setAAD(Buffer.from(context, 'utf8'));
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');

@@ -21,6 +21,8 @@ import { isRedisUnavailable } from '../queue/queues.js';
 
 export interface HttpAppDeps {
   publicUrl: string;
+  /** Proxies whose X-Forwarded-For names the client (SVC_TRUST_PROXY). */
+  trustProxy: string[] | false;
   api: OpenAPIBackend;
   handlers: HandlerMap;
   authenticator: Authenticator;
@@ -68,7 +70,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   const errorsBase = `${deps.publicUrl}/docs/errors`;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', deps.trustProxy);
   app.set('query parser', 'simple');
 
   const problem = (res: Response, code: string, detail?: string, extras: DomainError['extras'] = {}) =>
@@ -159,6 +161,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       ip: credentials.ip,
       userAgent: credentials.userAgent,
       sessionToken: credentials.sessionToken,
+      deviceToken: cookies.svc_device || undefined,
       log: deps.logger.child({ request_id: locals.requestId }),
     };
     const headers: Record<string, string | undefined> = {};
@@ -212,7 +215,7 @@ async function writeResult(res: Response, result: AnyResult, secureCookies: bool
   if ('raw' in result) { await result.raw(res); return; }
   for (const cookie of result.cookies ?? []) {
     res.append('Set-Cookie', serializeCookie(cookie.name, cookie.value, {
-      httpOnly: cookie.httpOnly, sameSite: 'lax', secure: secureCookies, path: '/', maxAge: cookie.maxAge,
+      httpOnly: cookie.httpOnly, sameSite: 'lax', secure: secureCookies, path: cookie.path ?? '/', maxAge: cookie.maxAge,
     }));
   }
   for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);

@@ -23,6 +23,10 @@ export class SecretRegistry {
 }
 
 const PATTERNS: Array<[RegExp, string]> = [
+  // drizzle's "Failed query: … params: …" carries the statement's values (hashes, tokens, emails)
+  [/(\bparams: )[^\n]*/g, `$1${MASK}`],
+  // bcrypt hashes
+  [/\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}/g, MASK],
   // scheme://user:password@host → scheme://user:[redacted]@host
   [/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, `$1:${MASK}@`],
   // Authorization values
@@ -30,7 +34,7 @@ const PATTERNS: Array<[RegExp, string]> = [
   // Herald API keys anywhere in text
   [/\bhk_[A-Za-z0-9_-]{8,}/g, `hk_${MASK}`],
   // key=value pairs in query strings, cookies and form bodies
-  [/\b((?:[a-z_]*)(?:password|passwd|secret|token|api_key|apikey|svc_session|svc_csrf|signature|code))=([^&;\s"]+)/gi, `$1=${MASK}`],
+  [/\b((?:[a-z_]*)(?:password|passwd|secret|token|api_key|apikey|svc_session|svc_csrf|svc_device|signature|code))=([^&;\s"]+)/gi, `$1=${MASK}`],
   // "password": "..." inside JSON text
   [/("(?:[a-z_]*)(?:password|secret|token|api_key|authorization|cookie)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi, `$1"${MASK}"`],
 ];

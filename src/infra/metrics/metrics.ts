@@ -11,7 +11,21 @@ export interface SharedGauges {
   storageBytes(): Promise<number>;
 }
 
-export function createMetrics(version: string, shared: SharedGauges) {
+/**
+ * A gauge read from a shared store at scrape time keeps its last value when the store does not
+ * answer, so one unavailable dependency cannot take the whole scrape down.
+ */
+function readOr(read: () => Promise<number>, onError: (err: unknown) => void) {
+  return async function collect(this: Gauge) {
+    try {
+      this.set(await read());
+    } catch (err) {
+      onError(err);
+    }
+  };
+}
+
+export function createMetrics(version: string, shared: SharedGauges, onCollectError: (err: unknown) => void = () => undefined) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics = {
@@ -37,11 +51,11 @@ export function createMetrics(version: string, shared: SharedGauges) {
     }),
     queuePending: new Gauge({
       name: 'svc_queue_pending', help: 'Runs waiting for a worker', registers: [registry],
-      async collect() { this.set(await shared.queuePending()); },
+      collect: readOr(shared.queuePending, onCollectError),
     }),
     storageBytes: new Gauge({
       name: 'svc_storage_bytes', help: 'Bytes of stored artifacts', registers: [registry],
-      async collect() { this.set(await shared.storageBytes()); },
+      collect: readOr(shared.storageBytes, onCollectError),
     }),
     schedulerLag: new Gauge({
       name: 'svc_scheduler_lag_seconds', help: 'How late the latest due run was queued', registers: [registry],

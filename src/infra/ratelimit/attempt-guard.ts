@@ -1,13 +1,15 @@
 /**
- * Abuse protection for sign-in, second-factor and password-reset requests, shared by every
+ * Abuse protection for sign-in, password-change and password-reset requests, shared by every
  * instance through Redis:
- *  - per client address: a fixed budget per window (rate-limiter-flexible);
- *  - per account and address: progressive delays after a few failures (1 s, 2 s, 4 s … up to
- *    15 min), reset by a success;
- *  - per account from anywhere (against attacks spread over many addresses): delays that start
- *    much later and stay short (at most a minute), also reset by a success.
- *  Nobody can lock a user out: a delay only slows the next attempt, and from a fresh address
- *  the account-wide delay never exceeds a minute.
+ *  - per client address: a fixed budget per window (rate-limiter-flexible), charged first, for
+ *    every attempt, including the ones refused below;
+ *  - per account and address: progressive delays after a few attempts that did not succeed
+ *    (1 s, 2 s, 4 s … up to 15 min);
+ *  - per account from anywhere (against guessing spread over many addresses): delays that start
+ *    much later and stay short (at most a minute), skipped for a device that signed in to this
+ *    account before (svc_device cookie), so nobody can lock a user out.
+ * An attempt is counted atomically before the password is checked (a Lua script), so parallel
+ * requests cannot slip past the limit; a success clears the account's counters.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -17,12 +19,14 @@ import { DomainError } from '../../domain/shared/errors.js';
 export interface AttemptKeys {
   account?: string | undefined;
   ip: string;
+  /** The client proved an earlier successful sign-in to this account: no account-wide delay. */
+  knownDevice?: boolean;
 }
 
 export interface AttemptGuard {
-  /** Throws 429 rate_limited (with Retry-After) when this attempt must wait. */
-  check(keys: AttemptKeys): Promise<void>;
-  failed(keys: AttemptKeys): Promise<void>;
+  /** Counts this attempt; throws 429 rate_limited (with Retry-After) when it must wait. */
+  attempt(keys: AttemptKeys): Promise<void>;
+  /** The attempt succeeded: the account's counters start again. */
   succeeded(keys: AttemptKeys): Promise<void>;
 }
 
@@ -31,20 +35,24 @@ export interface GuardPolicy {
   /** Attempts per client address per window. */
   ipPoints: number;
   ipWindowSeconds: number;
-  /** Failures allowed per account+address before delays start. */
-  freeFailures: number;
-  /** Failures allowed per account from all addresses before delays start. */
-  freeAccountFailures: number;
+  /** Attempts per account+address before delays start. */
+  freeAttempts: number;
   maxDelaySeconds: number;
-  /** Cap of the account-wide delay, so that failures from elsewhere cannot shut a user out. */
+  /** Attempts per account from all addresses before account-wide delays start (0: none). */
+  freeAccountAttempts: number;
+  /** Cap of the account-wide delay. */
   maxAccountDelaySeconds: number;
 }
 
 export const SIGN_IN_POLICY: GuardPolicy = {
-  name: 'sign-in', ipPoints: 100, ipWindowSeconds: 900, freeFailures: 5, freeAccountFailures: 20, maxDelaySeconds: 900, maxAccountDelaySeconds: 60,
+  name: 'sign-in', ipPoints: 100, ipWindowSeconds: 900, freeAttempts: 5, maxDelaySeconds: 900, freeAccountAttempts: 20, maxAccountDelaySeconds: 60,
+};
+/** Checking the current password of a signed-in user: per user and address only. */
+export const PASSWORD_CHANGE_POLICY: GuardPolicy = {
+  name: 'password-change', ipPoints: 100, ipWindowSeconds: 900, freeAttempts: 5, maxDelaySeconds: 900, freeAccountAttempts: 0, maxAccountDelaySeconds: 0,
 };
 export const RESET_POLICY: GuardPolicy = {
-  name: 'reset', ipPoints: 20, ipWindowSeconds: 3600, freeFailures: 3, freeAccountFailures: 5, maxDelaySeconds: 3600, maxAccountDelaySeconds: 300,
+  name: 'reset', ipPoints: 20, ipWindowSeconds: 3600, freeAttempts: 3, maxDelaySeconds: 3600, freeAccountAttempts: 5, maxAccountDelaySeconds: 300,
 };
 
 const digest = (s: string) => createHash('sha256').update(s.trim().toLowerCase()).digest('hex').slice(0, 32);
@@ -53,6 +61,30 @@ function limited(seconds: number): DomainError {
   return new DomainError('rate_limited', `Too many attempts; retry in ${Math.ceil(seconds)} s`, { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) });
 }
 
+/**
+ * KEYS: throttle hashes. ARGV: now (ms), then free and cap (s) per key.
+ * Refuses (returns the ms to wait) when any key is in its delay; otherwise counts the attempt on
+ * every key, arms the next delay where the count passed its free allowance, and returns 0.
+ */
+const ATTEMPT_SCRIPT = `
+local now = tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local untilMs = tonumber(redis.call('HGET', key, 'until') or '0')
+  if untilMs > now then return untilMs - now end
+end
+for i, key in ipairs(KEYS) do
+  local free = tonumber(ARGV[2 * i])
+  local cap = tonumber(ARGV[2 * i + 1])
+  local n = redis.call('HINCRBY', key, 'count', 1)
+  if n > free then
+    local delay = math.min(cap, 2 ^ math.min(30, n - free - 1))
+    redis.call('HSET', key, 'until', now + delay * 1000)
+  end
+  redis.call('EXPIRE', key, 86400)
+end
+return 0
+`;
+
 export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPolicy): AttemptGuard {
   const ipLimiter = new RateLimiterRedis({
     storeClient: redis, keyPrefix: `${prefix}:rl:${policy.name}:ip`, points: policy.ipPoints, duration: policy.ipWindowSeconds,
@@ -60,38 +92,30 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
   const keysOf = (k: AttemptKeys): Array<{ key: string; free: number; cap: number }> => {
     if (!k.account) return [];
     const account = digest(k.account);
-    return [
-      { key: `${prefix}:throttle:${policy.name}:acct-ip:${account}:${k.ip}`, free: policy.freeFailures, cap: policy.maxDelaySeconds },
-      { key: `${prefix}:throttle:${policy.name}:acct:${account}`, free: policy.freeAccountFailures, cap: policy.maxAccountDelaySeconds },
-    ];
+    const keys = [{ key: `${prefix}:throttle:${policy.name}:acct-ip:${account}:${k.ip}`, free: policy.freeAttempts, cap: policy.maxDelaySeconds }];
+    if (policy.freeAccountAttempts > 0 && !k.knownDevice) {
+      keys.push({ key: `${prefix}:throttle:${policy.name}:acct:${account}`, free: policy.freeAccountAttempts, cap: policy.maxAccountDelaySeconds });
+    }
+    return keys;
   };
   return {
-    async check(k) {
-      const now = Date.now();
-      for (const { key } of keysOf(k)) {
-        const until = Number(await redis.hget(key, 'until') ?? 0);
-        if (until > now) throw limited((until - now) / 1000);
-      }
+    async attempt(k) {
       try {
         await ipLimiter.consume(k.ip);
       } catch (err) {
         if (err instanceof RateLimiterRes) throw limited(err.msBeforeNext / 1000);
         throw err;
       }
-    },
-    async failed(k) {
-      for (const { key, free, cap } of keysOf(k)) {
-        const count = await redis.hincrby(key, 'failures', 1);
-        if (count > free) {
-          const delay = Math.min(cap, 2 ** Math.min(30, count - free - 1));
-          await redis.hset(key, 'until', String(Date.now() + delay * 1000));
-        }
-        await redis.expire(key, 24 * 3600);
-      }
+      const keys = keysOf(k);
+      if (keys.length === 0) return;
+      const args = [String(Date.now()), ...keys.flatMap((x) => [String(x.free), String(x.cap)])];
+      const waitMs = Number(await redis.eval(ATTEMPT_SCRIPT, keys.length, ...keys.map((x) => x.key), ...args));
+      if (waitMs > 0) throw limited(waitMs / 1000);
     },
     async succeeded(k) {
-      const keys = keysOf(k).map((x) => x.key);
-      if (keys.length > 0) await redis.del(...keys);
+      if (!k.account) return;
+      const account = digest(k.account);
+      await redis.del(`${prefix}:throttle:${policy.name}:acct-ip:${account}:${k.ip}`, `${prefix}:throttle:${policy.name}:acct:${account}`);
     },
   };
 }
