@@ -161,6 +161,7 @@ export function createAuthService(deps: AuthDeps) {
       ));
       if (!reset) throw invalid;
       const user = await getUser(db, reset.userId);
+      if (!user.enabled) throw invalid;
       assertPassword(input.password, user.email, 'password');
       const passwordHash = await deps.hasher.hash(input.password);
       await db.transaction(async (tx) => {
