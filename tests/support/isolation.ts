@@ -23,7 +23,8 @@ export interface Isolated {
 
 export async function isolate(options: { template?: boolean } = {}): Promise<Isolated> {
   const suffix = randomBytes(5).toString('hex');
-  const databaseName = `herald_t_${suffix}`;
+  // The creation time in the name lets a later run drop what a killed run left behind.
+  const databaseName = `herald_t_${Math.floor(Date.now() / 1000)}_${suffix}`;
   const template = process.env.HERALD_TEST_TEMPLATE_DB;
   const admin = postgres(adminDatabaseUrl(), { max: 1, onnotice: () => undefined });
   try {
