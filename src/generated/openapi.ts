@@ -2249,7 +2249,7 @@ export interface operations {
             /** @description The first admin, signed in */
             201: {
                 headers: {
-                    /** @description svc_session (HttpOnly), svc_csrf (readable by scripts) and svc_device (HttpOnly, path /api/v1/auth; spares a returning browser the account-wide sign-in delay) */
+                    /** @description svc_session (HttpOnly), svc_csrf (readable by scripts) and svc_device_<account> (HttpOnly, path /api/v1/auth, a year, bound to the password; spares a returning browser the account-wide sign-in delay) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -2277,7 +2277,7 @@ export interface operations {
             /** @description Signed in, or a second factor is required */
             200: {
                 headers: {
-                    /** @description svc_session (HttpOnly), svc_csrf (readable by scripts) and svc_device (HttpOnly, path /api/v1/auth; spares a returning browser the account-wide sign-in delay) */
+                    /** @description svc_session (HttpOnly), svc_csrf (readable by scripts) and svc_device_<account> (HttpOnly, path /api/v1/auth, a year, bound to the password; spares a returning browser the account-wide sign-in delay) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };

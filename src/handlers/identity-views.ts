@@ -6,6 +6,7 @@ import type { SecurityEventRow } from '../domain/identity/security-events.js';
 import type { Actor } from '../domain/identity/security-events.js';
 import { preferencesOf } from '../domain/identity/users-service.js';
 import type { IssuedSession } from '../domain/identity/sessions.js';
+import { DEVICE_TOKEN_MAX_AGE_SECONDS } from '../domain/identity/tokens.js';
 import type { CookieToSet, RequestContext } from './types.js';
 
 type Schemas = components['schemas'];
@@ -54,13 +55,13 @@ export function actorOf(ctx: RequestContext): Actor {
   return { type: 'user', userId: p.user.id, ...where };
 }
 
-/** The session cookies, plus svc_device (a year, sign-in paths only) when given. */
-export function sessionCookies(session: IssuedSession, deviceToken?: string): CookieToSet[] {
+/** The session cookies, plus the account's svc_device_<account> cookie (sign-in paths only) when given. */
+export function sessionCookies(session: IssuedSession, device?: { name: string; token: string }): CookieToSet[] {
   const cookies: CookieToSet[] = [
     { name: 'svc_session', value: session.token, httpOnly: true, maxAge: session.maxAgeSeconds },
     { name: 'svc_csrf', value: session.csrfToken, httpOnly: false, maxAge: session.maxAgeSeconds },
   ];
-  if (deviceToken) cookies.push({ name: 'svc_device', value: deviceToken, httpOnly: true, maxAge: 365 * 24 * 3600, path: '/api/v1/auth' });
+  if (device) cookies.push({ name: device.name, value: device.token, httpOnly: true, maxAge: DEVICE_TOKEN_MAX_AGE_SECONDS, path: '/api/v1/auth' });
   return cookies;
 }
 

@@ -31,8 +31,8 @@ export interface RequestContext {
   userAgent: string | undefined;
   /** Raw credentials the edge read; handlers that sign in or out need the session token. */
   sessionToken: string | undefined;
-  /** The svc_device cookie (proof of an earlier sign-in from this browser), if sent. */
-  deviceToken: string | undefined;
+  /** The svc_device_<account> cookies (proofs of earlier sign-ins from this browser), by name. */
+  deviceTokens: Readonly<Record<string, string>>;
   log: Logger;
 }
 

@@ -177,4 +177,14 @@ describe('store errors', () => {
     expect(out).toContain('Failed query: update');
     expect(redactText(`stored ${hash} for the user`)).toBe(`stored ${MASK} for the user`);
   });
+
+  it('masks parameter values that span lines, up to the first stack frame', () => {
+    const text = 'Error: Failed query: insert into "notes" values ($1, $2)\nparams: first line,SECRET-A\nSECRET-B on a second line\n    at query (/app/x.js:1:1)\n    at main (/app/y.js:2:2)';
+    const out = redactText(text);
+    expect(out).not.toContain('SECRET-A');
+    expect(out).not.toContain('SECRET-B');
+    expect(out).toContain('Failed query: insert into "notes"');
+    expect(out).toContain('at query (/app/x.js:1:1)');
+    expect(redactText('params: one\nTWO-PLANTED')).toBe(`params: ${MASK}`);
+  });
 });

@@ -96,7 +96,11 @@ describe('SVC_TRUST_PROXY', () => {
   });
 
   it('stops on anything else, naming the setting', () => {
-    expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_TRUST_PROXY: 'everyone' }).message).toMatch(/^SVC_TRUST_PROXY:/);
+    for (const bad of ['everyone', 'dead', '1.2', '10.0.0.0/33', '::1/129', '300.1.1.1', 'fe80::/64, beef']) {
+      expect({ bad, message: loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_TRUST_PROXY: bad }).message }).toEqual({ bad, message: expect.stringMatching(/^SVC_TRUST_PROXY:/) });
+    }
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_TRUST_PROXY: '192.0.2.7, 2001:db8::/32, ::1' }, { cwd: dir }).trustProxy)
+      .toEqual(['192.0.2.7', '2001:db8::/32', '::1']);
   });
 });
 

@@ -11,7 +11,7 @@ import { passwordProblems, type PasswordHasher } from './passwords.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import { issueSession, revokeSessionByToken, revokeUserSessions, type IssuedSession, type SessionPolicy } from './sessions.js';
 import { countUsers, findUserByEmail, getUser, insertUser, updateUserVersioned, type UserRow } from './users-store.js';
-import { deviceTokenFor, isDeviceTokenFor, tokenHash } from './tokens.js';
+import { deviceCookieName, deviceTokenFor, isDeviceTokenFor, normalizeEmail, tokenHash } from './tokens.js';
 
 const SETUP_LOCK = 7_246_135_002;
 
@@ -36,8 +36,8 @@ export interface AuthDeps {
 export interface SignedIn {
   user: UserRow;
   session: IssuedSession;
-  /** A fresh svc_device token for this browser and account. */
-  deviceToken: string;
+  /** A fresh svc_device_<account> cookie for this browser and account. */
+  device: { name: string; token: string };
 }
 
 const anonymous = (meta: RequestMeta): Actor => ({ type: 'anonymous', ip: meta.ip, userAgent: meta.userAgent });
@@ -50,6 +50,7 @@ function assertPassword(password: string, email: string | undefined, field: stri
 
 export function createAuthService(deps: AuthDeps) {
   const { db } = deps;
+  const deviceFor = (user: UserRow) => ({ name: deviceCookieName(user.email), token: deviceTokenFor(deps.sessionPolicy.secretKey, user) });
 
   return {
     async needsSetup(): Promise<boolean> {
@@ -69,7 +70,7 @@ export function createAuthService(deps: AuthDeps) {
         const session = await issueSession(tx, deps.sessionPolicy, { userId: user.id, method: 'setup', ...meta });
         await recordSecurityEvent(tx, { type: 'setup.completed', actor: asUser(user.id, meta), userId: user.id, target: { type: 'user', id: user.id } });
         await recordSecurityEvent(tx, { type: 'user.created', actor: asUser(user.id, meta), userId: user.id, target: { type: 'user', id: user.id }, details: { role: 'admin' } });
-        return { user, session, deviceToken: deviceTokenFor(deps.sessionPolicy.secretKey, user.email) };
+        return { user, session, device: deviceFor(user) };
       });
     },
 
@@ -80,20 +81,20 @@ export function createAuthService(deps: AuthDeps) {
      */
     async login(
       input: { email: string; password: string }, meta: RequestMeta,
-      browser: { sessionToken?: string | undefined; deviceToken?: string | undefined } = {},
+      browser: { sessionToken?: string | undefined; deviceTokens?: Readonly<Record<string, string>> } = {},
     ): Promise<SignedIn> {
-      const keys = {
-        account: input.email, ip: meta.ip, knownDevice: isDeviceTokenFor(deps.sessionPolicy.secretKey, browser.deviceToken, input.email),
-      };
+      const email = normalizeEmail(input.email);
+      const user = await findUserByEmail(db, email);
+      const deviceToken = browser.deviceTokens?.[deviceCookieName(email)];
+      const keys = { account: email, ip: meta.ip, knownDevice: !!user && isDeviceTokenFor(deps.sessionPolicy.secretKey, deviceToken, user) };
       try {
         await deps.signInGuard.attempt(keys);
       } catch (err) {
         if (err instanceof DomainError && err.code === 'rate_limited') {
-          await recordSecurityEvent(db, { type: 'auth.sign_in', outcome: 'failure', reason: 'rate_limited', actor: anonymous(meta), details: { email_domain: input.email.split('@')[1] ?? '' } });
+          await recordSecurityEvent(db, { type: 'auth.sign_in', outcome: 'failure', reason: 'rate_limited', actor: anonymous(meta), userId: user?.id ?? null, details: { email_domain: email.split('@')[1] ?? '' } });
         }
         throw err;
       }
-      const user = await findUserByEmail(db, input.email);
       const ok = await deps.hasher.verify(input.password, user?.passwordHash ?? null);
       if (!user || !ok || !user.enabled) {
         const reason = !user ? 'auth.unknown_user' : !ok ? 'auth.invalid_credentials' : 'auth.user_disabled';
@@ -106,7 +107,7 @@ export function createAuthService(deps: AuthDeps) {
         const session = await issueSession(tx, deps.sessionPolicy, { userId: user.id, method: 'password', ...meta });
         const [fresh] = await tx.update(users).set({ lastSignInAt: new Date() }).where(eq(users.id, user.id)).returning();
         await recordSecurityEvent(tx, { type: 'auth.sign_in', actor: asUser(user.id, meta), userId: user.id, target: { type: 'session', id: session.id }, details: { method: 'password' } });
-        return { user: fresh!, session, deviceToken: deviceTokenFor(deps.sessionPolicy.secretKey, user.email) };
+        return { user: fresh!, session, device: deviceFor(user) };
       });
     },
 
@@ -129,11 +130,12 @@ export function createAuthService(deps: AuthDeps) {
         await recordSecurityEvent(db, { type: 'auth.password_changed', outcome: 'failure', reason: 'auth.invalid_credentials', actor: asUser(userId, meta), userId });
         throw validationFailed([{ field: 'current_password', code: 'validation.invalid', message: 'is not your current password' }]);
       }
+      // The current password was right: a rejected new one is no guess and must not count.
+      await deps.passwordChangeGuard.succeeded(keys);
       assertPassword(input.newPassword, user.email, 'new_password');
       if (await deps.hasher.verify(input.newPassword, user.passwordHash)) {
         throw validationFailed([{ field: 'new_password', code: 'validation.invalid', message: 'must differ from the current password' }]);
       }
-      await deps.passwordChangeGuard.succeeded(keys);
       const passwordHash = await deps.hasher.hash(input.newPassword);
       await db.transaction(async (tx) => {
         await updateUserVersioned(tx, userId, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: new Date() });
@@ -148,7 +150,7 @@ export function createAuthService(deps: AuthDeps) {
      */
     async requestPasswordReset(email: string, meta: RequestMeta): Promise<void> {
       if (!deps.mailConfigured) throw new DomainError('mail.not_configured', 'This instance has no SVC_SMTP_URL; ask an admin to reset your password');
-      await deps.resetGuard.attempt({ account: email, ip: meta.ip }); // every request counts
+      await deps.resetGuard.attempt({ account: normalizeEmail(email), ip: meta.ip }); // every request counts
       await deps.enqueueResetMail({ requestId: newId(), email, ...meta });
     },
 

@@ -15,22 +15,49 @@ export function csrfTokenFor(secretKey: Buffer, sessionToken: string): string {
   return createHmac('sha256', secretKey).update(`csrf:${sessionToken}`).digest('base64url');
 }
 
-const accountDigest = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 22);
-
 /**
- * The svc_device cookie: proof that this browser signed in to the account of `email` before,
- * so failures elsewhere cannot make its owner wait (see attempt-guard.ts).
+ * The one spelling of an email address used for look-ups and for throttle keys alike, so that
+ * two spellings can never count against two different keys yet reach the same account.
  */
-export function deviceTokenFor(secretKey: Buffer, email: string): string {
-  const nonce = randomBytes(12).toString('base64url');
-  const mac = createHmac('sha256', secretKey).update(`device:${accountDigest(email)}:${nonce}`).digest('base64url');
-  return `${nonce}.${mac}`;
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
 }
 
-export function isDeviceTokenFor(secretKey: Buffer, token: string | undefined, email: string): boolean {
-  if (!token) return false;
-  const [nonce, mac] = token.split('.');
-  if (!nonce || !mac) return false;
-  const expected = createHmac('sha256', secretKey).update(`device:${accountDigest(email)}:${nonce}`).digest('base64url');
-  return expected.length === mac.length && timingSafeEqual(Buffer.from(expected), Buffer.from(mac));
+/** How long a device token proves an earlier sign-in. */
+export const DEVICE_TOKEN_MAX_AGE_SECONDS = 365 * 24 * 3600;
+
+/** The device cookie of one account: svc_device_<22 characters naming the account>. */
+export function deviceCookieName(email: string): string {
+  return `svc_device_${createHash('sha256').update(`device-cookie:${normalizeEmail(email)}`).digest('base64url').slice(0, 22)}`;
+}
+
+export interface DeviceSubject {
+  id: string;
+  passwordChangedAt: Date | null;
+}
+
+const deviceMac = (secretKey: Buffer, user: DeviceSubject, issuedAt: number) => createHmac('sha256', secretKey)
+  .update(`device:v2:${user.id}:${user.passwordChangedAt?.getTime() ?? 0}:${issuedAt}`).digest('base64url');
+
+/**
+ * An svc_device token: proof that this browser signed in to this user's account before, so
+ * failures elsewhere cannot make its owner wait (see attempt-guard.ts). It names the issue time
+ * and is bound to the user's password: a password change or reset revokes every such token, and
+ * none outlives DEVICE_TOKEN_MAX_AGE_SECONDS.
+ */
+export function deviceTokenFor(secretKey: Buffer, user: DeviceSubject, now = new Date()): string {
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  return `${issuedAt}.${deviceMac(secretKey, user, issuedAt)}`;
+}
+
+const DEVICE_TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+
+export function isDeviceTokenFor(secretKey: Buffer, token: string | undefined, user: DeviceSubject, now = new Date()): boolean {
+  const m = token === undefined ? null : DEVICE_TOKEN.exec(token);
+  if (!m) return false;
+  const issuedAt = Number(m[1]);
+  const age = now.getTime() / 1000 - issuedAt;
+  if (age < -300 || age > DEVICE_TOKEN_MAX_AGE_SECONDS) return false;
+  const expected = Buffer.from(deviceMac(secretKey, user, issuedAt));
+  return timingSafeEqual(expected, Buffer.from(m[2]!));
 }

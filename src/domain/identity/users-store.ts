@@ -1,4 +1,5 @@
 /** Write-side store functions for users. Each takes the transaction (or database) to run in. */
+import { normalizeEmail } from './tokens.js';
 import { and, asc, count, eq, gt, or, sql } from 'drizzle-orm';
 import { users } from '../../infra/db/schema.js';
 import { pgConstraint, pgErrorCode, type Tx } from '../../infra/db/client.js';
@@ -20,8 +21,13 @@ export async function getUser(tx: Tx, id: string): Promise<UserRow> {
   return row;
 }
 
+/**
+ * The account of an address. The address is normalised here, in one place (normalizeEmail), and
+ * compared with lower(email) (the unique index): an account is reached by exactly one normalised
+ * spelling, the same one the sign-in throttle counts under.
+ */
 export async function findUserByEmail(tx: Tx, email: string): Promise<UserRow | undefined> {
-  const [row] = await tx.select().from(users).where(sql`lower(${users.email}) = lower(${email.trim()})`);
+  const [row] = await tx.select().from(users).where(sql`lower(${users.email}) = ${normalizeEmail(email)}`);
   return row;
 }
 

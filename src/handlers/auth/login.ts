@@ -6,12 +6,12 @@ import { requestMeta } from '../request-helpers.js';
 type Deps = Pick<ApiServices, 'auth'>;
 
 export const login = (d: Deps): Handler<'login'> => async (req) => {
-  const { user, session, deviceToken } = await d.auth.login(req.body, requestMeta(req.ctx), {
-    sessionToken: req.ctx.sessionToken, deviceToken: req.ctx.deviceToken,
+  const { user, session, device } = await d.auth.login(req.body, requestMeta(req.ctx), {
+    sessionToken: req.ctx.sessionToken, deviceTokens: req.ctx.deviceTokens,
   });
   return {
     status: 200,
     body: { status: 'signed_in', user: meView(user), csrf_token: session.csrfToken },
-    cookies: sessionCookies(session, deviceToken),
+    cookies: sessionCookies(session, device),
   };
 };

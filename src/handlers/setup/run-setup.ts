@@ -6,10 +6,10 @@ import { requestMeta } from '../request-helpers.js';
 type Deps = Pick<ApiServices, 'auth'>;
 
 export const runSetup = (d: Deps): Handler<'runSetup'> => async (req) => {
-  const { user, session, deviceToken } = await d.auth.setup(req.body, requestMeta(req.ctx));
+  const { user, session, device } = await d.auth.setup(req.body, requestMeta(req.ctx));
   return {
     status: 201,
     body: { status: 'signed_in', user: meView(user), csrf_token: session.csrfToken },
-    cookies: sessionCookies(session, deviceToken),
+    cookies: sessionCookies(session, device),
   };
 };

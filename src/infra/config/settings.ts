@@ -3,6 +3,7 @@
  * Nothing outside this folder reads process.env. A bad setting stops start-up with one line
  * that names it (SettingsError).
  */
+import { isIP } from 'node:net';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -152,11 +153,20 @@ function outboundAllow(env: Env): string[] {
   if (v === undefined) return [];
   const items = v.split(',').map((s) => s.trim()).filter(Boolean);
   for (const item of items) {
-    const cidr = /^([0-9.]+|[0-9a-fA-F:]+)(\/\d{1,3})?$/.test(item);
+    const cidr = isAddressOrCidr(item);
     const host = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(item);
     if (!cidr && !host) throw new SettingsError('SVC_OUTBOUND_ALLOW', `"${item}" is neither a CIDR nor a host name`);
   }
   return items;
+}
+
+/** An IPv4 or IPv6 address, optionally with a prefix length that fits it (10.0.0.0/8, ::1). */
+export function isAddressOrCidr(item: string): boolean {
+  const m = /^([^/]+)(?:\/(\d{1,3}))?$/.exec(item);
+  if (!m) return false;
+  const family = isIP(m[1]!);
+  if (family === 0) return false;
+  return m[2] === undefined || Number(m[2]) <= (family === 4 ? 32 : 128);
 }
 
 function trustProxy(env: Env): string[] | false {
@@ -165,7 +175,7 @@ function trustProxy(env: Env): string[] | false {
   const items = v.split(',').map((s) => s.trim()).filter(Boolean);
   for (const item of items) {
     const named = ['loopback', 'linklocal', 'uniquelocal'].includes(item);
-    if (!named && !/^([0-9.]+|[0-9a-fA-F:]+)(\/\d{1,3})?$/.test(item)) {
+    if (!named && !isAddressOrCidr(item)) {
       throw new SettingsError('SVC_TRUST_PROXY', `"${item}" is not an address, a CIDR, loopback, linklocal, uniquelocal or none`);
     }
   }

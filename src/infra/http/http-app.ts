@@ -161,7 +161,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       ip: credentials.ip,
       userAgent: credentials.userAgent,
       sessionToken: credentials.sessionToken,
-      deviceToken: cookies.svc_device || undefined,
+      deviceTokens: Object.fromEntries(Object.entries(cookies).filter(([name, v]) => name.startsWith('svc_device_') && !!v)) as Record<string, string>,
       log: deps.logger.child({ request_id: locals.requestId }),
     };
     const headers: Record<string, string | undefined> = {};

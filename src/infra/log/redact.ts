@@ -23,8 +23,9 @@ export class SecretRegistry {
 }
 
 const PATTERNS: Array<[RegExp, string]> = [
-  // drizzle's "Failed query: … params: …" carries the statement's values (hashes, tokens, emails)
-  [/(\bparams: )[^\n]*/g, `$1${MASK}`],
+  // drizzle's "Failed query: … params: …" carries the statement's values (hashes, tokens, emails),
+  // which may hold line breaks: masked up to the first stack frame or the end of the text
+  [/(\bparams: )[\s\S]*?(?=\n\s+at |$)/g, `$1${MASK}`],
   // bcrypt hashes
   [/\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}/g, MASK],
   // scheme://user:password@host → scheme://user:[redacted]@host

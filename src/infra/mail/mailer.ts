@@ -1,5 +1,6 @@
 /** The instance's own mail (password reset, test sends) through SVC_SMTP_URL with nodemailer. */
 import nodemailer from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { DomainError } from '../../domain/shared/errors.js';
 
 export interface MailMessage {
@@ -20,7 +21,9 @@ export function createMailer(smtpUrl: string | undefined, from: string | undefin
       async send() { throw new DomainError('mail.not_configured', 'Set SVC_SMTP_URL to send mail from this instance'); },
     };
   }
-  const transport = nodemailer.createTransport(smtpUrl);
+  // Every wait ends well inside the mail job's own time limit, so a stalled server fails the
+  // attempt (and the job retries) instead of outliving it.
+  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 } as SMTPTransport.Options);
   return {
     configured: true,
     async send(message) {

@@ -6,12 +6,16 @@
  *  - per account and address: progressive delays after a few attempts that did not succeed
  *    (1 s, 2 s, 4 s … up to 15 min);
  *  - per account from anywhere (against guessing spread over many addresses): delays that start
- *    much later and stay short (at most a minute), skipped for a device that signed in to this
- *    account before (svc_device cookie), so nobody can lock a user out.
- * An attempt is counted atomically before the password is checked (a Lua script), so parallel
- * requests cannot slip past the limit; a success clears the account's counters.
+ *    much later and stay short (at most a minute). A browser that proves an earlier sign-in to
+ *    this account (its svc_device_<account> cookie, bound to the password) skips them; a browser
+ *    without one waits them out, but never for more than the short cap.
+ * "Address" means the IPv4 address, or the /64 network of an IPv6 address (one host usually
+ * owns a whole /64). An attempt is counted atomically before the password is checked (a Lua
+ * script on Redis's clock), so parallel requests cannot slip past the limit; a success clears
+ * the account's counters.
  */
 import { createHash } from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -55,26 +59,44 @@ export const RESET_POLICY: GuardPolicy = {
   name: 'reset', ipPoints: 20, ipWindowSeconds: 3600, freeAttempts: 3, maxDelaySeconds: 3600, freeAccountAttempts: 5, maxAccountDelaySeconds: 300,
 };
 
-const digest = (s: string) => createHash('sha256').update(s.trim().toLowerCase()).digest('hex').slice(0, 32);
+/** Callers pass a normalised account name (normalizeEmail, or a user id). */
+const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32);
+
+/** The key of a client address: an IPv4 address as is, an IPv6 address by its /64 network. */
+export function addressKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(ip)) return ip;
+  // A dotted IPv4 tail is two groups.
+  const hex = ip.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
+    `${((+a << 8) | +b).toString(16)}:${((+c << 8) | +d).toString(16)}`).toLowerCase();
+  const [head = '', tail = ''] = hex.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = hex.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}
 
 function limited(seconds: number): DomainError {
   return new DomainError('rate_limited', `Too many attempts; retry in ${Math.ceil(seconds)} s`, { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) });
 }
 
 /**
- * KEYS: throttle hashes. ARGV: now (ms), then free and cap (s) per key.
+ * KEYS: throttle hashes. ARGV: free and cap (s) per key. Time is Redis's, the same for every
+ * instance whatever their clocks say.
  * Refuses (returns the ms to wait) when any key is in its delay; otherwise counts the attempt on
  * every key, arms the next delay where the count passed its free allowance, and returns 0.
  */
 const ATTEMPT_SCRIPT = `
-local now = tonumber(ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 for i, key in ipairs(KEYS) do
   local untilMs = tonumber(redis.call('HGET', key, 'until') or '0')
   if untilMs > now then return untilMs - now end
 end
 for i, key in ipairs(KEYS) do
-  local free = tonumber(ARGV[2 * i])
-  local cap = tonumber(ARGV[2 * i + 1])
+  local free = tonumber(ARGV[2 * i - 1])
+  local cap = tonumber(ARGV[2 * i])
   local n = redis.call('HINCRBY', key, 'count', 1)
   if n > free then
     local delay = math.min(cap, 2 ^ math.min(30, n - free - 1))
@@ -92,7 +114,7 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
   const keysOf = (k: AttemptKeys): Array<{ key: string; free: number; cap: number }> => {
     if (!k.account) return [];
     const account = digest(k.account);
-    const keys = [{ key: `${prefix}:throttle:${policy.name}:acct-ip:${account}:${k.ip}`, free: policy.freeAttempts, cap: policy.maxDelaySeconds }];
+    const keys = [{ key: `${prefix}:throttle:${policy.name}:acct-ip:${account}:${addressKey(k.ip)}`, free: policy.freeAttempts, cap: policy.maxDelaySeconds }];
     if (policy.freeAccountAttempts > 0 && !k.knownDevice) {
       keys.push({ key: `${prefix}:throttle:${policy.name}:acct:${account}`, free: policy.freeAccountAttempts, cap: policy.maxAccountDelaySeconds });
     }
@@ -101,21 +123,21 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
   return {
     async attempt(k) {
       try {
-        await ipLimiter.consume(k.ip);
+        await ipLimiter.consume(addressKey(k.ip));
       } catch (err) {
         if (err instanceof RateLimiterRes) throw limited(err.msBeforeNext / 1000);
         throw err;
       }
       const keys = keysOf(k);
       if (keys.length === 0) return;
-      const args = [String(Date.now()), ...keys.flatMap((x) => [String(x.free), String(x.cap)])];
+      const args = [...keys.flatMap((x) => [String(x.free), String(x.cap)])];
       const waitMs = Number(await redis.eval(ATTEMPT_SCRIPT, keys.length, ...keys.map((x) => x.key), ...args));
       if (waitMs > 0) throw limited(waitMs / 1000);
     },
     async succeeded(k) {
       if (!k.account) return;
       const account = digest(k.account);
-      await redis.del(`${prefix}:throttle:${policy.name}:acct-ip:${account}:${k.ip}`, `${prefix}:throttle:${policy.name}:acct:${account}`);
+      await redis.del(`${prefix}:throttle:${policy.name}:acct-ip:${account}:${addressKey(k.ip)}`, `${prefix}:throttle:${policy.name}:acct:${account}`);
     },
   };
 }
