@@ -94,6 +94,14 @@ describe('the password policy', () => {
     // The password is unchanged: the admin still signs in with it.
     expect((await login(ADMIN.email, ADMIN.password, '192.0.2.11')).status).toBe(200);
   });
+
+  it('does not count a change with the right current password as a guess, however often the new one is refused', async () => {
+    // More than the five free attempts of the password-change throttle: none of them is throttled.
+    for (let i = 1; i <= 8; i++) {
+      const res = await admin.post('/api/v1/me/password').send({ current_password: ADMIN.password, new_password: 'password123' });
+      expect({ attempt: i, status: res.status, code: res.body.code }).toEqual({ attempt: i, status: 422, code: 'validation.failed' });
+    }
+  });
 });
 
 describe('long passwords', () => {
