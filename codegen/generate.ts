@@ -1,7 +1,8 @@
 /**
  * Turns openapi.yaml into TypeScript:
  *  - src/generated/openapi.ts: request/response types (openapi-typescript);
- *  - src/generated/operations.ts: every operation with its method, path and declared access.
+ *  - src/generated/operations.ts: every operation with its method, path and declared access;
+ *  - src/generated/error-codes.ts: the catalogue of problem and per-field codes.
  * With --check it writes nothing and exits 1 when a committed file is stale.
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -70,14 +71,51 @@ export const operationIds = Object.keys(operationMeta) as OperationId[];
 `;
 }
 
+interface ErrorCatalogue {
+  'x-problem-codes'?: Record<string, { status?: unknown; title?: unknown; description?: unknown }>;
+  'x-field-codes'?: Record<string, unknown>;
+}
+
+function errorCodesModule(components: ErrorCatalogue | undefined): string {
+  const problems = components?.['x-problem-codes'];
+  const fields = components?.['x-field-codes'];
+  if (!problems || !fields) throw new Error('components.x-problem-codes and components.x-field-codes are required');
+  const rows = Object.entries(problems).map(([code, c]) => {
+    if (typeof c.status !== 'number' || c.status < 400 || c.status > 599) throw new Error(`x-problem-codes.${code}: status must be 400..599`);
+    if (typeof c.title !== 'string' || !c.title) throw new Error(`x-problem-codes.${code}: title is required`);
+    const description = typeof c.description === 'string' ? `, description: ${JSON.stringify(c.description)}` : '';
+    return `  ${JSON.stringify(code)}: { status: ${c.status}, title: ${JSON.stringify(c.title)}${description} },`;
+  });
+  const fieldRows = Object.entries(fields).map(([code, title]) => {
+    if (typeof title !== 'string' || !title) throw new Error(`x-field-codes.${code}: a title is required`);
+    return `  ${JSON.stringify(code)}: ${JSON.stringify(title)},`;
+  });
+  return `${HEADER}
+/** Problem codes with their HTTP status and title (components.x-problem-codes). */
+export const problemCodes = {
+${rows.join('\n')}
+} as const satisfies Record<string, { status: number; title: string; description?: string }>;
+
+export type ProblemCode = keyof typeof problemCodes;
+
+/** Per-field codes inside a problem's errors[] (components.x-field-codes). */
+export const fieldCodes = {
+${fieldRows.join('\n')}
+} as const satisfies Record<string, string>;
+
+export type FieldCode = keyof typeof fieldCodes;
+`;
+}
+
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const text = readFileSync(specPath, 'utf8');
-  const doc = loadYaml(text) as { paths: Record<string, Record<string, OperationObject>> };
+  const doc = loadYaml(text) as { paths: Record<string, Record<string, OperationObject>>; components?: ErrorCatalogue };
   const ast = await openapiTS(doc as never, { alphabetize: false, exportType: false });
   const files: Record<string, string> = {
     'openapi.ts': `${HEADER}/* eslint-disable */\n${astToString(ast)}`,
     'operations.ts': operationsModule(doc),
+    'error-codes.ts': errorCodesModule(doc.components),
   };
   let stale = 0;
   for (const [name, content] of Object.entries(files)) {

@@ -22,7 +22,9 @@ import { createUsersService } from './domain/identity/users-service.js';
 import { createSessionsService } from './domain/identity/sessions-service.js';
 import { createApiKeysService } from './domain/identity/api-keys-service.js';
 import { createAuthenticator } from './domain/identity/authenticator.js';
-import { createAttemptGuard, PASSWORD_CHANGE_POLICY, RESET_POLICY, SIGN_IN_POLICY } from './infra/ratelimit/attempt-guard.js';
+import {
+  createAttemptGuard, createQuota, PASSWORD_CHANGE_POLICY, RESET_MAIL_QUOTA, RESET_POLICY, SIGN_IN_POLICY,
+} from './infra/ratelimit/attempt-guard.js';
 import type { Enqueue } from './infra/queue/job-catalog.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
@@ -54,6 +56,7 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
     signInGuard: createAttemptGuard(deps.redis, settings.queuePrefix, SIGN_IN_POLICY),
     passwordChangeGuard: createAttemptGuard(deps.redis, settings.queuePrefix, PASSWORD_CHANGE_POLICY),
     resetGuard: createAttemptGuard(deps.redis, settings.queuePrefix, RESET_POLICY),
+    resetMailQuota: createQuota(deps.redis, settings.queuePrefix, RESET_MAIL_QUOTA),
     mailConfigured: settings.smtpUrl !== undefined,
     enqueueResetMail: (request) => deps.enqueue(PASSWORD_RESET_MAIL, request),
   });

@@ -1706,7 +1706,7 @@ export interface components {
              */
             field: string;
             /**
-             * @description Stable per-field code (validation.required, validation.range, ...)
+             * @description Stable per-field code: validation.required, validation.type, validation.format, validation.range, validation.enum, validation.unknown_field, validation.unique, validation.invalid, and for new passwords validation.password_matches_email and validation.password_too_common (the catalogue is components.x-field-codes).
              * @example validation.range
              */
             code: string;
@@ -1728,7 +1728,7 @@ export interface components {
             title: string;
             status: number;
             /**
-             * @description Stable machine code
+             * @description Stable machine code; match on it. The catalogue, with each code's status, is components.x-problem-codes of this document and /docs/errors.
              * @example validation.failed
              */
             code: string;
@@ -1781,8 +1781,10 @@ export interface components {
         /** Format: email */
         Email: string;
         /**
-         * @description 10 to 128 characters, not equal to the email, not a common password. Passwords are never
-         *     truncated (bcrypt's 72-byte limit does not apply).
+         * @description 10 to 128 characters (validation.range), not equal to the email
+         *     (validation.password_matches_email), not a common password
+         *     (validation.password_too_common). Passwords are never truncated (bcrypt's 72-byte limit
+         *     does not apply).
          */
         NewPassword: string;
         Preferences: {
@@ -1796,20 +1798,31 @@ export interface components {
             /** @enum {string} */
             theme?: "system" | "light" | "dark";
         };
+        /**
+         * @description A workspace member. Everyone sees id, name, role and the times; the other fields are
+         *     shown only to admins (a session of an admin, or an admin-scope key of an admin) and to
+         *     the user themself.
+         */
         User: {
             id: components["schemas"]["Uuid"];
             name: string;
-            /** @description Shown to admins and to the user themself only */
-            email?: components["schemas"]["Email"];
             role: components["schemas"]["Role"];
-            enabled: boolean;
-            must_change_password: boolean;
-            two_factor_enabled: boolean;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
-            /** Format: date-time */
-            last_sign_in_at: string | null;
-            version: components["schemas"]["Version"];
+            /** @description Admins and the user themself only */
+            email?: components["schemas"]["Email"];
+            /** @description Admins and the user themself only */
+            enabled?: boolean;
+            /** @description Admins and the user themself only */
+            must_change_password?: boolean;
+            /** @description Admins and the user themself only */
+            two_factor_enabled?: boolean;
+            /**
+             * Format: date-time
+             * @description Admins and the user themself only
+             */
+            last_sign_in_at?: string | null;
+            version?: components["schemas"]["Version"];
         };
         Me: {
             id: components["schemas"]["Uuid"];
@@ -2721,7 +2734,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Members ordered by name; emails only for admins */
+            /** @description Members ordered by name; emails and account details only for admins */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2771,7 +2784,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One member; email only for admins */
+            /** @description One member; email and account details only for admins and the user themself */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -8,24 +8,31 @@ import { preferencesOf } from '../domain/identity/users-service.js';
 import type { IssuedSession } from '../domain/identity/sessions.js';
 import { DEVICE_TOKEN_MAX_AGE_SECONDS } from '../domain/identity/tokens.js';
 import type { CookieToSet, RequestContext } from './types.js';
+import { seesMemberDetails, type Principal } from '../domain/identity/principal.js';
 
 type Schemas = components['schemas'];
 const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
-export function userView(row: UserRow, showEmail: boolean): Schemas['User'] {
-  const view: Schemas['User'] = {
-    id: row.id, name: row.name, role: row.role as Schemas['Role'], enabled: row.enabled,
-    must_change_password: row.mustChangePassword, two_factor_enabled: row.totpEnabled,
-    created_at: iso(row.createdAt), updated_at: iso(row.updatedAt), last_sign_in_at: isoOrNull(row.lastSignInAt),
-    version: row.version,
+/** A member as everyone sees it: name, role and times. */
+function memberSummary(row: UserRow): Schemas['User'] {
+  return { id: row.id, name: row.name, role: row.role as Schemas['Role'], created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
+}
+
+function memberDetails(row: UserRow) {
+  return {
+    ...memberSummary(row), email: row.email, enabled: row.enabled, must_change_password: row.mustChangePassword,
+    two_factor_enabled: row.totpEnabled, last_sign_in_at: isoOrNull(row.lastSignInAt), version: row.version,
   };
-  if (showEmail) view.email = row.email;
-  return view;
+}
+
+/** A member as `viewer` may see it (seesMemberDetails decides). */
+export function userView(row: UserRow, viewer: Principal | null): Schemas['User'] {
+  return viewer && seesMemberDetails(viewer, row.id) ? memberDetails(row) : memberSummary(row);
 }
 
 export function meView(row: UserRow): Schemas['Me'] {
-  return { ...userView(row, true), email: row.email, preferences: preferencesOf(row) };
+  return { ...memberDetails(row), preferences: preferencesOf(row) };
 }
 
 export function apiKeyView(row: ApiKeyRow): Schemas['ApiKey'] {
@@ -61,18 +68,19 @@ export function sessionCookies(session: IssuedSession, device?: { name: string; 
     { name: 'svc_session', value: session.token, httpOnly: true, maxAge: session.maxAgeSeconds },
     { name: 'svc_csrf', value: session.csrfToken, httpOnly: false, maxAge: session.maxAgeSeconds },
   ];
-  if (device) cookies.push({ name: device.name, value: device.token, httpOnly: true, maxAge: DEVICE_TOKEN_MAX_AGE_SECONDS, path: '/api/v1/auth' });
+  if (device) cookies.push(deviceCookie(device));
   return cookies;
+}
+
+/** The svc_device_<account> cookie: sent back only to the sign-in operations. */
+export function deviceCookie(device: { name: string; token: string }): CookieToSet {
+  return { name: device.name, value: device.token, httpOnly: true, maxAge: DEVICE_TOKEN_MAX_AGE_SECONDS, path: '/api/v1/auth' };
 }
 
 export const clearedCookies: CookieToSet[] = [
   { name: 'svc_session', value: '', httpOnly: true, maxAge: 0 },
   { name: 'svc_csrf', value: '', httpOnly: false, maxAge: 0 },
 ];
-
-export function isAdmin(ctx: RequestContext): boolean {
-  return ctx.principal?.user.role === 'admin';
-}
 
 /** The caller, for operations that the access layer already required a principal for. */
 export function principalOf(ctx: RequestContext) {

@@ -1,5 +1,5 @@
 import { startHerald, type Herald } from '../support/harness.js';
-import { documentedCodes } from '../../src/infra/http/docs.js';
+import { documentedCodes } from '../../src/handlers/error-status.js';
 
 let h: Herald;
 beforeAll(async () => { h = await startHerald(); });

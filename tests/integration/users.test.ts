@@ -145,27 +145,48 @@ describe('reading users', () => {
     expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'cursor' })]));
   });
 
-  it('shows names and roles but no emails to a viewer', async () => {
+  const SUMMARY = ['created_at', 'id', 'name', 'role', 'updated_at'];
+  const DETAILS = [...SUMMARY, 'email', 'enabled', 'last_sign_in_at', 'must_change_password', 'two_factor_enabled', 'version'].sort();
+
+  it('shows a viewer other members\' names and roles only: no emails, no account details', async () => {
     const list = await viewer.get('/api/v1/users');
     expect(list.status).toBe(200);
     expect(list.body.items.length).toBeGreaterThanOrEqual(2);
-    for (const u of list.body.items) {
-      expect(u).toEqual(expect.objectContaining({ name: expect.any(String), role: expect.any(String) }));
-      expect(u).not.toHaveProperty('email');
+    for (const u of list.body.items.filter((x: UserBody) => x.id !== viewer.userId)) {
+      expect(Object.keys(u).sort()).toEqual(SUMMARY);
     }
     expect(list.text).not.toContain(ADMIN.email);
     const one = await viewer.get(`/api/v1/users/${admin.userId}`);
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ id: admin.userId, name: ADMIN.name, role: 'admin' });
-    expect(one.body).not.toHaveProperty('email');
+    expect(Object.keys(one.body).sort()).toEqual(SUMMARY);
   });
 
-  it('shows emails to an admin', async () => {
+  it('shows a member their own record in full', async () => {
+    const self = await viewer.get(`/api/v1/users/${viewer.userId}`);
+    expect(Object.keys(self.body).sort()).toEqual(DETAILS);
+    expect(self.body.email).toBe('vic@example.com');
+    const list = await viewer.get('/api/v1/users?limit=200');
+    expect(list.body.items.find((u: UserBody) => u.id === viewer.userId)?.email).toBe('vic@example.com');
+  });
+
+  it('shows emails and account details to an admin', async () => {
     const list = await admin.get('/api/v1/users?limit=200');
-    expect(list.body.items.every((u: UserBody) => typeof u.email === 'string')).toBe(true);
+    for (const u of list.body.items) expect(Object.keys(u).sort()).toEqual(DETAILS);
     expect(list.body.items.find((u: UserBody) => u.id === viewer.userId)?.email).toBe('vic@example.com');
     const one = await admin.get(`/api/v1/users/${viewer.userId}`);
     expect(one.body.email).toBe('vic@example.com');
+  });
+
+  it('shows an admin\'s key no more than its scope allows: a read key of an admin sees no emails', async () => {
+    const readKey = keyClient(h, (await createKey(admin, { name: 'admin read key', scope: 'read' })).token);
+    const list = await readKey.get('/api/v1/users?limit=200');
+    expect(list.status).toBe(200);
+    expect(list.text).not.toContain('vic@example.com');
+    for (const u of list.body.items.filter((x: UserBody) => x.id !== admin.userId)) expect(Object.keys(u).sort()).toEqual(SUMMARY);
+    const adminKey = keyClient(h, (await createKey(admin, { name: 'admin admin key', scope: 'admin' })).token);
+    const full = await adminKey.get(`/api/v1/users/${viewer.userId}`);
+    expect(full.body.email).toBe('vic@example.com');
   });
 
   it('answers 404 not_found for an unknown user', async () => {

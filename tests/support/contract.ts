@@ -9,6 +9,7 @@ import type { Response } from 'supertest';
 import type { Test } from 'supertest';
 import type { OpenAPIV3 } from 'openapi-types';
 import { loadContract, type Contract } from '../../src/infra/http/contract.js';
+import { isFieldCode, isProblemCode } from '../../src/handlers/error-status.js';
 
 let contract: Promise<Contract> | undefined;
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -32,6 +33,7 @@ export async function checkResponse(method: string, url: string, res: Response):
     if (PROBLEM_PATHS.test(pathOnly) && res.status < 400) return; // docs and the document itself
     if (contentType !== 'application/problem+json') throw new Error(`${where}: unmatched path must answer a problem document`);
     validate('#problem', problemSchema(api.definition as OpenAPIV3.Document), res.body, where);
+    checkCatalogued(res.body, where);
     return;
   }
   const responses = operation.responses as Record<string, OpenAPIV3.ResponseObject>;
@@ -47,8 +49,20 @@ export async function checkResponse(method: string, url: string, res: Response):
   if (contentType.endsWith('json')) {
     const schema = content[contentType]!.schema as object;
     validate(`${operation.operationId}|${res.status}|${contentType}`, schema, res.body, where);
+    if (contentType === 'application/problem+json') checkCatalogued(res.body, where);
   }
   if (res.headers['x-request-id'] === undefined) throw new Error(`${where}: no X-Request-ID header`);
+}
+
+/** A problem document's code and per-field codes must be in the contract's catalogue. */
+function checkCatalogued(body: unknown, where: string): void {
+  const problem = body as { code?: unknown; errors?: Array<{ code?: unknown }> };
+  if (typeof problem.code !== 'string' || !isProblemCode(problem.code)) {
+    throw new Error(`${where}: problem code ${String(problem.code)} is not in components.x-problem-codes`);
+  }
+  for (const e of problem.errors ?? []) {
+    if (typeof e.code !== 'string' || !isFieldCode(e.code)) throw new Error(`${where}: field code ${String(e.code)} is not in components.x-field-codes`);
+  }
 }
 
 function problemSchema(doc: OpenAPIV3.Document): object {

@@ -4,11 +4,12 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../infra/db/client.js';
 import { passwordResets, users } from '../../infra/db/schema.js';
-import type { AttemptGuard } from '../../infra/ratelimit/attempt-guard.js';
+import type { AttemptGuard, Quota } from '../../infra/ratelimit/attempt-guard.js';
 import { DomainError, validationFailed } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { passwordProblems, type PasswordHasher } from './passwords.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
+import { expireResetLinks } from './password-resets.js';
 import { issueSession, revokeSessionByToken, revokeUserSessions, type IssuedSession, type SessionPolicy } from './sessions.js';
 import { countUsers, findUserByEmail, getUser, insertUser, updateUserVersioned, type UserRow } from './users-store.js';
 import { deviceCookieName, deviceTokenFor, isDeviceTokenFor, normalizeEmail, tokenHash } from './tokens.js';
@@ -27,6 +28,8 @@ export interface AuthDeps {
   signInGuard: AttemptGuard;
   passwordChangeGuard: AttemptGuard;
   resetGuard: AttemptGuard;
+  /** Reset mails per account and hour (RESET_MAIL_QUOTA). */
+  resetMailQuota: Quota;
   /** Whether this instance can send mail (SVC_SMTP_URL). */
   mailConfigured: boolean;
   /** Hands the reset mail to a worker (job mail.password_reset), durable and retried. */
@@ -43,6 +46,8 @@ export interface SignedIn {
 const anonymous = (meta: RequestMeta): Actor => ({ type: 'anonymous', ip: meta.ip, userAgent: meta.userAgent });
 const asUser = (userId: string, meta: RequestMeta): Actor => ({ type: 'user', userId, ip: meta.ip, userAgent: meta.userAgent });
 
+const setupCompleted = () => new DomainError('setup.completed', 'Setup is already done; sign in instead');
+
 function assertPassword(password: string, email: string | undefined, field: string): void {
   const problems = passwordProblems(password, email, field);
   if (problems.length > 0) throw validationFailed(problems, 'The password does not meet the policy');
@@ -51,6 +56,8 @@ function assertPassword(password: string, email: string | undefined, field: stri
 export function createAuthService(deps: AuthDeps) {
   const { db } = deps;
   const deviceFor = (user: UserRow) => ({ name: deviceCookieName(user.email), token: deviceTokenFor(deps.sessionPolicy.secretKey, user) });
+  /** Names the user's current password, for the sign-in throttle's familiar addresses. */
+  const familiarTag = (user: UserRow) => `${user.id}:${user.passwordChangedAt?.getTime() ?? 0}`;
 
   return {
     async needsSetup(): Promise<boolean> {
@@ -59,13 +66,16 @@ export function createAuthService(deps: AuthDeps) {
 
     /** Creates the first admin and signs it in; exactly one of racing setups wins. */
     async setup(input: { name: string; email: string; password: string }, meta: RequestMeta): Promise<SignedIn> {
+      // Answer a finished setup before any costly work: otherwise every anonymous POST /setup
+      // would buy a bcrypt hash. The count is checked again under the lock.
+      if ((await countUsers(db)) > 0) throw setupCompleted();
       assertPassword(input.password, input.email, 'password');
       const passwordHash = await deps.hasher.hash(input.password);
       return db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${SETUP_LOCK})`);
-        if ((await countUsers(tx)) > 0) throw new DomainError('setup.completed', 'Setup is already done; sign in instead');
+        if ((await countUsers(tx)) > 0) throw setupCompleted();
         const user = await insertUser(tx, {
-          id: newId(), name: input.name.trim(), email: input.email, role: 'admin', passwordHash, mustChangePassword: false,
+          id: newId(), name: input.name.trim(), email: input.email, role: 'admin', passwordHash, mustChangePassword: false, lastSignInAt: new Date(),
         });
         const session = await issueSession(tx, deps.sessionPolicy, { userId: user.id, method: 'setup', ...meta });
         await recordSecurityEvent(tx, { type: 'setup.completed', actor: asUser(user.id, meta), userId: user.id, target: { type: 'user', id: user.id } });
@@ -86,7 +96,11 @@ export function createAuthService(deps: AuthDeps) {
       const email = normalizeEmail(input.email);
       const user = await findUserByEmail(db, email);
       const deviceToken = browser.deviceTokens?.[deviceCookieName(email)];
-      const keys = { account: email, ip: meta.ip, knownDevice: !!user && isDeviceTokenFor(deps.sessionPolicy.secretKey, deviceToken, user) };
+      const keys = {
+        account: email, ip: meta.ip,
+        knownDevice: !!user && isDeviceTokenFor(deps.sessionPolicy.secretKey, deviceToken, user),
+        familiarTag: user ? familiarTag(user) : undefined,
+      };
       try {
         await deps.signInGuard.attempt(keys);
       } catch (err) {
@@ -140,6 +154,7 @@ export function createAuthService(deps: AuthDeps) {
       await db.transaction(async (tx) => {
         await updateUserVersioned(tx, userId, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: new Date() });
         const ended = await revokeUserSessions(tx, userId, sessionId);
+        await expireResetLinks(tx, userId);
         await recordSecurityEvent(tx, { type: 'auth.password_changed', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId }, details: { sessions_ended: ended } });
       });
     },
@@ -150,12 +165,23 @@ export function createAuthService(deps: AuthDeps) {
      */
     async requestPasswordReset(email: string, meta: RequestMeta): Promise<void> {
       if (!deps.mailConfigured) throw new DomainError('mail.not_configured', 'This instance has no SVC_SMTP_URL; ask an admin to reset your password');
-      await deps.resetGuard.attempt({ account: normalizeEmail(email), ip: meta.ip }); // every request counts
+      const account = normalizeEmail(email);
+      await deps.resetGuard.attempt({ account, ip: meta.ip }); // every request counts
+      // Past the account's mail quota the answer stays the same (a 429 would let anyone keep
+      // the owner from resetting); the links mailed within the hour still work.
+      if (!(await deps.resetMailQuota.take(account))) {
+        await recordSecurityEvent(db, { type: 'auth.password_reset_requested', outcome: 'failure', reason: 'rate_limited', actor: anonymous(meta), userId: null, details: { email_domain: account.split('@')[1] ?? '' } });
+        return;
+      }
       await deps.enqueueResetMail({ requestId: newId(), email, ...meta });
     },
 
-    /** Sets the new password with an emailed token and signs out every session of the user. */
-    async confirmPasswordReset(input: { token: string; password: string }, meta: RequestMeta): Promise<void> {
+    /**
+     * Sets the new password with an emailed token and signs out every session of the user.
+     * Answers this browser's svc_device cookie for the account: proving control of the mailbox
+     * makes it familiar, so guesses from elsewhere cannot hold its next sign-in back.
+     */
+    async confirmPasswordReset(input: { token: string; password: string }, meta: RequestMeta): Promise<{ device: SignedIn['device'] }> {
       await deps.resetGuard.attempt({ ip: meta.ip });
       const invalid = new DomainError('auth.reset_token_invalid', 'The link is invalid, used or expired; ask for a new one');
       const [reset] = await db.select().from(passwordResets).where(and(
@@ -166,16 +192,16 @@ export function createAuthService(deps: AuthDeps) {
       if (!user.enabled) throw invalid;
       assertPassword(input.password, user.email, 'password');
       const passwordHash = await deps.hasher.hash(input.password);
-      await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
         // Single use: only the transaction that marks the token used may set the password.
         const [claimed] = await tx.update(passwordResets).set({ usedAt: new Date() })
           .where(and(eq(passwordResets.id, reset.id), isNull(passwordResets.usedAt))).returning({ id: passwordResets.id });
         if (!claimed) throw invalid;
-        await updateUserVersioned(tx, user.id, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: new Date() });
+        const updated = await updateUserVersioned(tx, user.id, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: new Date() });
         const ended = await revokeUserSessions(tx, user.id);
-        await tx.update(passwordResets).set({ usedAt: new Date() })
-          .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)));
+        await expireResetLinks(tx, user.id);
         await recordSecurityEvent(tx, { type: 'auth.password_reset_completed', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id }, details: { sessions_ended: ended } });
+        return { device: deviceFor(updated) };
       });
     },
   };

@@ -35,3 +35,16 @@ export function roleAtLeast(role: Role, min: Role): boolean {
 export function scopeAtLeast(scope: Scope, min: Scope): boolean {
   return SCOPE_RANK[scope] >= SCOPE_RANK[min];
 }
+
+/**
+ * Whether the caller acts with an admin's rights: an admin's session, or an admin-scope key of
+ * an admin (a key never exceeds its scope nor its owner's role).
+ */
+export function hasAdminRights(p: Principal): boolean {
+  return roleAtLeast(p.user.role, 'admin') && (p.kind === 'session' || scopeAtLeast(p.scope, 'admin'));
+}
+
+/** Members' emails and account details are for admins and for the member themself. */
+export function seesMemberDetails(p: Principal, memberId: string): boolean {
+  return p.user.id === memberId || hasAdminRights(p);
+}

@@ -9,6 +9,7 @@ import type { Db } from '../../infra/db/client.js';
 import { passwordProblems, temporaryPassword, type PasswordHasher } from './passwords.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import { revokeUserSessions } from './sessions.js';
+import { expireResetLinks } from './password-resets.js';
 import {
   getUser, insertUser, listUsers, lockEnabledAdmins, updateUserVersioned, type UserRow,
 } from './users-store.js';
@@ -101,6 +102,7 @@ export function createUsersService(deps: { db: Db; hasher: PasswordHasher }) {
       await db.transaction(async (tx) => {
         await updateUserVersioned(tx, id, undefined, { passwordHash, mustChangePassword: true, passwordChangedAt: new Date() });
         const ended = await revokeUserSessions(tx, id);
+        await expireResetLinks(tx, id);
         await recordSecurityEvent(tx, { type: 'user.password_reset_by_admin', actor, userId: id, target: { type: 'user', id }, details: { sessions_ended: ended } });
       });
       return password;

@@ -43,6 +43,8 @@ export interface NewUser {
   role: Role;
   passwordHash: string;
   mustChangePassword: boolean;
+  /** Set when creating the user also signs it in (first-run setup). */
+  lastSignInAt?: Date;
 }
 
 export async function insertUser(tx: Tx, u: NewUser): Promise<UserRow> {

@@ -9,7 +9,7 @@ export const createUser = (d: Deps): Handler<'createUser'> => async (req) => {
     name: req.body.name, email: req.body.email, role: req.body.role, temporaryPassword: req.body.temporary_password,
   }, actorOf(req.ctx));
   const body = generatedPassword === undefined
-    ? { user: userView(user, true) }
-    : { user: userView(user, true), temporary_password: generatedPassword };
+    ? { user: userView(user, req.ctx.principal) }
+    : { user: userView(user, req.ctx.principal), temporary_password: generatedPassword };
   return { status: 201, body };
 };

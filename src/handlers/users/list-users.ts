@@ -1,5 +1,5 @@
 import type { Handler } from '../types.js';
-import { isAdmin, userView } from '../identity-views.js';
+import { principalOf, userView } from '../identity-views.js';
 import type { ApiServices } from '../services.js';
 import { pageQuery } from '../request-helpers.js';
 
@@ -7,6 +7,6 @@ type Deps = Pick<ApiServices, 'users'>;
 
 export const listUsers = (d: Deps): Handler<'listUsers'> => async (req) => {
   const p = await d.users.list(pageQuery(req.query));
-  const admin = isAdmin(req.ctx);
-  return { status: 200, body: { ...p, items: p.items.map((u) => userView(u, admin)) } };
+  const viewer = principalOf(req.ctx);
+  return { status: 200, body: { ...p, items: p.items.map((u) => userView(u, viewer)) } };
 };

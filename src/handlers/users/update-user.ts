@@ -5,4 +5,4 @@ import type { ApiServices } from '../services.js';
 type Deps = Pick<ApiServices, 'users'>;
 
 export const updateUser = (d: Deps): Handler<'updateUser'> => async (req) =>
-  ({ status: 200, body: userView(await d.users.update(req.params.userId, req.body, actorOf(req.ctx)), true) });
+  ({ status: 200, body: userView(await d.users.update(req.params.userId, req.body, actorOf(req.ctx)), req.ctx.principal) });

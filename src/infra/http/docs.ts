@@ -5,7 +5,7 @@
 import express, { type Router } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { TITLES, statusForCode, titleForCode } from '../../handlers/error-status.js';
+import { descriptionForCode, isProblemCode, statusForCode, titleForCode } from '../../handlers/error-status.js';
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/swagger-ui-bundle.js'));
 
@@ -56,15 +56,11 @@ export function docsRouter(spec: { yaml: string; json: string }, knownCodes: () 
     if (!knownCodes().includes(code)) { next(); return; }
     res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(code)}</title></head><body>
 <h1><code>${escapeHtml(code)}</code></h1>
-<p>HTTP status ${statusForCode(code)}. ${escapeHtml(titleForCode(code))}.</p>
+<p>${isProblemCode(code) ? `HTTP status ${statusForCode(code)}` : 'A per-field code, inside a problem&#39;s <code>errors[]</code>'}. ${escapeHtml(titleForCode(code))}.</p>
+${descriptionForCode(code) ? `<p>${escapeHtml(descriptionForCode(code)!)}</p>` : ''}
 <p>Match on the problem document's <code>code</code> field, never on its title. Per-field problems are listed in <code>errors[]</code>; quote <code>request_id</code> when you report an issue.</p>
 <p><a href="/docs/errors">All error codes</a> · <a href="/docs">API reference</a></p>
 </body></html>`);
   });
   return router;
 }
-
-export const documentedCodes = (): string[] => [
-  ...Object.keys(TITLES),
-  'connection.in_use', 'query.in_use', 'channel.in_use',
-];

@@ -15,7 +15,8 @@ import type { Logger } from '../log/logger.js';
 import { buildProblem, sendProblem } from './problem.js';
 import { enforceAccess } from './access.js';
 import { toFieldProblems } from './validation-errors.js';
-import { docsRouter, documentedCodes } from './docs.js';
+import { docsRouter } from './docs.js';
+import { documentedCodes } from '../../handlers/error-status.js';
 import { pagesRouter } from './pages.js';
 import { isRedisUnavailable } from '../queue/queues.js';
 

@@ -6,9 +6,12 @@
  *  - per account and address: progressive delays after a few attempts that did not succeed
  *    (1 s, 2 s, 4 s … up to 15 min);
  *  - per account from anywhere (against guessing spread over many addresses): delays that start
- *    much later and stay short (at most a minute). A browser that proves an earlier sign-in to
- *    this account (its svc_device_<account> cookie, bound to the password) skips them; a browser
- *    without one waits them out, but never for more than the short cap.
+ *    much later and stay short (at most a minute). They never hold back a familiar client: a
+ *    browser that proves an earlier sign-in to this account (its svc_device_<account> cookie,
+ *    bound to the password), or an address this account signed in from before with its current
+ *    password (kept 90 days). Only a new browser at a new address waits them out, never for more
+ *    than the short cap, and a password reset through the emailed link makes that browser
+ *    familiar too: guesses from elsewhere cannot keep the owner out.
  * "Address" means the IPv4 address, or the /64 network of an IPv6 address (one host usually
  * owns a whole /64). An attempt is counted atomically before the password is checked (a Lua
  * script on Redis's clock), so parallel requests cannot slip past the limit; a success clears
@@ -25,6 +28,12 @@ export interface AttemptKeys {
   ip: string;
   /** The client proved an earlier successful sign-in to this account: no account-wide delay. */
   knownDevice?: boolean;
+  /**
+   * Names the account's current password (e.g. user id and password change time). A success
+   * remembers the address under it; an attempt from an address remembered under the same tag
+   * skips the account-wide delay. A new password makes every remembered address a stranger.
+   */
+  familiarTag?: string | undefined;
 }
 
 export interface AttemptGuard {
@@ -55,9 +64,43 @@ export const SIGN_IN_POLICY: GuardPolicy = {
 export const PASSWORD_CHANGE_POLICY: GuardPolicy = {
   name: 'password-change', ipPoints: 100, ipWindowSeconds: 900, freeAttempts: 5, maxDelaySeconds: 900, freeAccountAttempts: 0, maxAccountDelaySeconds: 0,
 };
+/**
+ * Reset requests: per address, and per account at one address. There is no account-wide refusal
+ * (it would let anyone keep an owner from resetting); the number of reset mails an account
+ * receives is bounded by RESET_MAIL_QUOTA instead, silently.
+ */
 export const RESET_POLICY: GuardPolicy = {
-  name: 'reset', ipPoints: 20, ipWindowSeconds: 3600, freeAttempts: 3, maxDelaySeconds: 3600, freeAccountAttempts: 5, maxAccountDelaySeconds: 300,
+  name: 'reset', ipPoints: 20, ipWindowSeconds: 3600, freeAttempts: 3, maxDelaySeconds: 3600, freeAccountAttempts: 0, maxAccountDelaySeconds: 0,
 };
+
+/**
+ * At most this many reset mails per account and hour. Each link is valid for an hour, so when
+ * the quota is spent the owner's inbox still holds a working link from within that hour.
+ */
+export const RESET_MAIL_QUOTA = { name: 'reset-mail', points: 5, windowSeconds: 3600 };
+
+export interface Quota {
+  /** Takes one unit of `key`'s quota; false when none is left in the window. */
+  take(key: string): Promise<boolean>;
+}
+
+export function createQuota(redis: Redis, prefix: string, q: { name: string; points: number; windowSeconds: number }): Quota {
+  const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:rl:${q.name}`, points: q.points, duration: q.windowSeconds });
+  return {
+    async take(key) {
+      try {
+        await limiter.consume(digest(key));
+        return true;
+      } catch (err) {
+        if (err instanceof RateLimiterRes) return false;
+        throw err;
+      }
+    },
+  };
+}
+
+/** How long an address an account signed in from stays familiar. */
+const FAMILIAR_SECONDS = 90 * 24 * 3600;
 
 /** Callers pass a normalised account name (normalizeEmail, or a user id). */
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32);
@@ -111,11 +154,17 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
   const ipLimiter = new RateLimiterRedis({
     storeClient: redis, keyPrefix: `${prefix}:rl:${policy.name}:ip`, points: policy.ipPoints, duration: policy.ipWindowSeconds,
   });
-  const keysOf = (k: AttemptKeys): Array<{ key: string; free: number; cap: number }> => {
+  const familiarKey = (account: string) => `${prefix}:throttle:${policy.name}:familiar:${account}`;
+  const isFamiliar = async (account: string, k: AttemptKeys): Promise<boolean> => {
+    if (k.knownDevice) return true;
+    if (!k.familiarTag) return false;
+    return (await redis.hget(familiarKey(account), addressKey(k.ip))) === k.familiarTag;
+  };
+  const keysOf = async (k: AttemptKeys): Promise<Array<{ key: string; free: number; cap: number }>> => {
     if (!k.account) return [];
     const account = digest(k.account);
     const keys = [{ key: `${prefix}:throttle:${policy.name}:acct-ip:${account}:${addressKey(k.ip)}`, free: policy.freeAttempts, cap: policy.maxDelaySeconds }];
-    if (policy.freeAccountAttempts > 0 && !k.knownDevice) {
+    if (policy.freeAccountAttempts > 0 && !(await isFamiliar(account, k))) {
       keys.push({ key: `${prefix}:throttle:${policy.name}:acct:${account}`, free: policy.freeAccountAttempts, cap: policy.maxAccountDelaySeconds });
     }
     return keys;
@@ -128,7 +177,7 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
         if (err instanceof RateLimiterRes) throw limited(err.msBeforeNext / 1000);
         throw err;
       }
-      const keys = keysOf(k);
+      const keys = await keysOf(k);
       if (keys.length === 0) return;
       const args = [...keys.flatMap((x) => [String(x.free), String(x.cap)])];
       const waitMs = Number(await redis.eval(ATTEMPT_SCRIPT, keys.length, ...keys.map((x) => x.key), ...args));
@@ -137,7 +186,12 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
     async succeeded(k) {
       if (!k.account) return;
       const account = digest(k.account);
-      await redis.del(`${prefix}:throttle:${policy.name}:acct-ip:${account}:${addressKey(k.ip)}`, `${prefix}:throttle:${policy.name}:acct:${account}`);
+      const tx = redis.multi()
+        .del(`${prefix}:throttle:${policy.name}:acct-ip:${account}:${addressKey(k.ip)}`, `${prefix}:throttle:${policy.name}:acct:${account}`);
+      if (k.familiarTag) {
+        tx.hset(familiarKey(account), addressKey(k.ip), k.familiarTag).expire(familiarKey(account), FAMILIAR_SECONDS);
+      }
+      await tx.exec();
     },
   };
 }
