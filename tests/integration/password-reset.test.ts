@@ -8,7 +8,10 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import request from 'supertest';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import { runInNewContext } from 'node:vm';
 import { startHerald, type Herald } from '../support/harness.js';
+import { deviceCookieName } from '../../src/domain/identity/tokens.js';
+import { deviceCookieOf, retryAfterOf, spreadAttack } from '../support/throttle.js';
 import { setupAdmin, signIn, type SessionClient } from '../support/identity.js';
 
 const MAIL_FROM = 'Herald <herald@example.test>';
@@ -34,6 +37,8 @@ let admin: SessionClient;
 let ritaId: string;
 let ritaSessions: SessionClient[];
 let firstToken: string;
+/** The device cookie the confirmed reset gave the browser. */
+let resetDevice: string;
 
 /** Just enough MIME for a nodemailer text message: unfolded headers and a decoded body. */
 function parseMessage(raw: string): { headers: Record<string, string>; text: string } {
@@ -83,6 +88,43 @@ function confirm(token: string, password: string, ip: string) {
 
 function login(email: string, password: string, ip: string) {
   return h.http.post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email, password });
+}
+
+/**
+ * Follows a reset link as a browser would: loads the page at the link's path, then runs the
+ * page's own script with the token in the fragment, a form holding `password`, and a fetch that
+ * reaches this server. Answers what the page shows and the server's answer to its request.
+ */
+async function submitResetPage(link: string, password: string, ip: string) {
+  const url = new URL(link);
+  const page = await request(h.process.app!).get(url.pathname);
+  expect(page.status).toBe(200);
+  const src = /<script src="([^"]+)"><\/script>/.exec(page.text)![1]!;
+  const script = await request(h.process.app!).get(src);
+  expect(script.status).toBe(200);
+  interface FakeElement {
+    value: string;
+    textContent: string;
+    listeners: Record<string, (e: unknown) => Promise<void>>;
+    addEventListener(type: string, fn: (e: unknown) => Promise<void>): void;
+  }
+  const elements: Record<string, FakeElement> = {};
+  const element = (id: string): FakeElement => (elements[id] ??= {
+    value: '', textContent: '', listeners: {},
+    addEventListener(type, fn) { this.listeners[type] = fn; },
+  });
+  element('password').value = password;
+  let answer: request.Response | undefined;
+  const fetch = async (path: string, init: { method: string; headers: Record<string, string>; body: string }) => {
+    let req = request(h.process.app!).post(path).set('X-Forwarded-For', ip);
+    for (const [k, v] of Object.entries(init.headers)) req = req.set(k, v);
+    answer = await req.send(init.body);
+    const res = answer;
+    return { status: res.status, json: async () => JSON.parse(res.text) as unknown };
+  };
+  runInNewContext(script.text, { document: { getElementById: element }, location: { hash: url.hash }, fetch, URLSearchParams, JSON });
+  await element('reset').listeners.submit!({ preventDefault: () => undefined });
+  return { status: answer!.status, text: element('result').textContent, res: answer! };
 }
 
 describe('with outgoing mail configured', () => {
@@ -173,6 +215,12 @@ describe('with outgoing mail configured', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.text).toContain('<form');
     expect(page.text).not.toContain(firstToken);
+
+    // The link is valid for one hour.
+    const [row] = await sql<{ seconds: number }[]>`
+      select extract(epoch from expires_at - created_at)::int as seconds from password_resets where user_id = ${ritaId} and used_at is null`;
+    expect(row!.seconds).toBeGreaterThanOrEqual(3595);
+    expect(row!.seconds).toBeLessThanOrEqual(3605);
   });
 
   it('refuses a weak new password with validation.failed on password and keeps the token usable', async () => {
@@ -185,11 +233,16 @@ describe('with outgoing mail configured', () => {
     expect(short.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'password' })]));
   });
 
-  it('sets the new password with the token and ends every earlier session', async () => {
+  it('sets the new password when the link is followed and the page\'s form sent, and ends every earlier session', async () => {
     for (const s of ritaSessions) expect((await s.get('/api/v1/me')).status).toBe(200);
-    const res = await confirm(firstToken, NEW_PASSWORD, '192.0.2.31');
-    expect(res.status).toBe(204);
+    const link = messagesTo(RITA.email)[0]!.text.match(/https?:\/\/\S+/)![0];
+    const { status, text, res } = await submitResetPage(link, NEW_PASSWORD, '192.0.2.31');
+    expect(status).toBe(204);
+    expect(text).toBe('Your password is changed. Sign in with it.');
     expect(res.text).toBe('');
+    // Proving control of the mailbox makes this browser familiar to the sign-in throttle.
+    expect(deviceCookieOf(res).split('=')[0]).toBe(deviceCookieName(RITA.email));
+    resetDevice = deviceCookieOf(res);
 
     for (const s of ritaSessions) {
       const after = await s.get('/api/v1/me');
@@ -248,6 +301,68 @@ describe('with outgoing mail configured', () => {
     const res = await confirm('A'.repeat(43), 'Made up token passphrase 13', '192.0.2.50');
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('auth.reset_token_invalid');
+  });
+
+  it('records the completed reset in the audit trail, with the sessions it ended', async () => {
+    const res = await admin.get(`/api/v1/security-events?type=auth.password_reset_completed&user_id=${ritaId}`);
+    expect(res.status).toBe(200);
+    expect(res.body.items).toHaveLength(1);
+    expect(res.body.items[0]).toMatchObject({
+      type: 'auth.password_reset_completed', outcome: 'success', user_id: ritaId, ip: '192.0.2.31',
+      actor: { type: 'anonymous' }, target: { type: 'user', id: ritaId }, details: { sessions_ended: 2 },
+    });
+  });
+
+  it('lets the browser that reset the password sign in while guesses from elsewhere hold the account back', async () => {
+    const attack = spreadAttack(() => h.http);
+    await attack.armAccountDelay(RITA.email, 4);
+    expect(retryAfterOf(await login(RITA.email, NEW_PASSWORD, '192.0.2.90'))).toBeLessThanOrEqual(60);
+    const resetBrowser = await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', '192.0.2.91')
+      .set('Cookie', resetDevice).send({ email: RITA.email, password: NEW_PASSWORD });
+    expect(resetBrowser.status).toBe(200);
+  }, 60_000);
+
+  it('expires pending links when the password is changed another way', async () => {
+    const before = messagesTo(RITA.email).length;
+    expect((await requestReset(RITA.email, '192.0.2.92')).status).toBe(202);
+    const pending = tokenOf(await waitFor('a pending link', () => messagesTo(RITA.email)[before]));
+    const rita = await signIn(h, RITA.email, NEW_PASSWORD, '192.0.2.91');
+    const changed = await rita.post('/api/v1/me/password').send({ current_password: NEW_PASSWORD, new_password: 'Rita changed it herself 14' });
+    expect(changed.status).toBe(204);
+    const res = await confirm(pending, 'Attacker wants this one 15', '192.0.2.93');
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('auth.reset_token_invalid');
+
+    // An admin's reset of the password expires them too.
+    const next = messagesTo(RITA.email).length;
+    expect((await requestReset(RITA.email, '192.0.2.94')).status).toBe(202);
+    const another = tokenOf(await waitFor('another pending link', () => messagesTo(RITA.email)[next]));
+    expect((await admin.post(`/api/v1/users/${ritaId}/reset-password`).send({})).status).toBe(200);
+    expect((await confirm(another, 'Attacker wants this one 16', '192.0.2.95')).body.code).toBe('auth.reset_token_invalid');
+  });
+
+  it('mails an account at most five links an hour, still answering 202 to every request', async () => {
+    const quinn = 'quinn@example.com';
+    const created = await admin.post('/api/v1/users').send({ name: 'Quinn Quota', email: quinn, role: 'viewer' });
+    expect(created.status).toBe(201);
+    // From ever new addresses, so no address budget is what holds them back.
+    const answers = [];
+    for (let i = 0; i < 7; i++) answers.push((await requestReset(quinn, `192.0.2.${160 + i}`)).status);
+    expect(answers).toEqual([202, 202, 202, 202, 202, 202, 202]);
+    await waitFor('five messages', () => (messagesTo(quinn).length === 5 ? true : undefined));
+    const refused = await admin.get(`/api/v1/security-events?type=auth.password_reset_requested&limit=200`);
+    const rateLimited = (refused.body.items as Array<{ outcome: string; reason: string | null; ip: string }>)
+      .filter((e) => e.reason === 'rate_limited');
+    expect(rateLimited.map((e) => e.ip).sort()).toEqual(['192.0.2.165', '192.0.2.166']);
+    for (const e of rateLimited) expect(e.outcome).toBe('failure');
+    // The requests past the quota were never queued: no sixth message comes.
+    await waitFor('the five mailed requests in the audit trail', async () => {
+      const res = await admin.get(`/api/v1/security-events?type=auth.password_reset_requested&limit=200`);
+      const mailed = (res.body.items as Array<{ outcome: string; user_id: string | null }>)
+        .filter((e) => e.outcome === 'success' && e.user_id === created.body.user.id);
+      return mailed.length === 5 ? true : undefined;
+    });
+    expect(messagesTo(quinn)).toHaveLength(5);
   });
 });
 

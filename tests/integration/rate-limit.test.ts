@@ -6,6 +6,7 @@
 import { startHerald, type Herald } from '../support/harness.js';
 import { setupAdmin, type SessionClient } from '../support/identity.js';
 import { deviceCookieName } from '../../src/domain/identity/tokens.js';
+import { deviceCookieOf, retryAfterOf, spreadAttack, wait } from '../support/throttle.js';
 
 let h: Herald;
 let admin: SessionClient;
@@ -24,36 +25,11 @@ async function createUser(name: string, email: string, password: string): Promis
   if (res.status !== 201) throw new Error(`create user answered ${res.status}: ${res.text}`);
 }
 
-async function login(email: string, password: string, ip: string) {
-  const res = await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email, password });
+const attack = spreadAttack(() => h.http, (ip, res) => {
   if (res.status === 429) throttledSignIns.set(ip, (throttledSignIns.get(ip) ?? 0) + 1);
-  return res;
-}
-
-/** Checks a 429 problem document and returns its Retry-After in seconds. */
-function retryAfterOf(res: { status: number; headers: Record<string, unknown>; body: Record<string, unknown> }): number {
-  expect(res.status).toBe(429);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ code: 'rate_limited', status: 429 });
-  const header = res.headers['retry-after'];
-  expect(typeof header).toBe('string');
-  expect(header).toMatch(/^\d+$/);
-  const seconds = Number(header);
-  expect(seconds).toBeGreaterThanOrEqual(1);
-  return seconds;
-}
-
-const wait = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds === 0 ? 0 : seconds * 1000 + 150));
-
-/** The svc_device_<account> cookie a sign-in set, as name=value. */
-function deviceCookieOf(res: { headers: Record<string, unknown> }): string {
-  const all = res.headers['set-cookie'] as unknown as string[];
-  const device = all.filter((c) => /^svc_device_[A-Za-z0-9_-]{22}=/.test(c));
-  expect(device).toHaveLength(1);
-  expect(device[0]).toMatch(/HttpOnly/i);
-  expect(device[0]).toMatch(/Path=\/api\/v1\/auth/);
-  return device[0]!.split(';')[0]!;
-}
+});
+const login = attack.login;
+const armAccountDelay = attack.armAccountDelay;
 
 describe('sign-in throttling', () => {
   it('delays an account at one address progressively after five failures, without locking it out', async () => {
@@ -159,27 +135,6 @@ describe('the audit trail', () => {
   });
 });
 
-let spreadAddress = 0;
-/** A new address for each guess of a spread attack. */
-const nextAddress = () => { spreadAddress += 1; return `203.0.${113 + Math.floor(spreadAddress / 250)}.${(spreadAddress % 250) + 1}`; };
-
-/**
- * Guesses from ever new addresses until the account-wide delay is at least `seconds` long, the
- * way a patient attacker would (each address stays under its own allowance).
- */
-async function armAccountDelay(email: string, seconds: number): Promise<void> {
-  await Promise.all(Array.from({ length: 21 }, (_v, i) => login(email, `spread guess ${i}`, nextAddress())));
-  for (;;) {
-    const guess = await login(email, 'one more spread guess', nextAddress());
-    if (guess.status === 429) { await wait(retryAfterOf(guess)); continue; }
-    const probe = await login(email, 'probing guess', nextAddress());
-    if (probe.status !== 429) continue;
-    const delay = retryAfterOf(probe);
-    if (delay >= seconds) return;
-    await wait(delay);
-  }
-}
-
 describe('throttling that holds under pressure', () => {
   it('counts parallel attempts atomically: a burst cannot slip past the per-address allowance', async () => {
     const email = 'burst.target@example.com';
@@ -221,6 +176,30 @@ describe('throttling that holds under pressure', () => {
       .send({ current_password: password, new_password: 'device owner new passphrase' });
     // The returning sign-in above rotated nothing for this session; it is still valid.
     expect(changed.status).toBe(204);
+  });
+
+  it('spares an address the account signed in from with its current password, until the password changes', async () => {
+    const email = 'familiar.place@example.com';
+    const password = 'familiar place real passphrase';
+    await createUser('Familiar Place', email, password);
+    const home = '198.51.100.50';
+    const first = await login(email, password, home);
+    expect(first.status).toBe(200);
+
+    await armAccountDelay(email, 4);
+    expect(retryAfterOf(await login(email, password, '198.51.100.51'))).toBeLessThanOrEqual(60);
+    // No device cookie is sent: the address alone is familiar.
+    const again = await login(email, password, home);
+    expect(again.status).toBe(200);
+
+    // A new password makes every remembered address a stranger again.
+    const changed = await h.http.post('/api/v1/me/password').set('X-Forwarded-For', home)
+      .set('Cookie', (again.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('svc_session='))!.split(';')[0]!)
+      .set('X-CSRF-Token', again.body.csrf_token as string)
+      .send({ current_password: password, new_password: 'familiar place new passphrase' });
+    expect(changed.status).toBe(204);
+    await armAccountDelay(email, 4);
+    expect(retryAfterOf(await login(email, 'familiar place new passphrase', home))).toBeLessThanOrEqual(60);
   });
 
   it('does not accept a device cookie made for another account, under either name', async () => {
