@@ -298,6 +298,45 @@ describe('event times under concurrency', () => {
   });
 });
 
+const setCookies = (res: { headers: Record<string, unknown> }) => (res.headers['set-cookie'] as string[] | undefined) ?? [];
+
+describe('sign-in failures by reason, and signing out everywhere', () => {
+  it('records an unknown address as auth.unknown_user and a disabled user as auth.user_disabled, and refuses both alike', async () => {
+    const unknown = await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', '198.51.100.120')
+      .send({ email: 'nobody.here@example.com', password: 'any long password 1' });
+    // Uma is disabled (above); her right password still gets her nowhere.
+    const reset = await admin.post(`/api/v1/users/${ids.uma}/reset-password`).send({ temporary_password: 'Uma right passphrase 21' });
+    expect(reset.status).toBe(200);
+    const disabled = await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', '198.51.100.121')
+      .send({ email: 'uma@example.com', password: 'Uma right passphrase 21' });
+    for (const res of [unknown, disabled]) {
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('auth.invalid_credentials');
+      expect(setCookies(res).some((c) => c.startsWith('svc_session='))).toBe(false);
+    }
+    const events = await allEvents('&type=auth.sign_in');
+    expect(events.find((e) => e.ip === '198.51.100.120')).toMatchObject({ outcome: 'failure', reason: 'auth.unknown_user', user_id: null });
+    expect(events.find((e) => e.ip === '198.51.100.121')).toMatchObject({ outcome: 'failure', reason: 'auth.user_disabled', user_id: ids.uma });
+  });
+
+  it('records signing out everywhere as session.revoked_all with the number of sessions ended', async () => {
+    const signed = await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', '198.51.100.122')
+      .send({ email: 'val@example.com', password: 'Val Viewer has a long password 42' });
+    expect(signed.status).toBe(200);
+    const val = sessionClient(h, sessionFrom(signed));
+    const other = sessionClient(h, sessionFrom(await h.http.post('/api/v1/auth/login').set('X-Forwarded-For', '198.51.100.123')
+      .send({ email: 'val@example.com', password: 'Val Viewer has a long password 42' })));
+    const res = await val.post('/api/v1/me/sessions/revoke-all').set('X-Forwarded-For', '198.51.100.122');
+    expect(res.status).toBe(204);
+    expect((await other.get('/api/v1/me')).status).toBe(401);
+    const [event] = await allEvents(`&type=session.revoked_all&user_id=${val.userId}`);
+    expect(event).toMatchObject({
+      type: 'session.revoked_all', outcome: 'success', actor: { type: 'user', user_id: val.userId }, user_id: val.userId, ip: '198.51.100.122',
+    });
+    expect((event!.details as { sessions_ended?: number }).sessions_ended).toBeGreaterThanOrEqual(2);
+  });
+});
+
 /** Polls until some statement of this database waits for a lock. */
 async function waitForLockWait(): Promise<void> {
   const deadline = Date.now() + 10_000;

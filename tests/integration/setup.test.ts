@@ -91,6 +91,12 @@ describe('first-run setup', () => {
     expect(setCookies(res).some((c) => c.startsWith('svc_session='))).toBe(false);
     expect(await userRows(h)).toEqual([{ email: FIRST.email, role: 'admin' }]);
   });
+
+  it('answers 409 setup.completed before judging the body: a finished setup costs no password hash', async () => {
+    const res = await h.http.post('/api/v1/setup').send({ name: 'Mallory', email: 'mallory@example.com', password: 'qwertyuiop' });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('setup.completed');
+  });
 });
 
 describe('racing setups on a fresh instance', () => {
