@@ -1852,6 +1852,7 @@ export interface components {
             needs_setup: boolean;
         };
         SetupRequest: {
+            /** @description Not blank; surrounding spaces are trimmed */
             name: string;
             email: components["schemas"]["Email"];
             password: components["schemas"]["NewPassword"];
@@ -1893,6 +1894,7 @@ export interface components {
             new_password: components["schemas"]["NewPassword"];
         };
         UpdateMe: {
+            /** @description Not blank; surrounding spaces are trimmed */
             name?: string;
             preferences?: components["schemas"]["Preferences"];
             version: components["schemas"]["Version"];
@@ -1917,6 +1919,7 @@ export interface components {
             items: components["schemas"]["Session"][];
         };
         CreateUser: {
+            /** @description Not blank; surrounding spaces are trimmed */
             name: string;
             email: components["schemas"]["Email"];
             role: components["schemas"]["Role"];
@@ -1928,6 +1931,7 @@ export interface components {
             temporary_password?: string;
         };
         UpdateUser: {
+            /** @description Not blank; surrounding spaces are trimmed */
             name?: string;
             role?: components["schemas"]["Role"];
             enabled?: boolean;
@@ -1969,6 +1973,7 @@ export interface components {
             next_cursor?: components["schemas"]["NextCursor"];
         };
         CreateApiKey: {
+            /** @description Not blank; surrounding spaces are trimmed */
             name: string;
             scope: components["schemas"]["Scope"];
             /** @description The user the key acts as (default the caller); the key never exceeds that user's role */

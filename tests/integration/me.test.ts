@@ -82,6 +82,27 @@ describe('PATCH /me', () => {
     expect((await me.get('/api/v1/me')).body.preferences.timezone).toBe('Europe/Berlin');
   });
 
+  it('stores a time zone in its canonical spelling', async () => {
+    const version = await currentVersion();
+    const res = await me.patch('/api/v1/me').send({ preferences: { timezone: 'america/new_york' }, version });
+    expect(res.status).toBe(200);
+    expect(res.body.preferences.timezone).toBe('America/New_York');
+    const back = await me.patch('/api/v1/me').send({ preferences: { timezone: 'Europe/Berlin' }, version: res.body.version });
+    expect(back.body.preferences.timezone).toBe('Europe/Berlin');
+  });
+
+  it('refuses a blank name with validation.format on name', async () => {
+    const version = await currentVersion();
+    const res = await me.patch('/api/v1/me').send({ name: '   ', version });
+    expect(res.status).toBe(422);
+    expect(fieldCodes(res)).toEqual([{ field: 'name', code: 'validation.format' }]);
+  });
+
+  it('answers with Cache-Control: no-store', async () => {
+    const res = await me.get('/api/v1/me');
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
   it('rejects an unknown field with validation.unknown_field', async () => {
     const version = await currentVersion();
     const res = await me.patch('/api/v1/me').send({ nickname: 'Ada', version });

@@ -102,6 +102,15 @@ describe('credentials', () => {
     expect((await admin.get('/api/v1/me')).status).toBe(200);
   });
 
+  it('ignores an Authorization header of another scheme beside a session cookie (a proxy\'s Basic), but not alone', async () => {
+    const basic = `Basic ${Buffer.from('proxy:user').toString('base64')}`;
+    const withSession = await h.http.get('/api/v1/me').set('Cookie', `svc_session=${admin.cookie}`).set('Authorization', basic);
+    expect(withSession.status).toBe(200);
+    const alone = await h.http.get('/api/v1/me').set('Authorization', basic);
+    expect(alone.status).toBe(401);
+    expect(alone.body.code).toBe('auth.unauthenticated');
+  });
+
   it('answers no credential, a garbage cookie and a garbage key with 401 auth.unauthenticated', async () => {
     const none = await h.http.get('/api/v1/me');
     expect(none.status).toBe(401);

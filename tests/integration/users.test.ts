@@ -234,6 +234,10 @@ describe('the last enabled admin', () => {
     expect(disable.status).toBe(409);
     expect(disable.body.code).toBe('user.last_admin');
     expect(await getUser(admin.userId)).toMatchObject({ role: 'admin', enabled: true, version: before.version });
+    // A stale version is told first: the caller's picture of the user is old.
+    const stale = await admin.patch(`/api/v1/users/${admin.userId}`).send({ role: 'editor', version: before.version + 5 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('conflict.version');
   });
 
   it('is the last one although a disabled admin exists; with two enabled admins one can be demoted', async () => {

@@ -3,7 +3,7 @@
  * least one enabled admin; disabling a user ends its sessions and keys at once (they are
  * checked against the user's state on every request).
  */
-import { DomainError, validationFailed } from '../shared/errors.js';
+import { DomainError, validationFailed, versionConflict } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Db } from '../../infra/db/client.js';
 import { passwordProblems, temporaryPassword, type PasswordHasher } from './passwords.js';
@@ -27,12 +27,12 @@ export function preferencesOf(row: UserRow): Preferences {
   return { ...DEFAULT_PREFERENCES, ...(row.preferences as Partial<Preferences>) };
 }
 
-function isTimeZone(tz: string): boolean {
+/** The canonical spelling of an IANA time zone (europe/berlin → Europe/Berlin), or undefined. */
+function canonicalTimeZone(tz: string): string | undefined {
   try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
+    return new Intl.DateTimeFormat('en', { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -66,6 +66,8 @@ export function createUsersService(deps: { db: Db; hasher: PasswordHasher }) {
     ): Promise<UserRow> {
       return db.transaction(async (tx) => {
         const before = await getUser(tx, id);
+        // A stale version is the first thing to tell: the caller's picture of the user is old.
+        if (before.version !== input.version) throw versionConflict();
         const losesAdmin = before.role === 'admin' && before.enabled
           && ((input.role !== undefined && input.role !== 'admin') || input.enabled === false);
         if (losesAdmin) {
@@ -111,14 +113,17 @@ export function createUsersService(deps: { db: Db; hasher: PasswordHasher }) {
     async updateMe(
       id: string, input: { name?: string | undefined; preferences?: Partial<Preferences> | undefined; version: number },
     ): Promise<UserRow> {
-      if (input.preferences?.timezone !== undefined && !isTimeZone(input.preferences.timezone)) {
-        throw validationFailed([{ field: 'preferences.timezone', code: 'validation.invalid', message: 'is not an IANA time zone' }]);
+      const preferences = input.preferences && { ...input.preferences };
+      if (preferences?.timezone !== undefined) {
+        const canonical = canonicalTimeZone(preferences.timezone);
+        if (!canonical) throw validationFailed([{ field: 'preferences.timezone', code: 'validation.invalid', message: 'is not an IANA time zone' }]);
+        preferences.timezone = canonical;
       }
       return db.transaction(async (tx) => {
         const before = await getUser(tx, id);
         const changes: Partial<UserRow> = {};
         if (input.name !== undefined) changes.name = input.name.trim();
-        if (input.preferences !== undefined) changes.preferences = { ...(before.preferences ?? {}), ...input.preferences };
+        if (preferences !== undefined) changes.preferences = { ...(before.preferences ?? {}), ...preferences };
         return updateUserVersioned(tx, id, input.version, changes);
       });
     },

@@ -55,11 +55,17 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-function bearerOf(req: Request): string | undefined {
+/**
+ * The API key of the Authorization header. Another scheme (Basic from a proxy in front, say) is
+ * no Herald credential: beside a session cookie it is ignored; alone it counts as a credential
+ * that fails, so the caller learns it is not signed in.
+ */
+function bearerOf(req: Request, hasSession: boolean): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return m ? m[1] : header; // a malformed Authorization header still counts as a credential (and fails)
+  if (m) return m[1];
+  return hasSession ? undefined : header;
 }
 
 function errorCodeOf(err: unknown): string | undefined {
@@ -133,9 +139,12 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     locals.operationId = operationId;
     locals.route = meta.path;
     const cookies = parseCookies(req.headers.cookie ?? '');
+    // Answers of the API are personal and may hold secrets shown once: never stored by caches.
+    res.setHeader('Cache-Control', 'no-store');
+    const sessionToken = cookies.svc_session || undefined;
     const credentials = {
-      sessionToken: cookies.svc_session || undefined,
-      bearerToken: bearerOf(req),
+      sessionToken,
+      bearerToken: bearerOf(req, sessionToken !== undefined),
       ip: req.ip ?? req.socket.remoteAddress ?? '',
       userAgent: req.headers['user-agent'],
     };
