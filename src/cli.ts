@@ -19,6 +19,9 @@ const USAGE = `usage: herald <command>
   healthcheck  call /health/ready on the local listen address; exit 0 when healthy, 1 otherwise
 `;
 
+/** A second signal this soon after the first is the same stop request, echoed. */
+const REPEAT_ECHO_MS = 1000;
+
 const ROLE_OF: Record<string, ProcessRole | undefined> = { api: 'api', scheduler: 'scheduler', worker: 'worker' };
 
 function fail(message: string, code = 2): never {
@@ -72,10 +75,16 @@ async function runRoles(command: string): Promise<void> {
   const role = ROLE_OF[command];
   const { settings, logger } = setUp(role ? { SVC_ROLES: role } : {});
   const running = await startProcess(settings, logger);
-  let signals = 0;
+  let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1;
-    if (signals > 1) { logger.warn('second signal: exiting now', { signal }); process.exit(1); }
+    if (firstSignalAt !== undefined) {
+      // `kill -TERM -<group>` reaches us twice: directly, and forwarded by make or a shell.
+      // An echo within a second is ignored; a later signal is a person insisting.
+      if (Date.now() - firstSignalAt < REPEAT_ECHO_MS) { logger.info('already stopping', { signal }); return; }
+      logger.warn('second signal: exiting now', { signal });
+      process.exit(1);
+    }
+    firstSignalAt = Date.now();
     logger.info('stopping', { signal });
     running.stop().then(() => process.exit(0), (err: unknown) => {
       logger.error('stop failed', { err });
@@ -98,9 +107,11 @@ async function main(): Promise<void> {
     case 'healthcheck':
       await healthcheck();
       return;
-    case undefined: case 'help': case '--help': case '-h':
+    case 'help': case '--help': case '-h':
       process.stdout.write(USAGE);
       return;
+    case undefined:
+      fail(`a command is required\n${USAGE}`);
     default:
       fail(`unknown command "${command}"\n${USAGE}`);
   }

@@ -14,6 +14,8 @@ describe('the HTTP edge', () => {
       code: 'not_found', status: 404, i18n_key: 'errors.not_found', type: 'http://127.0.0.1:8080/docs/errors/not_found',
     });
     expect(res.body.request_id).toBe(res.headers['x-request-id']);
+    // JSON answers end with a newline (a shell prompt after curl starts on its own line).
+    expect(res.text.endsWith('}\n')).toBe(true);
   });
 
   it('answers a known path with the wrong method with 405', async () => {
@@ -74,7 +76,12 @@ describe('the HTTP edge', () => {
     const docs = await h.http.get('/docs');
     expect(docs.text).toContain('/docs/assets/swagger-ui-bundle.js');
     expect(docs.text).not.toMatch(/https?:\/\/(?!127)/);
-    const asset = await h.http.get('/docs/assets/swagger-ui-bundle.js');
+    // Swagger UI's validator badge would send the document's address to a third party.
+    const init = await h.http.get('/docs/init.js');
+    expect(init.text).toContain('validatorUrl: null');
+    const asset = await h.http.get('/docs/assets/swagger-ui-bundle.js').set('X-Request-ID', 'asset-log-check-0001');
+    const assetLine = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === 'asset-log-check-0001');
+    expect(assetLine).toMatchObject({ route: '/docs/assets', status: 200 });
     expect(asset.status).toBe(200);
     expect(asset.text.length).toBeGreaterThan(100_000);
     const page = await h.http.get('/docs/errors/validation.failed');

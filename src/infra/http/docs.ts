@@ -32,6 +32,7 @@ const INIT = `window.ui = SwaggerUIBundle({
   dom_id: '#swagger-ui',
   deepLinking: true,
   withCredentials: true,
+  validatorUrl: null, // no badge: it would send the document's address to validator.swagger.io
   requestInterceptor: function (req) {
     var m = document.cookie.match(/(?:^|; )svc_csrf=([^;]*)/);
     if (m) req.headers['X-CSRF-Token'] = decodeURIComponent(m[1]);

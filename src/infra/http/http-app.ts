@@ -68,6 +68,14 @@ function bearerOf(req: Request, hasSession: boolean): string | undefined {
   return hasSession ? undefined : header;
 }
 
+/** The log route of a request no operation matched: the served pages by their family, else unmatched. */
+function staticRouteOf(path: string): string {
+  if (path.startsWith('/docs/errors/')) return '/docs/errors/{code}';
+  if (path.startsWith('/docs/assets/')) return '/docs/assets';
+  if (['/docs', '/docs/', '/docs/init.js', '/docs/errors', '/api/v1/openapi.yaml', '/api/v1/openapi.json', '/reset-password', '/reset-password.js'].includes(path)) return path;
+  return 'unmatched';
+}
+
 function errorCodeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown; cause?: { code?: unknown } })?.code ?? (err as { cause?: { code?: unknown } })?.cause?.code;
   return typeof code === 'string' ? code : undefined;
@@ -98,7 +106,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       const expected = res.statusCode === 501 || (operationId === 'getReadiness' && res.statusCode === 503);
       const level = quiet ? 'debug' : expected ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
       deps.logger.log(level, 'http request', {
-        request_id: requestId, method: req.method, route: route ?? 'unmatched', operation_id: operationId,
+        request_id: requestId, method: req.method, route: route ?? staticRouteOf(req.originalUrl.split('?')[0]!), operation_id: operationId,
         status: res.statusCode, duration_ms: Math.round(seconds * 1000), user_id: userId,
       });
       deps.onRequestDone?.({ operationId, status: res.statusCode, seconds });
@@ -235,5 +243,6 @@ async function writeResult(res: Response, result: AnyResult, secureCookies: bool
     res.type(result.contentType ?? 'text/plain').send(result.body);
     return;
   }
-  res.type(result.contentType ?? 'application/json').send(JSON.stringify(result.body));
+  // A final newline, so that a shell prompt after `curl` starts on its own line.
+  res.type(result.contentType ?? 'application/json').send(`${JSON.stringify(result.body)}\n`);
 }

@@ -26,5 +26,5 @@ export function buildProblem(
 
 export function sendProblem(res: Response, problem: ProblemDocument, retryAfterSeconds?: number): void {
   if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
-  res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+  res.status(problem.status).type('application/problem+json').send(`${JSON.stringify(problem)}\n`);
 }
