@@ -24,6 +24,8 @@ export interface RunningProcess {
   url?: string;
   /** The request handler, when the api role runs (tests call it without a socket). */
   app?: Express;
+  /** The scheduler, when the scheduler role runs. */
+  scheduler?: SchedulerRole;
   stop(): Promise<void>;
 }
 
@@ -118,5 +120,5 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     })();
     return stopping;
   };
-  return { url, app, stop };
+  return { url, app, scheduler, stop };
 }

@@ -63,6 +63,18 @@ describe('GET /health/ready', () => {
     expect(res.body.components).toEqual({ store: { status: 'ok' }, migrations: { status: 'ok' }, scheduler: { status: 'ok' } });
   });
 
+  it('keeps the scheduler ok past its start-up grace because its ticks complete (1 s ticks, asked after 4 s)', async () => {
+    const h = await start({ env: { SVC_ROLES: 'api,scheduler', SVC_SCHEDULER_TICK_SECONDS: '1' } });
+    const started = h.process.scheduler!.startedAt.getTime();
+    await new Promise((resolve) => setTimeout(resolve, 4200));
+    const last = h.process.scheduler!.lastTickAt();
+    expect(last).toBeDefined();
+    expect(last!.getTime()).toBeGreaterThan(started + 3000); // a tick after the grace window began to run out
+    const res = await h.http.get('/health/ready');
+    expect(res.status).toBe(200);
+    expect(res.body.components.scheduler).toEqual({ status: 'ok' });
+  });
+
   it('answers 503 with migrations unhealthy on a database without migrations', async () => {
     const iso = await isolate({ template: false });
     isolated.push(iso);

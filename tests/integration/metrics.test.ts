@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startHerald, type Herald } from '../support/harness.js';
+import { setupAdmin } from '../support/identity.js';
 
 const SPEC_METRICS = [
   'svc_runs_total', 'svc_run_duration_seconds', 'svc_query_rows', 'svc_deliveries_total', 'svc_delivery_duration_seconds',
@@ -44,6 +45,15 @@ describe('GET /metrics', () => {
     expect(packageVersion).toMatch(/^\d+\.\d+\.\d+/);
     const lines = res.text.split('\n').filter((l) => l.startsWith('svc_build_info'));
     expect(lines).toEqual([`svc_build_info{version="${packageVersion}"} 1`]);
+  });
+
+  it('reports the same version at GET /api/v1/system/about', async () => {
+    const admin = await setupAdmin(open);
+    const about = await admin.get('/api/v1/system/about');
+    expect(about.status).toBe(200);
+    expect(about.body).toMatchObject({ name: 'Herald', version: packageVersion, roles: ['api'], latest_release: null });
+    const metrics = await open.http.get('/metrics');
+    expect(metrics.text).toContain(`svc_build_info{version="${about.body.version as string}"} 1`);
   });
 
   it('shows the jobs waiting in the runs queue in svc_queue_pending', async () => {
