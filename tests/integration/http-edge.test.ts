@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { startHerald, type Herald } from '../support/harness.js';
 import { documentedCodes } from '../../src/handlers/error-status.js';
 
@@ -18,10 +19,42 @@ describe('the HTTP edge', () => {
     expect(res.text.endsWith('}\n')).toBe(true);
   });
 
-  it('answers a known path with the wrong method with 405', async () => {
+  it('answers a known path with the wrong method with 405 and the Allow header', async () => {
     const res = await h.http.delete('/health/live');
     expect(res.status).toBe(405);
     expect(res.body.code).toBe('request.method_not_allowed');
+    expect(res.headers.allow).toBe('GET, HEAD');
+    const users = await h.http.put('/api/v1/users');
+    expect(users.headers.allow).toBe('GET, POST, HEAD');
+  });
+
+  it('answers HEAD like GET, without a body', async () => {
+    for (const path of ['/health/live', '/health/ready']) {
+      const res = await request(h.process.app!).head(path);
+      expect([path, res.status]).toEqual([path, 200]);
+      expect(res.text ?? '').toBe('');
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+    }
+  });
+
+  it('answers a body sent to no operation with 404, whatever its content type', async () => {
+    const res = await h.http.post('/api/v1/nowhere').set('Content-Type', 'text/plain').send('hello');
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+
+  it('names the route in the log line of a request refused for its body', async () => {
+    await h.http.post('/api/v1/setup').set('Content-Type', 'application/json').set('X-Request-ID', 'malformed-route-0001').send('{"name": ');
+    await h.http.post('/api/v1/setup').set('Content-Type', 'text/plain').set('X-Request-ID', 'media-type-route-0001').send('x');
+    const lines = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.message === 'http request');
+    expect(lines.find((l) => l.request_id === 'malformed-route-0001')).toMatchObject({ route: '/api/v1/setup', status: 400 });
+    expect(lines.find((l) => l.request_id === 'media-type-route-0001')).toMatchObject({ route: '/api/v1/setup', status: 415 });
+  });
+
+  it('reports a missing body on the field "body"', async () => {
+    const res = await h.http.post('/api/v1/setup');
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'body', code: 'validation.required' })]);
   });
 
   it('answers malformed JSON with 400 request.malformed', async () => {

@@ -35,6 +35,9 @@ export interface HttpAppDeps {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+const ROUTED_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
+/** HEAD is answered as GET without the body (express leaves the body out). */
+const routingMethod = (method: string) => (method === 'HEAD' ? 'GET' : method);
 const QUIET_OPERATIONS = new Set<string>(['getLiveness', 'getReadiness', 'getMetrics']);
 const STORE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED',
   'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P03', '53300',
@@ -118,8 +121,22 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   app.use(docsRouter(deps.spec, documentedCodes));
   app.use(pagesRouter());
 
-  // 3. Bodies: JSON only, bounded.
+  // 3. The operation, known before the body is read: its route names the request's log line
+  //    whatever happens next, and a body sent to no operation is answered by routing (404/405).
+  const matchOperation = (method: string, path: string) =>
+    deps.api.router.matchOperation({ method: routingMethod(method), path, headers: {} }) as { operationId?: string; path: string } | undefined;
   app.use((req, res, next) => {
+    const op = matchOperation(req.method, req.path);
+    if (op?.operationId) {
+      localsOf(res).operationId = op.operationId as OperationId;
+      localsOf(res).route = op.path;
+    }
+    next();
+  });
+
+  // 4. Bodies: JSON only, bounded.
+  app.use((req, res, next) => {
+    if (localsOf(res).route === undefined) { next(); return; }
     if (!hasBody(req) || ['GET', 'HEAD', 'OPTIONS'].includes(req.method)) { next(); return; }
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(type)) {
@@ -139,7 +156,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     next(err);
   });
 
-  // 4. Routing, access, validation and the handler, all from openapi.yaml.
+  // 5. Routing, access, validation and the handler, all from openapi.yaml.
   const dispatch = async (context: Context, req: Request, res: Response): Promise<void> => {
     const operationId = context.operation.operationId as OperationId;
     const meta = operationMeta[operationId];
@@ -197,15 +214,19 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
 
   deps.api.register({
     notFound: (_c: Context, _req: Request, res: Response) => problem(res, 'not_found', 'There is nothing at this address'),
-    methodNotAllowed: (_c: Context, _req: Request, res: Response) =>
-      problem(res, 'request.method_not_allowed', 'This path does not accept this method'),
+    methodNotAllowed: (_c: Context, req: Request, res: Response) => {
+      const allowed = ROUTED_METHODS.filter((m) => matchOperation(m, req.path) !== undefined);
+      if (allowed.includes('GET')) allowed.push('HEAD');
+      res.setHeader('Allow', allowed.join(', '));
+      problem(res, 'request.method_not_allowed', `This path accepts ${allowed.join(', ')}`);
+    },
   });
   for (const operationId of Object.keys(operationMeta)) deps.api.register(operationId, dispatch);
 
   app.use(async (req, res, next) => {
     try {
       await deps.api.handleRequest(
-        { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
+        { method: routingMethod(req.method), path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
         req, res,
       );
     } catch (err) {
@@ -213,7 +234,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     }
   });
 
-  // 5. Anything thrown becomes a problem document; a 500 says nothing beyond its request id.
+  // 6. Anything thrown becomes a problem document; a 500 says nothing beyond its request id.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) { res.destroy(); return; }
     if (err instanceof DomainError) { problem(res, err.code, err.message, err.extras); return; }

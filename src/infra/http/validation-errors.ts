@@ -37,6 +37,8 @@ function fieldOf(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
     parts.push(params.additionalProperty);
   }
+  // A missing body is reported by openapi-backend as the property "requestBody" of the request.
+  if (parts.length === 1 && parts[0] === 'requestBody' && error.instancePath === '') return 'body';
   return parts.join('.') || 'body';
 }
 
