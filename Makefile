@@ -6,11 +6,12 @@ SHELL := /bin/bash
 SERVICES = vars="$$(scripts/ensure-services.sh)" && eval "$$vars"
 export HERALD_DB_NAME ?= herald
 
-.PHONY: help deps build run migrate test test-unit lint typecheck codegen check-contract bench stop-services clean
+.PHONY: help deps build run migrate test test-file test-unit lint typecheck codegen check-contract bench stop-services clean
 
 help:
 	@echo "make run    start Herald (api + scheduler + worker) with everything it needs"
 	@echo "make test   run every check and test"
+	@echo "            (one file: make test-file FILE=tests/integration/users.test.ts)"
 
 node_modules/.installed: package.json package-lock.json
 	npm install --no-audit --no-fund
@@ -42,8 +43,17 @@ run: build
 	  echo "Herald: open $${SVC_PUBLIC_URL:-http://$${SVC_LISTEN:-127.0.0.1:8080}}/docs (API) — first run: POST /api/v1/setup (see README)" && \
 	  exec node dist/src/cli.js serve
 
+# The tests also start a redis-server of their own (tests/integration/dependencies-down.test.ts),
+# so ensure-services.sh makes sure one is installed even when another Redis is used.
+test test-file: export HERALD_NEED_REDIS_BINARY = 1
+
 test: deps check-contract typecheck lint
 	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test
+
+# One test file (or several, or a Jest pattern), with the services `make test` uses; no lint/typecheck.
+test-file: deps
+	@test -n "$(FILE)" || { echo "usage: make test-file FILE=tests/integration/users.test.ts" >&2; exit 1; }
+	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test -- $(FILE)
 
 bench: build
 	@$(SERVICES) && for b in scripts/bench/*.ts; do npx tsx $$b; done

@@ -18,6 +18,11 @@
 #   SVC_REDIS_URL      use this Redis URL as is
 #   HERALD_DB_NAME     database to create if missing (default: herald)
 #   HERALD_DATA_DIR    where private instances live (default: <repo>/.data)
+#   HERALD_NEED_REDIS_BINARY=1
+#                      (set by `make test`) also make sure a redis-server binary
+#                      is installed, whichever Redis is used: the test suite
+#                      starts and kills one of its own. Installed with apt-get
+#                      when missing and root; otherwise only a warning.
 #   HERALD_PG_PROBE_PORT, HERALD_REDIS_PROBE_PORT
 #                      (for tests) ports probed for already-running servers
 #                      (defaults 5432 and 6379)
@@ -183,12 +188,23 @@ apt_install() {
 
 # ------------------------------------------------------------- PostgreSQL ---
 
+# Sort .../<version>/bin paths (one a line on stdin), highest version first.
+# The version is the name of each path's parent directory ("16", "9.6"); it is
+# put in front for sort -V, so the sort does not depend on where the field is.
+pg_sort_bindirs() {
+  local d v
+  while IFS= read -r d; do
+    v=${d%/bin}
+    printf '%s\t%s\n' "${v##*/}" "$d"
+  done | sort -t $'\t' -k1,1 -V -r | cut -f 2-
+}
+
 # PostgreSQL bin directories under /usr/lib/postgresql, highest version first.
 pg_lib_bindirs() {
   local d
   for d in /usr/lib/postgresql/*/bin; do
     [[ -d $d ]] && printf '%s\n' "$d"
-  done | sort -t/ -k4,4 -V -r
+  done | pg_sort_bindirs
 }
 
 # Sets PSQL to a psql binary, or returns 1 if there is none.
@@ -600,6 +616,24 @@ ensure_redis() {
   REDIS_URL="redis://127.0.0.1:$REDIS_PRIVATE_PORT"
 }
 
+# With HERALD_NEED_REDIS_BINARY=1: make sure redis-server is installed even when
+# the Redis in use is not ours (tests/integration/dependencies-down.test.ts
+# runs its own). Never fatal: without it, that test says what is missing.
+ensure_redis_binary() {
+  [[ ${HERALD_NEED_REDIS_BINARY:-} == 1 ]] || return 0
+  find_redis_server && return 0
+  if ! is_root; then
+    log "warning: redis-server was not found and the tests need it (they start their own); install Redis (apt-get install redis-server)"
+    return 0
+  fi
+  es_lock
+  find_redis_server && return 0 # a concurrent run installed it
+  log "redis-server not found; the tests need it (they start their own)"
+  apt_install redis-server || log "warning: apt-get install redis-server failed"
+  find_redis_server ||
+    log "warning: redis-server is still missing; the tests that start their own Redis will fail"
+}
+
 # ------------------------------------------------------------------- main ---
 
 es_usage() {
@@ -619,6 +653,7 @@ es_main() {
   # we start do not hold it open and eval "$(...)" does not hang.
   ensure_postgres >&2
   ensure_redis >&2
+  ensure_redis_binary >&2
   printf 'export SVC_DATABASE_URL=%s\n' "$(shq "$DB_URL")"
   printf 'export SVC_REDIS_URL=%s\n' "$(shq "$REDIS_URL")"
 }

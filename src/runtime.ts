@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
-import type { Settings } from './infra/config/settings.js';
+import { SettingsError, type Settings } from './infra/config/settings.js';
 import type { Logger } from './infra/log/logger.js';
 import { createDb } from './infra/db/client.js';
 import { createQueue, createRedis, pendingJobs } from './infra/queue/queues.js';
@@ -32,6 +32,15 @@ export interface RunningProcess {
 export interface StartOptions {
   /** Listen on SVC_LISTEN (default true); tests drive the app without a socket. */
   listen?: boolean;
+}
+
+/** A listener that cannot open names the setting that chose its address. */
+function listenError(err: NodeJS.ErrnoException, at: { host: string; port: number }): Error {
+  const where = `${at.host.includes(':') ? `[${at.host}]` : at.host}:${at.port}`;
+  const why = err.code === 'EADDRINUSE' ? 'is already in use'
+    : err.code === 'EADDRNOTAVAIL' ? 'is not an address of this machine'
+      : err.code === 'EACCES' ? 'needs privileges this process lacks' : `cannot be listened on (${err.code ?? err.message})`;
+  return new SettingsError('SVC_LISTEN', `${where} ${why}`);
 }
 
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
@@ -80,7 +89,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     server = http.createServer(app);
     server.keepAliveTimeout = 5000;
     await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
+      server!.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, settings.listen)));
       server!.listen(settings.listen.port, settings.listen.host, () => resolve());
     });
     const address = server.address() as AddressInfo;

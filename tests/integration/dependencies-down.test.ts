@@ -12,13 +12,14 @@ import { isolate, type Isolated } from '../support/isolation.js';
 import { ADMIN, setupAdmin } from '../support/identity.js';
 
 function redisServerBinary(): string {
-  for (const candidate of ['redis-server', '/usr/bin/redis-server', '/usr/local/bin/redis-server']) {
+  // PATH first, then where packages put it (Debian: /usr/bin; some distributions: /usr/sbin).
+  for (const candidate of ['redis-server', '/usr/bin/redis-server', '/usr/sbin/redis-server', '/usr/local/bin/redis-server']) {
     try {
       execFileSync(candidate, ['--version'], { stdio: 'ignore' });
       return candidate;
     } catch { /* try the next */ }
   }
-  throw new Error('redis-server is not installed (make test installs it through scripts/ensure-services.sh)');
+  throw new Error('redis-server is not installed: this test starts and stops a Redis of its own (make test installs it through scripts/ensure-services.sh when run as root; otherwise apt-get install redis-server)');
 }
 
 async function freePort(): Promise<number> {

@@ -197,6 +197,13 @@ describe('herald serve, healthcheck and SIGTERM', () => {
     });
   });
 
+  it('names SVC_LISTEN in one line when its address is taken', async () => {
+    const r = await run(['api'], { ...main.settings, SVC_LOG_LEVEL: 'error' });
+    expect(r.code).not.toBe(0);
+    const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
+    expect(lines).toEqual([`herald: SVC_LISTEN: 127.0.0.1:${main.port} is already in use`]);
+  });
+
   it('on SIGTERM answers the request in flight, refuses new connections, and exits 0', async () => {
     const { h: server, port } = main;
     const body = JSON.stringify({ name: 'Ada Admin', email: 'ada@example.com', password: 'a long enough password 1' });

@@ -1,4 +1,8 @@
-/** Where the test suite finds Postgres and Redis: the README's test command sets these. */
+/**
+ * Where the test suite finds Postgres and Redis: `make test` and `make test-file FILE=...` set
+ * SVC_DATABASE_URL / SVC_REDIS_URL from scripts/ensure-services.sh (which may start private
+ * instances on other ports under .data/). A bare `npm test` without them assumes the default ports.
+ */
 export const adminDatabaseUrl = (): string => {
   const base = process.env.SVC_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const u = new URL(base);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSettings, SettingsError } from '../../src/infra/config/settings.js';
@@ -101,6 +101,31 @@ describe('SVC_TRUST_PROXY', () => {
     }
     expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_TRUST_PROXY: '192.0.2.7, 2001:db8::/32, ::1' }, { cwd: dir }).trustProxy)
       .toEqual(['192.0.2.7', '2001:db8::/32', '::1']);
+  });
+});
+
+describe('settings that name a place', () => {
+  it('refuses port 0 in SVC_LISTEN (the public URL and every problem type would point at it)', () => {
+    expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_LISTEN: '127.0.0.1:0' }).setting).toBe('SVC_LISTEN');
+  });
+
+  it('names SVC_DATA_DIR when the key file cannot be made there, and makes nothing', () => {
+    writeFileSync(path.join(dir, 'a-file'), 'x');
+    const err = loadError({ ...BASE, SVC_DATA_DIR: path.join(dir, 'a-file', 'data') });
+    expect(err.setting).toBe('SVC_DATA_DIR');
+    expect(err.message).toContain('ENOTDIR');
+  });
+
+  it('names SVC_DATA_DIR, not SVC_SECRET_KEY, for a malformed key file', () => {
+    writeFileSync(path.join(dir, 'secret.key'), 'not a key\n');
+    const err = loadError({ ...BASE, SVC_DATA_DIR: dir });
+    expect(err.setting).toBe('SVC_DATA_DIR');
+    expect(err.message).toContain('secret.key');
+  });
+
+  it('requires SVC_GITOPS_DIR to be an existing directory', () => {
+    expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_GITOPS_DIR: path.join(dir, 'missing') }).setting).toBe('SVC_GITOPS_DIR');
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_GITOPS_DIR: dir }, { cwd: dir }).gitopsDir).toBe(dir);
   });
 });
 

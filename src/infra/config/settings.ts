@@ -4,7 +4,7 @@
  * that names it (SettingsError).
  */
 import { isIP } from 'node:net';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
@@ -104,7 +104,7 @@ function listen(env: Env): { host: string; port: number } {
   const v = nonEmpty(env, 'SVC_LISTEN') ?? '127.0.0.1:8080';
   const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(v);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535) throw new SettingsError('SVC_LISTEN', 'must be host:port, e.g. 127.0.0.1:8080');
+  if (!m || port < 1 || port > 65535) throw new SettingsError('SVC_LISTEN', 'must be host:port with a port of 1 to 65535, e.g. 127.0.0.1:8080');
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
@@ -120,7 +120,25 @@ function secretKey(env: Env, dataDir: string): Buffer {
   if (v !== undefined) return decode(v, 'SVC_SECRET_KEY');
   // No key given: use (or make, on first start) one kept in the data directory.
   const file = path.join(dataDir, 'secret.key');
-  if (existsSync(file)) return decode(readFileSync(file, 'utf8'), 'SVC_SECRET_KEY');
+  const fromFile = (text: string): Buffer => {
+    try {
+      return decode(text, 'SVC_DATA_DIR');
+    } catch {
+      throw new SettingsError('SVC_DATA_DIR', `${file} is not base64 of 32 bytes; restore it, or set SVC_SECRET_KEY`);
+    }
+  };
+  try {
+    if (existsSync(file)) return fromFile(readFileSync(file, 'utf8'));
+    return makeKeyFile(dataDir, file, fromFile);
+  } catch (err) {
+    if (err instanceof SettingsError) throw err;
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new SettingsError('SVC_DATA_DIR', `cannot keep the secret key in ${dataDir} (${code}); make it writable, or set SVC_SECRET_KEY`);
+  }
+}
+
+/** Makes the key file of a first start; processes starting together agree on one key. */
+function makeKeyFile(dataDir: string, file: string, fromFile: (text: string) => Buffer): Buffer {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   // Written whole to a private file, then linked into place: processes starting together
@@ -132,7 +150,7 @@ function secretKey(env: Env, dataDir: string): Buffer {
     return key;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return decode(readFileSync(file, 'utf8'), 'SVC_SECRET_KEY');
+    return fromFile(readFileSync(file, 'utf8'));
   } finally {
     unlinkSync(temp);
   }
@@ -182,6 +200,20 @@ function trustProxy(env: Env): string[] | false {
   return items;
 }
 
+function gitopsDir(env: Env, cwd: string): string | undefined {
+  const v = nonEmpty(env, 'SVC_GITOPS_DIR');
+  if (v === undefined) return undefined;
+  const dir = path.resolve(cwd, v);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new SettingsError('SVC_GITOPS_DIR', `${dir} is not a directory`);
+  return dir;
+}
+
 export interface LoadOptions {
   /** Settings the command line fixes, e.g. SVC_ROLES for `herald worker`. */
   overrides?: Env;
@@ -228,7 +260,7 @@ export function loadSettings(env: Env, options: LoadOptions = {}): Settings {
     metricsToken,
     smtpUrl: smtpUrl === undefined ? undefined : url('SVC_SMTP_URL', smtpUrl, ['smtp:', 'smtps:']),
     mailFrom,
-    gitopsDir: nonEmpty(merged, 'SVC_GITOPS_DIR') === undefined ? undefined : path.resolve(cwd, nonEmpty(merged, 'SVC_GITOPS_DIR')!),
+    gitopsDir: gitopsDir(merged, cwd),
     outboundAllow: outboundAllow(merged),
     queuePrefix,
     schedulerTickSeconds: integer(merged, 'SVC_SCHEDULER_TICK_SECONDS', 5, 1, 60),
