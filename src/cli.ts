@@ -5,6 +5,7 @@
 import { loadSettings, listenAddress, SettingsError, type ProcessRole, type Settings } from './infra/config/settings.js';
 import type { Logger } from './infra/log/logger.js';
 import { createProcessLogger } from './infra/log/process-logger.js';
+import { redactText } from './infra/log/redact.js';
 import { createDb } from './infra/db/client.js';
 import { migrate } from './infra/db/migrate.js';
 import { startProcess } from './runtime.js';
@@ -74,6 +75,12 @@ async function runMigrate(): Promise<void> {
 async function runRoles(command: string): Promise<void> {
   const role = ROLE_OF[command];
   const { settings, logger } = setUp(role ? { SVC_ROLES: role } : {});
+  const onFatal = (err: unknown) => {
+    logger.error('unhandled error', { err });
+    process.exit(1);
+  };
+  process.on('unhandledRejection', onFatal);
+  process.on('uncaughtException', onFatal);
   const running = await startProcess(settings, logger);
   let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -110,14 +117,12 @@ async function main(): Promise<void> {
     case 'help': case '--help': case '-h':
       process.stdout.write(USAGE);
       return;
-    case undefined:
-      fail(`a command is required\n${USAGE}`);
     default:
-      fail(`unknown command "${command}"\n${USAGE}`);
+      fail(`${command === undefined ? 'a command is required' : `unknown command "${command}"`}\n${USAGE}`);
   }
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`herald: ${(err as Error).message ?? String(err)}\n`);
+  process.stderr.write(`herald: ${redactText((err as Error | undefined)?.message ?? String(err))}\n`);
   process.exit(1);
 });

@@ -1,13 +1,17 @@
 /**
  * Worker composition root: consumes every queue of the job catalog (and the runs queue). Closing
- * waits for active jobs; a job cut off by a crash or a late stop is handed back by BullMQ's
- * stalled-job check once its lock expires.
+ * waits for active jobs; a job cut off by a crash or a late stop is handed to another worker by
+ * BullMQ's stalled-job check once its lock expires (up to MAX_STALLED times, so a few rolling
+ * deploys or crashes in a row lose nothing).
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUE_NAMES, type QueueName } from './infra/queue/queues.js';
 import type { JobCatalog } from './infra/queue/job-catalog.js';
 import type { Logger } from './infra/log/logger.js';
+
+/** How often a job may be cut off (crashed workers) before it counts as failed. */
+const MAX_STALLED = 3;
 
 export interface WorkerRole {
   start(): void;
@@ -20,7 +24,25 @@ export function createWorker(deps: {
   lockDurationMs?: number;
 }): WorkerRole {
   let workers: Worker[] = [];
+  /** Jobs in progress here. */
+  const active = new Set<string>();
+  let onIdle: (() => void) | undefined;
+  /** Resolves once no job is in progress here. */
+  const idle = () => new Promise<void>((resolve) => {
+    if (active.size === 0) resolve();
+    else onIdle = resolve;
+  });
   const process = async (job: Job) => {
+    const key = `${job.queueName}:${job.id ?? ''}`;
+    active.add(key);
+    try {
+      await runJob(job);
+    } finally {
+      active.delete(key);
+      if (active.size === 0) onIdle?.();
+    }
+  };
+  const runJob = async (job: Job) => {
     const type = deps.catalog.get(job.name);
     if (!type) throw new UnrecoverableError(`unknown job type ${job.name}`);
     const payload = type.parse(job.data);
@@ -44,6 +66,7 @@ export function createWorker(deps: {
           concurrency: deps.concurrency ?? 4,
           lockDuration: deps.lockDurationMs ?? 30_000,
           stalledInterval: deps.lockDurationMs ?? 30_000,
+          maxStalledCount: MAX_STALLED,
           autorun: true,
         });
         worker.on('failed', (job, err) => deps.logger.warn('job failed', {
@@ -57,15 +80,19 @@ export function createWorker(deps: {
     async stop(timeoutMs) {
       if (workers.length === 0) return;
       let timer: NodeJS.Timeout | undefined;
-      // Take no new jobs and wait for the active ones; past the time limit, close anyway: the
-      // unfinished jobs' locks expire and another worker takes them (BullMQ's stalled-job check).
-      // (A graceful close() cannot be turned into a forced one later, hence pause first.)
-      const finished = Promise.all(workers.map((w) => w.pause(false))).then(() => 'finished' as const);
+      // Take no new jobs and wait for the active ones; past the time limit, hand them back and
+      // close. (A graceful close() cannot be turned into a forced one later, hence pause first;
+      // pause(true) does not wait itself: BullMQ's waiting pause would reconnect after our close.)
+      await Promise.all(workers.map((w) => w.pause(true)));
+      const finished = idle().then(() => 'finished' as const);
       const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), timeoutMs); });
       const outcome = await Promise.race([finished, late]);
       clearTimeout(timer);
+      const unfinished = active.size;
+      // A forced close leaves the unfinished jobs active; their locks expire and BullMQ's
+      // stalled-job check hands them to another worker.
       await Promise.all(workers.map((w) => w.close(outcome === 'late')));
-      deps.logger.info('worker stopped', { handed_back: outcome === 'late' });
+      deps.logger.info('worker stopped', { handed_back: outcome === 'late' ? unfinished : 0 });
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
- * Workers finish their jobs on a graceful stop, and hand them back when they cannot: a job
- * whose worker is gone is picked up by another worker once its lock expires.
+ * Workers finish their jobs on a graceful stop, and hand them back when they cannot: a job whose
+ * worker is gone is picked up by another worker once its lock expires, even when that happens
+ * more than once.
  */
 import { randomBytes } from 'node:crypto';
 import { Job, Queue } from 'bullmq';
@@ -45,8 +46,17 @@ async function waitFor(check: () => Promise<boolean>, what: string, ms = 25_000)
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/**
+ * Handlers cut off by a late stop keep running in this process (a real process exits after its
+ * stop); they are let go at the end, before the connections close, so nothing is left waiting.
+ */
+let releaseCutOff!: () => void;
+const cutOff = new Promise<void>((resolve) => { releaseCutOff = resolve; });
+
 beforeAll(() => { queue = new Queue(QUEUE_NAMES.runs, { connection: connect(), prefix }); });
 afterAll(async () => {
+  releaseCutOff();
+  await new Promise((resolve) => setTimeout(resolve, 200));
   await queue.obliterate({ force: true });
   await queue.close();
   for (const c of connections) c.disconnect();
@@ -69,13 +79,19 @@ it('finishes an active job before a graceful stop returns', async () => {
 
 it('hands a job back when its worker stops without finishing, and another worker completes it', async () => {
   const ran: string[] = [];
-  const never = new Promise<void>(() => undefined);
+  const never = cutOff;
   const first = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w1', never)]), logger, lockDurationMs: LOCK_MS });
   first.start();
   const job = await queue.add('test.gated', { n: 2 });
   await waitFor(async () => ran.includes('w1:2:started'), 'the first worker to take the job');
   await first.stop(100); // past the time limit: force-closed with the job unfinished
   expect(await (await Job.fromId(queue, job.id!))!.getState()).not.toBe('completed');
+  // A second worker cut off just as late (a second rolling deploy) does not lose the job either.
+  const again = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w3', never)]), logger, lockDurationMs: LOCK_MS });
+  again.start();
+  await waitFor(async () => ran.includes('w3:2:started'), 'another worker to take the job after its lock expired');
+  await again.stop(100);
+  expect(await (await Job.fromId(queue, job.id!))!.getState()).not.toBe('failed');
 
   const second = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w2', Promise.resolve())]), logger, lockDurationMs: LOCK_MS });
   second.start();

@@ -64,6 +64,76 @@ describe('redactText', () => {
   });
 });
 
+describe('redactText: review cases', () => {
+  it.each([
+    ['https://ghp_SECRETuser0only@github.com/x', 'ghp_SECRETuser0only', `https://${MASK}@github.com/x`],
+    ['postgres://user:pa%40ss@host/db', 'pa%40ss', `postgres://user:${MASK}@host/db`],
+    ['redis://:password@host:6379', 'password@', `redis://:${MASK}@host:6379`],
+  ])('masks the credentials of a URL, user part alone included: %s', (text, secret, expected) => {
+    const out = redactText(text);
+    expect(out).not.toContain(secret);
+    expect(out).toContain(expected);
+  });
+
+  it('keeps URLs without credentials, and e-mail addresses, readable', () => {
+    const text = 'GET https://example.com:8443/a/@b?c=d@e ok; mail a@example.com; http://[::1]:8080/x';
+    expect(redactText(text)).toBe(text);
+  });
+
+  it.each([
+    ['aws_secret_access_key=SECRET-1', `aws_secret_access_key=${MASK}`],
+    ['client_secret: SECRET-1', `client_secret: ${MASK}`],
+    ['api_key=SECRET-1', `api_key=${MASK}`],
+    ['access_token=SECRET-1', `access_token=${MASK}`],
+    ['{"x":1,refresh_token":"SECRET-1"}', `refresh_token":"${MASK}"`],
+    ['"aws_secret_access_key": "SECRET-1"', `"aws_secret_access_key": "${MASK}"`],
+    ['/cb?password=SECRET-1&x=1', `password=${MASK}&x=1`],
+    ["db.password = 'SECRET-1' next", `db.password = '${MASK}' next`],
+    ['failed: token: SECRET-1', `token: ${MASK}`],
+    ['token_id=abc,token=SECRET-1', `token_id=abc,token=${MASK}`],
+  ])('masks key=value and key: value pairs whose key holds a secret word: %s', (text, expected) => {
+    const out = redactText(text);
+    expect(out).not.toContain('SECRET-1');
+    expect(out).toContain(expected);
+  });
+
+  it.each([
+    ['Authorization: Token SECRET-2', `Authorization: Token ${MASK}`],
+    ['Authorization: Basic dXNlcjpwYXNz', `Authorization: Basic ${MASK}`],
+    ['Authorization: SECRET-2', `Authorization: ${MASK}`],
+    ['Proxy-Authorization: Weird SECRET-2 from 10.0.0.1', `Proxy-Authorization: ${MASK} from 10.0.0.1`],
+    ['X-Api-Key: SECRET-2', `X-Api-Key: ${MASK}`],
+    ['Cookie: a=b; svc_session=SECRET-2', `Cookie: a=b; svc_session=${MASK}`],
+    ['Set-Cookie: svc_session=SECRET-2; Path=/', `Set-Cookie: svc_session=${MASK}; Path=/`],
+    ['Cookie: svc_device_AbCdEfGh=1700000000.SECRET-2; theme=dark', `svc_device_AbCdEfGh=${MASK}; theme=dark`],
+  ])('masks header-like lines: %s', (text, expected) => {
+    const out = redactText(text);
+    expect(out).not.toContain('SECRET-2');
+    expect(out).not.toContain('dXNlcjpwYXNz');
+    expect(out).toContain(expected);
+  });
+
+  it('masks Herald API keys (hk_ + 43 base64url characters) wherever they sit, not their 8-character prefix', () => {
+    const key = `hk_${'Ab3dE-_9'.repeat(5)}xyz`;
+    const out = redactText(`bare ${key} (${key}) glued_${key} prefix hk_Ab3dE`);
+    expect(out).not.toContain('Ab3dE-_9');
+    expect(out).toBe(`bare hk_${MASK} (hk_${MASK}) glued_hk_${MASK} prefix hk_Ab3dE`);
+    expect(redactText('constraint users_chk_email_format')).toBe('constraint users_chk_email_format');
+  });
+
+  it('keeps fields that describe a secret without holding one readable', () => {
+    const text = 'must_change_password: true password_changed_at=2026-01-01T00:00:00Z token_count=3 '
+      + 'sessions_ended=2 api_key_id=01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f70 status_code=500 {"has_password":false}';
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('runs in linear time on long text', () => {
+    const started = Date.now();
+    for (const text of ['a'.repeat(200_000), 'token'.repeat(40_000), 'https://a'.repeat(20_000)]) redactText(text);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
 describe('redactValue', () => {
   it('masks fields named password, token, secret, authorization or cookie at any depth', () => {
     const value = {
@@ -100,6 +170,45 @@ describe('redactValue', () => {
     const json = JSON.stringify(out);
     expect(json).not.toContain('pw-in-url');
     expect(json).not.toContain('tok-in-array');
+  });
+
+  it('masks webhook URLs whole, and the url of webhook settings, but keeps other URLs readable', () => {
+    const hook = 'https://hooks.slack.com/services/T000/B000/XXXXSECRET';
+    const out = redactValue({
+      webhook_url: hook,
+      ops_webhook_url: hook,
+      webhookUrl: hook,
+      webhook: { url: hook, method: 'POST', name: 'ops channel' },
+      webhooks: [hook, { url: hook }],
+      webhook_id: 'w-1',
+      url: 'https://user:pw-in-url@example.com/reports/7',
+      public_url: 'https://herald.example.com/app',
+    });
+    expect(JSON.stringify(out)).not.toContain('XXXXSECRET');
+    expect(JSON.stringify(out)).not.toContain('pw-in-url');
+    expect(out).toEqual({
+      webhook_url: MASK,
+      ops_webhook_url: MASK,
+      webhookUrl: MASK,
+      webhook: { url: MASK, method: 'POST', name: 'ops channel' },
+      webhooks: [MASK, { url: MASK }],
+      webhook_id: 'w-1',
+      url: `https://user:${MASK}@example.com/reports/7`,
+      public_url: 'https://herald.example.com/app',
+    });
+  });
+
+  it('masks fields whose name holds a secret word anywhere, and keeps ordinary log fields', () => {
+    const value = {
+      aws_secret_access_key: 'SECRET-3', client_secret: 'SECRET-3', svc_session: 'SECRET-3',
+      must_change_password: true, sessions_ended: 2, api_key_id: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f70',
+      password_changed_at: '2026-01-01T00:00:00Z', token_count: 3,
+    };
+    expect(redactValue(value)).toEqual({
+      aws_secret_access_key: MASK, client_secret: MASK, svc_session: MASK,
+      must_change_password: true, sessions_ended: 2, api_key_id: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f70',
+      password_changed_at: '2026-01-01T00:00:00Z', token_count: 3,
+    });
   });
 
   it('redacts the message and the stack of errors', () => {

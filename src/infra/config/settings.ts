@@ -204,12 +204,13 @@ function gitopsDir(env: Env, cwd: string): string | undefined {
   const v = nonEmpty(env, 'SVC_GITOPS_DIR');
   if (v === undefined) return undefined;
   const dir = path.resolve(cwd, v);
-  let isDir = false;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    isDir = false;
-  }
+  const isDir = (() => {
+    try {
+      return statSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  })();
   if (!isDir) throw new SettingsError('SVC_GITOPS_DIR', `${dir} is not a directory`);
   return dir;
 }
