@@ -18,6 +18,7 @@ import { createApi } from './app.js';
 import { createScheduler, type SchedulerRole } from './scheduler.js';
 import { createWorker, type WorkerRole } from './worker.js';
 import { packageVersion } from './infra/paths.js';
+import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 
 export interface RunningProcess {
   /** The HTTP address, when the api role runs. */
@@ -49,11 +50,12 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     applicationName: `herald-${settings.roles.join('+')}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000,
   });
   const redis = createRedis(settings.redisUrl, 'client');
-  redis.on('error', (err) => logger.warn('redis connection problem', { err }));
+  const problem = rateLimitedLog(logger, 'warn');
+  redis.on('error', (err) => problem('redis', 'redis connection problem', { err }));
   const queues = { runs: createQueue(redis, settings.queuePrefix, 'runs'), mail: createQueue(redis, settings.queuePrefix, 'mail') };
   for (const [name, queue] of Object.entries(queues)) {
     // Without a listener BullMQ prints connection errors to the console, past the logger's redaction.
-    queue.on('error', (err) => logger.warn('queue connection problem', { queue: name, err }));
+    queue.on('error', (err) => problem(`queue:${name}`, 'queue connection problem', { queue: name, err }));
   }
   const enqueue = createEnqueue(queues);
   const metrics = createMetrics(packageVersion, {
@@ -74,7 +76,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   }
   if (settings.roles.includes('worker')) {
     workerRedis = createRedis(settings.redisUrl, 'worker');
-    workerRedis.on('error', (err) => logger.warn('redis connection problem', { err }));
+    workerRedis.on('error', (err) => problem('worker-redis', 'redis connection problem', { err }));
     worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: jobCatalog([
       passwordResetMailJob({
         db, mailer: createMailer(settings.smtpUrl, settings.mailFrom), publicUrl: settings.publicUrl, secretKey: settings.secretKey,

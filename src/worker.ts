@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { QUEUE_NAMES, type QueueName } from './infra/queue/queues.js';
 import type { JobCatalog } from './infra/queue/job-catalog.js';
 import type { Logger } from './infra/log/logger.js';
+import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 
 /** How often a job may be cut off (crashed workers) before it counts as failed. */
 const MAX_STALLED = 3;
@@ -24,6 +25,7 @@ export function createWorker(deps: {
   lockDurationMs?: number;
 }): WorkerRole {
   let workers: Worker[] = [];
+  const workerError = rateLimitedLog(deps.logger, 'error');
   /** Jobs in progress here. */
   const active = new Set<string>();
   let onIdle: (() => void) | undefined;
@@ -72,7 +74,7 @@ export function createWorker(deps: {
         worker.on('failed', (job, err) => deps.logger.warn('job failed', {
           job_id: job?.id, job_name: job?.name, attempts_made: job?.attemptsMade, err,
         }));
-        worker.on('error', (err) => deps.logger.error('worker error', { queue, err }));
+        worker.on('error', (err) => workerError(`worker:${queue}`, 'worker error', { queue, err }));
         return worker;
       });
       deps.logger.info('worker started', { queues: [...queues] });
