@@ -10,7 +10,7 @@ import { pendingMigrations } from './infra/db/migrate.js';
 import { loadContract } from './infra/http/contract.js';
 import { createHttpApp } from './infra/http/http-app.js';
 import { checkReadiness } from './domain/health/readiness.js';
-import { buildHandlers } from './handlers/index.js';
+import { buildHandlers, buildProbeHandlers, PROBE_OPERATIONS } from './handlers/index.js';
 import type { Metrics } from './infra/metrics/metrics.js';
 import type { SchedulerRole } from './scheduler.js';
 import type { Settings } from './infra/config/settings.js';
@@ -66,11 +66,7 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
     sessions: createSessionsService({ db, policy: sessionPolicy }),
     apiKeys: createApiKeysService({ db }),
     db,
-    readiness: () => checkReadiness({
-      storeAnswers: () => storeAnswers(deps.sql),
-      pendingMigrations: () => pendingMigrations(deps.sql),
-      scheduler: deps.scheduler,
-    }),
+    readiness: readinessOf(deps),
     registry: deps.metrics.registry,
     metricsToken: deps.settings.metricsToken,
     about: { version: deps.version, startedAt: deps.startedAt, roles: deps.settings.roles },
@@ -83,5 +79,33 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
     authenticator: createAuthenticator(db, sessionPolicy),
     logger: deps.logger,
     spec: contract.spec,
+  });
+}
+
+function readinessOf(deps: Pick<ApiDeps, 'sql' | 'scheduler'>) {
+  return () => checkReadiness({
+    storeAnswers: () => storeAnswers(deps.sql),
+    pendingMigrations: () => pendingMigrations(deps.sql),
+    scheduler: deps.scheduler,
+  });
+}
+
+/**
+ * The listener of a process without the api role (a worker or a scheduler), when SVC_LISTEN is
+ * given: /health/live, /health/ready and /metrics, so every process can be probed and scraped.
+ */
+export async function createProbeApp(
+  deps: Pick<ApiDeps, 'settings' | 'logger' | 'sql' | 'metrics' | 'scheduler'>,
+): Promise<Express> {
+  const contract = await loadContract(deps.settings.publicUrl);
+  return createHttpApp({
+    publicUrl: deps.settings.publicUrl,
+    trustProxy: deps.settings.trustProxy,
+    api: contract.api,
+    handlers: buildProbeHandlers({ readiness: readinessOf(deps), registry: deps.metrics.registry, metricsToken: deps.settings.metricsToken }),
+    authenticator: { authenticate: async () => null },
+    logger: deps.logger,
+    spec: contract.spec,
+    only: PROBE_OPERATIONS,
   });
 }

@@ -14,7 +14,7 @@ import { createMetrics } from './infra/metrics/metrics.js';
 import { createEnqueue, jobCatalog } from './infra/queue/job-catalog.js';
 import { createMailer } from './infra/mail/mailer.js';
 import { passwordResetMailJob } from './jobs/password-reset-mail.js';
-import { createApi } from './app.js';
+import { createApi, createProbeApp } from './app.js';
 import { createScheduler, type SchedulerRole } from './scheduler.js';
 import { createWorker, type WorkerRole } from './worker.js';
 import { packageVersion } from './infra/paths.js';
@@ -23,7 +23,10 @@ import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 export interface RunningProcess {
   /** The HTTP address, when the api role runs. */
   url?: string;
-  /** The request handler, when the api role runs (tests call it without a socket). */
+  /**
+   * The request handler, when the api role runs, or the probe listener of a process without it
+   * when SVC_LISTEN is given (tests call it without a socket).
+   */
   app?: Express;
   /** The scheduler, when the scheduler role runs. */
   scheduler?: SchedulerRole;
@@ -86,6 +89,8 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   }
   if (settings.roles.includes('api')) {
     app = await createApi({ settings, logger, sql, db, redis, enqueue, metrics, scheduler, version: packageVersion, startedAt });
+  } else if (settings.listenGiven) {
+    app = await createProbeApp({ settings, logger, sql, metrics, scheduler });
   }
   if (app && options.listen !== false) {
     server = http.createServer(app);
@@ -97,7 +102,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;
-    logger.info('api listening', { url, public_url: settings.publicUrl });
+    logger.info(settings.roles.includes('api') ? 'api listening' : 'probes and metrics listening', { url, public_url: settings.publicUrl });
   }
 
   let draining = false;

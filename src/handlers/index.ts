@@ -3,6 +3,7 @@
  * with its handler or as NOT_IMPLEMENTED (answers 501 not_implemented) until its issue lands.
  */
 import { NOT_IMPLEMENTED, type HandlerMap } from './types.js';
+import { operationIds, type OperationId } from '../generated/operations.js';
 import type { ApiServices } from './services.js';
 import { getLiveness } from './health/get-liveness.js';
 import { getReadiness } from './health/get-readiness.js';
@@ -148,4 +149,12 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     getDashboard: NOT_IMPLEMENTED,
     streamEvents: NOT_IMPLEMENTED,
   };
+}
+
+/** What a process without the api role answers on SVC_LISTEN: its probes and metrics. */
+export const PROBE_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>(['getLiveness', 'getReadiness', 'getMetrics']);
+
+export function buildProbeHandlers(s: Pick<ApiServices, 'readiness' | 'registry' | 'metricsToken'>): HandlerMap {
+  const none = Object.fromEntries(operationIds.map((id) => [id, NOT_IMPLEMENTED])) as HandlerMap;
+  return { ...none, getLiveness: getLiveness(), getReadiness: getReadiness(s), getMetrics: getMetrics(s) };
 }

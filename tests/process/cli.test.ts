@@ -174,6 +174,29 @@ describe('herald with a bad setting', () => {
   });
 });
 
+describe('herald worker with SVC_LISTEN', () => {
+  it('serves its probes and metrics there, nothing else, and passes herald healthcheck', async () => {
+    const [port] = await freePorts(1);
+    const settings = { ...iso.env, SVC_LISTEN: `127.0.0.1:${port}`, SVC_DATA_DIR: path.join(iso.dataDir, 'worker') };
+    const worker = herald(['worker'], settings);
+    await waitUntilLive(worker, port!);
+    const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' } } });
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/^# TYPE svc_runs_total counter$/m);
+    expect(metrics).toMatch(/^svc_build_info\{version="[^"]+"\} 1$/m);
+    for (const path of ['/api/v1/me', '/api/v1/setup/status', '/docs']) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      expect([path, res.status]).toEqual([path, 404]);
+    }
+    const check = await run(['healthcheck'], settings);
+    expect(check.code).toBe(0);
+    worker.child.kill('SIGTERM');
+    expect((await worker.exited).code).toBe(0);
+  }, 30_000);
+});
+
 describe('herald without a command', () => {
   it('exits 2 with the usage on stderr; `herald help` prints it and exits 0', async () => {
     const bare = await run([], {});

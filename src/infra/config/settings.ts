@@ -16,6 +16,8 @@ export interface Settings {
   databaseUrl: string;
   redisUrl: string;
   listen: { host: string; port: number };
+  /** SVC_LISTEN was given: a process without the api role then serves its probes and metrics there. */
+  listenGiven: boolean;
   publicUrl: string;
   /** 32 bytes; never logged. */
   secretKey: Buffer;
@@ -252,6 +254,7 @@ export function loadSettings(env: Env, options: LoadOptions = {}): Settings {
     databaseUrl: url('SVC_DATABASE_URL', required(merged, 'SVC_DATABASE_URL'), ['postgres:', 'postgresql:']),
     redisUrl: url('SVC_REDIS_URL', required(merged, 'SVC_REDIS_URL'), ['redis:', 'rediss:']),
     listen: l,
+    listenGiven: nonEmpty(merged, 'SVC_LISTEN') !== undefined,
     publicUrl,
     secretKey: Buffer.alloc(0),
     dataDir,

@@ -30,6 +30,8 @@ export interface HttpAppDeps {
   logger: Logger;
   spec: { yaml: string; json: string };
   bodyLimit?: string;
+  /** When given, the only operations served; every other path answers 404 (a probe listener). */
+  only?: ReadonlySet<string>;
   /** Called once per finished request, e.g. to feed metrics. */
   onRequestDone?: (info: { operationId: string | undefined; status: number; seconds: number }) => void;
 }
@@ -118,8 +120,10 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   });
 
   // 2. The description, Swagger UI and error pages.
-  app.use(docsRouter(deps.spec, documentedCodes));
-  app.use(pagesRouter());
+  if (!deps.only) {
+    app.use(docsRouter(deps.spec, documentedCodes));
+    app.use(pagesRouter());
+  }
 
   // 3. The operation, known before the body is read: its route names the request's log line
   //    whatever happens next, and a body sent to no operation is answered by routing (404/405).
@@ -127,7 +131,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     deps.api.router.matchOperation({ method: routingMethod(method), path, headers: {} }) as { operationId?: string; path: string } | undefined;
   app.use((req, res, next) => {
     const op = matchOperation(req.method, req.path);
-    if (op?.operationId) {
+    if (op?.operationId && (!deps.only || deps.only.has(op.operationId))) {
       localsOf(res).operationId = op.operationId as OperationId;
       localsOf(res).route = op.path;
     }
@@ -159,6 +163,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   // 5. Routing, access, validation and the handler, all from openapi.yaml.
   const dispatch = async (context: Context, req: Request, res: Response): Promise<void> => {
     const operationId = context.operation.operationId as OperationId;
+    if (deps.only && !deps.only.has(operationId)) throw new DomainError('not_found', 'This process serves its probes and metrics only');
     const meta = operationMeta[operationId];
     const locals = localsOf(res);
     locals.operationId = operationId;
