@@ -15,7 +15,8 @@ import { createEnqueue, jobCatalog } from './infra/queue/job-catalog.js';
 import { createMailer } from './infra/mail/mailer.js';
 import { passwordResetMailJob } from './jobs/password-reset-mail.js';
 import { createApi, createProbeApp } from './app.js';
-import { createScheduler, type SchedulerRole } from './scheduler.js';
+import { createScheduler, hourly, type SchedulerRole } from './scheduler.js';
+import { purgeDeadIdentityRows } from './domain/identity/housekeeping.js';
 import { createWorker, type WorkerRole } from './worker.js';
 import { packageVersion } from './infra/paths.js';
 import { rateLimitedLog } from './infra/log/rate-limited-log.js';
@@ -74,7 +75,12 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   let app: Express | undefined;
 
   if (settings.roles.includes('scheduler')) {
-    scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: [], logger });
+    scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: [
+      hourly('identity housekeeping', async (now) => {
+        const purged = await purgeDeadIdentityRows(db, { idleMinutes: settings.sessionIdleMinutes }, now);
+        if (purged.sessions + purged.passwordResets > 0) logger.info('dead sessions and reset links deleted', purged);
+      }),
+    ], logger });
     scheduler.start();
   }
   if (settings.roles.includes('worker')) {

@@ -1,12 +1,26 @@
 /**
- * Scheduler composition root: a tick loop. Each tick runs the scheduling tasks (issues add them:
- * due reports → runs → queue) and records its completion for the readiness check.
+ * Scheduler composition root: a tick loop. Each tick runs the scheduling tasks (identity
+ * housekeeping now; due reports → runs → queue when reports land) and records its completion
+ * for the readiness check.
  */
 import type { Logger } from './infra/log/logger.js';
 
 export interface TickTask {
   name: string;
   run(now: Date): Promise<void>;
+}
+
+/** A task that does its work on the first tick and then at most once an hour. */
+export function hourly(name: string, work: (now: Date) => Promise<void>): TickTask {
+  let due = 0;
+  return {
+    name,
+    async run(now) {
+      if (now.getTime() < due) return;
+      await work(now);
+      due = now.getTime() + 3600_000;
+    },
+  };
 }
 
 export interface SchedulerRole {

@@ -1,0 +1,62 @@
+/**
+ * Identity housekeeping on a real store: sessions and reset links dead for more than 30 days
+ * are deleted; live ones, and ones dead for less, stay. The scheduler runs it at most hourly.
+ */
+import postgres from 'postgres';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createDb } from '../../src/infra/db/client.js';
+import { purgeDeadIdentityRows } from '../../src/domain/identity/housekeeping.js';
+import { hourly } from '../../src/scheduler.js';
+import { isolate, type Isolated } from '../support/isolation.js';
+
+let iso: Isolated;
+let sql: postgres.Sql;
+let store: ReturnType<typeof createDb>;
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+const daysAgo = (d: number) => new Date(NOW.getTime() - d * 24 * 3600_000);
+
+beforeAll(async () => {
+  iso = await isolate();
+  sql = postgres(iso.databaseUrl, { max: 1, onnotice: () => undefined });
+  store = createDb(iso.databaseUrl, { max: 1 });
+});
+afterAll(async () => {
+  await sql.end();
+  await store.sql.end();
+  await iso.release();
+});
+
+it('deletes what has been dead for more than 30 days and keeps the rest', async () => {
+  const [user] = await sql<{ id: string }[]>`
+    insert into users (id, name, email, role, password_hash, must_change_password)
+    values (${randomUUID()}, 'Hana', 'hana@example.com', 'viewer', 'x', false) returning id`;
+  const session = async (label: string, s: { expires: Date; lastSeen: Date; revoked?: Date }) => {
+    await sql`insert into sessions (id, user_id, token_hash, method, created_at, last_seen_at, expires_at, revoked_at, user_agent)
+      values (${randomUUID()}, ${user!.id}, ${randomBytes(16).toString('hex')}, 'password', ${daysAgo(400)}, ${s.lastSeen}, ${s.expires}, ${s.revoked ?? null}, ${label})`;
+  };
+  await session('live', { expires: daysAgo(-10), lastSeen: daysAgo(0) });
+  await session('revoked 10 days ago', { expires: daysAgo(-10), lastSeen: daysAgo(10), revoked: daysAgo(10) });
+  await session('revoked 40 days ago', { expires: daysAgo(-10), lastSeen: daysAgo(40), revoked: daysAgo(40) });
+  await session('expired 40 days ago', { expires: daysAgo(40), lastSeen: daysAgo(45) });
+  await session('idle for 45 days', { expires: daysAgo(-10), lastSeen: daysAgo(45) });
+  for (const [label, expires] of [['reset expired yesterday', daysAgo(1)], ['reset expired 40 days ago', daysAgo(40)]] as const) {
+    await sql`insert into password_resets (id, user_id, token_hash, created_at, expires_at)
+      values (${randomUUID()}, ${user!.id}, ${label}, ${daysAgo(41)}, ${expires})`;
+  }
+
+  const purged = await purgeDeadIdentityRows(store.db, { idleMinutes: 24 * 60 }, NOW);
+  expect(purged).toEqual({ sessions: 3, passwordResets: 1 });
+  const left = await sql<{ user_agent: string }[]>`select user_agent from sessions order by user_agent`;
+  expect(left.map((r) => r.user_agent)).toEqual(['live', 'revoked 10 days ago']);
+  const resets = await sql<{ token_hash: string }[]>`select token_hash from password_resets`;
+  expect(resets.map((r) => r.token_hash)).toEqual(['reset expired yesterday']);
+});
+
+it('runs an hourly task on the first tick, then not again within the hour', async () => {
+  const runs: Date[] = [];
+  const task = hourly('count', async (now) => { runs.push(now); });
+  await task.run(NOW);
+  await task.run(new Date(NOW.getTime() + 59 * 60_000));
+  await task.run(new Date(NOW.getTime() + 60 * 60_000));
+  expect(runs.map((d) => d.toISOString())).toEqual([NOW.toISOString(), new Date(NOW.getTime() + 3600_000).toISOString()]);
+});
