@@ -1983,7 +1983,10 @@ export interface components {
         };
         SecurityEvent: {
             id: components["schemas"]["Uuid"];
-            /** @example auth.sign_in */
+            /**
+             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin. Later features add types; treat an unknown one as informational.
+             * @example auth.sign_in
+             */
             type: string;
             occurred_at: components["schemas"]["Timestamp"];
             /** @enum {string} */

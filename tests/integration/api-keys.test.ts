@@ -143,6 +143,24 @@ describe('using keys', () => {
     const res = await client.get('/api/v1/users');
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('auth.unauthenticated');
+    const events = await admin.get('/api/v1/security-events?type=api_key.rejected&limit=200');
+    expect(events.body.items.find((e: { target: { id: string } }) => e.target.id === id)).toMatchObject({ reason: 'expired' });
+  });
+
+  it('records the use of a revoked, expired or disabled owner\'s key as api_key.rejected, once a minute per key', async () => {
+    const { id, token } = await createKey(admin, { name: 'rejected later', scope: 'read' });
+    await admin.post(`/api/v1/api-keys/${id}/revoke`);
+    for (let i = 0; i < 3; i++) {
+      expect((await h.http.get('/api/v1/users').set('Authorization', `Bearer ${token}`).set('X-Forwarded-For', '198.51.100.66')).status).toBe(401);
+    }
+    // A token that names no key is noise, not an event.
+    await h.http.get('/api/v1/users').set('Authorization', 'Bearer hk_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB');
+    const res = await admin.get('/api/v1/security-events?type=api_key.rejected&limit=200');
+    const forKey = (res.body.items as Array<Record<string, unknown>>).filter((e) => (e.target as { id: string } | null)?.id === id);
+    expect(forKey).toHaveLength(1);
+    expect(forKey[0]).toMatchObject({
+      outcome: 'failure', reason: 'revoked', ip: '198.51.100.66', actor: { type: 'api_key', api_key_id: id }, target: { type: 'api_key', id },
+    });
   });
 });
 
@@ -203,6 +221,8 @@ describe('what a key may do', () => {
     const res = await key.get('/api/v1/users');
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('auth.unauthenticated');
+    const events = await admin.get(`/api/v1/security-events?type=api_key.rejected&user_id=${owner.id}`);
+    expect(events.body.items.map((e: { reason: string }) => e.reason)).toEqual(['owner_disabled']);
   });
 
   it('is refused with 403 auth.session_required on session-only operations', async () => {

@@ -63,6 +63,21 @@ export async function resolveApiKey(tx: Tx, token: string): Promise<ActiveKey | 
   };
 }
 
+/**
+ * Why a token that names a real key is refused (revoked, expired, its owner disabled), or
+ * undefined when the token names no key at all.
+ */
+export async function whyKeyIsRefused(
+  tx: Tx, token: string, now = new Date(),
+): Promise<{ apiKeyId: string; ownerId: string; reason: 'revoked' | 'expired' | 'owner_disabled' } | undefined> {
+  if (!token.startsWith(KEY_PREFIX)) return undefined;
+  const [row] = await tx.select({ id: apiKeys.id, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt, enabled: users.enabled })
+    .from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.tokenHash, tokenHash(token)));
+  if (!row) return undefined;
+  const reason = row.revokedAt ? 'revoked' : row.expiresAt && row.expiresAt <= now ? 'expired' : !row.enabled ? 'owner_disabled' : undefined;
+  return reason ? { apiKeyId: row.id, ownerId: row.userId, reason } : undefined;
+}
+
 export async function revokeApiKey(tx: Tx, id: string): Promise<ApiKeyRow> {
   const [row] = await tx.update(apiKeys).set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
     .where(eq(apiKeys.id, id)).returning();

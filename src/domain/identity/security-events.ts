@@ -13,7 +13,7 @@ export type SecurityEventType =
   | 'auth.sign_in' | 'auth.sign_out'
   | 'auth.password_changed' | 'auth.password_reset_requested' | 'auth.password_reset_completed'
   | 'session.revoked' | 'session.revoked_all'
-  | 'api_key.created' | 'api_key.revoked'
+  | 'api_key.created' | 'api_key.revoked' | 'api_key.rejected'
   | 'user.created' | 'user.role_changed' | 'user.enabled_changed' | 'user.password_reset_by_admin';
 
 /** Who acted and from where. */
