@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import postgres from 'postgres';
 import { loadSettings } from '../../src/infra/config/settings.js';
@@ -39,6 +40,15 @@ async function measure(label: string, url: string, headers: Record<string, strin
   console.log(`${label.padEnd(34)} ${String(Math.round(latencies.length / seconds)).padStart(6)} req/s   p50 ${q(0.5)} ms   p99 ${q(0.99)} ms   (${latencies.length} requests, ${CONCURRENCY} concurrent)`);
 }
 
+/** A port free right now (the listener must name its port: SVC_LISTEN refuses 0). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 async function main(): Promise<void> {
   const base = new URL(process.env.SVC_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   const name = `herald_bench_${randomBytes(4).toString('hex')}`;
@@ -49,7 +59,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
   const settings = loadSettings({
     SVC_DATABASE_URL: dbUrl.toString(), SVC_REDIS_URL: process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    SVC_LISTEN: '127.0.0.1:0', SVC_DATA_DIR: dataDir, SVC_ROLES: 'api', SVC_LOG_LEVEL: 'warn', SVC_LOG_FORMAT: 'json',
+    SVC_LISTEN: `127.0.0.1:${await freePort()}`, SVC_DATA_DIR: dataDir, SVC_ROLES: 'api', SVC_LOG_LEVEL: 'warn', SVC_LOG_FORMAT: 'json',
     SVC_QUEUE_PREFIX: `bench_${randomBytes(3).toString('hex')}`,
   });
   const { sql } = createDb(settings.databaseUrl, { max: 1 });
