@@ -37,10 +37,16 @@ describe('the HTTP edge', () => {
     }
   });
 
-  it('answers a body sent to no operation with 404, whatever its content type', async () => {
+  it('answers a body sent to no operation with 404 (or 405), unread, whatever its content type', async () => {
     const res = await h.http.post('/api/v1/nowhere').set('Content-Type', 'text/plain').send('hello');
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('not_found');
+    const json = await h.http.post('/api/v1/nowhere').set('Content-Type', 'application/json').send('{"broken": ');
+    expect([json.status, json.body.code]).toEqual([404, 'not_found']);
+    const big = await h.http.post('/api/v1/nowhere').set('Content-Type', 'application/json').send(JSON.stringify({ x: 'y'.repeat(1024 * 1024 + 10) }));
+    expect([big.status, big.body.code]).toEqual([404, 'not_found']);
+    const wrongMethod = await h.http.delete('/health/live').set('Content-Type', 'application/json').send('{"broken": ');
+    expect([wrongMethod.status, wrongMethod.body.code]).toEqual([405, 'request.method_not_allowed']);
   });
 
   it('names the route in the log line of a request refused for its body', async () => {

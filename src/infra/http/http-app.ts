@@ -149,7 +149,9 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     }
     next();
   });
-  app.use(express.json({ limit: deps.bodyLimit ?? '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
+  const parseJson = express.json({ limit: deps.bodyLimit ?? '1mb', strict: false, type: ['application/json', 'application/*+json'] });
+  // Only a body sent to an operation is read; routing answers the rest (404/405) unread.
+  app.use((req, res, next) => { if (localsOf(res).route === undefined) next(); else parseJson(req, res, next); });
   app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') { problem(res, 'request.too_large', `The body exceeds ${deps.bodyLimit ?? '1mb'}`); return; }
@@ -220,7 +222,11 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   deps.api.register({
     notFound: (_c: Context, _req: Request, res: Response) => problem(res, 'not_found', 'There is nothing at this address'),
     methodNotAllowed: (_c: Context, req: Request, res: Response) => {
-      const allowed = ROUTED_METHODS.filter((m) => matchOperation(m, req.path) !== undefined);
+      const allowed = ROUTED_METHODS.filter((m) => {
+        const op = matchOperation(m, req.path);
+        return op?.operationId !== undefined && (!deps.only || deps.only.has(op.operationId));
+      });
+      if (allowed.length === 0) { problem(res, 'not_found', 'There is nothing at this address'); return; }
       if (allowed.includes('GET')) allowed.push('HEAD');
       res.setHeader('Allow', allowed.join(', '));
       problem(res, 'request.method_not_allowed', `This path accepts ${allowed.join(', ')}`);
