@@ -91,8 +91,8 @@ function readinessOf(deps: Pick<ApiDeps, 'sql' | 'scheduler'>) {
 }
 
 /**
- * The listener of a process without the api role (a worker or a scheduler), when SVC_LISTEN is
- * given: /health/live, /health/ready and /metrics, so every process can be probed and scraped.
+ * The probe listener of any process, when SVC_PROBE_LISTEN is set: /health/live, /health/ready
+ * and /metrics only, so every process, workers and schedulers included, can be probed and scraped.
  */
 export async function createProbeApp(
   deps: Pick<ApiDeps, 'settings' | 'logger' | 'sql' | 'metrics' | 'scheduler'>,

@@ -2,7 +2,7 @@
 /**
  * The `herald` command: serve | api | scheduler | worker | migrate | healthcheck.
  */
-import { loadSettings, listenAddress, SettingsError, type ProcessRole, type Settings } from './infra/config/settings.js';
+import { loadSettings, healthcheckAddress, SettingsError, type ProcessRole, type Settings } from './infra/config/settings.js';
 import type { Logger } from './infra/log/logger.js';
 import { createProcessLogger } from './infra/log/process-logger.js';
 import { redactText } from './infra/log/redact.js';
@@ -17,7 +17,7 @@ const USAGE = `usage: herald <command>
   scheduler    run the scheduler only
   worker       run a worker only
   migrate      apply database migrations (safe to run from several processes at once)
-  healthcheck  call /health/ready on the local listen address; exit 0 when healthy, 1 otherwise
+  healthcheck  call /health/ready on SVC_PROBE_LISTEN, else SVC_LISTEN; exit 0 when healthy, 1 otherwise
 `;
 
 /** A second signal this soon after the first is the same stop request, echoed. */
@@ -44,7 +44,7 @@ function setUp(overrides: Record<string, string> = {}): { settings: Settings; lo
 async function healthcheck(): Promise<never> {
   let target: string;
   try {
-    const { host, port } = listenAddress(process.env);
+    const { host, port } = healthcheckAddress(process.env);
     const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
     target = `http://${local.includes(':') ? `[${local}]` : local}:${port}/health/ready`;
   } catch (err) {

@@ -24,11 +24,11 @@ import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 export interface RunningProcess {
   /** The HTTP address, when the api role runs. */
   url?: string;
-  /**
-   * The request handler, when the api role runs, or the probe listener of a process without it
-   * when SVC_LISTEN is given (tests call it without a socket).
-   */
+  /** The request handler, when the api role runs (tests call it without a socket). */
   app?: Express;
+  /** The probes-and-metrics handler, when SVC_PROBE_LISTEN is set, and its address. */
+  probeApp?: Express;
+  probeUrl?: string;
   /** The scheduler, when the scheduler role runs. */
   scheduler?: SchedulerRole;
   stop(): Promise<void>;
@@ -39,13 +39,29 @@ export interface StartOptions {
   listen?: boolean;
 }
 
+type BeforeAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+async function listenOn(
+  app: Express, at: { host: string; port: number }, setting: string, before: BeforeAnswer,
+): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer((req, res) => { before(req, res); app(req, res); });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, at, setting)));
+    server.listen(at.port, at.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { server, url: `http://${host}:${address.port}` };
+}
+
 /** A listener that cannot open names the setting that chose its address. */
-function listenError(err: NodeJS.ErrnoException, at: { host: string; port: number }): Error {
+function listenError(err: NodeJS.ErrnoException, at: { host: string; port: number }, setting: string): Error {
   const where = `${at.host.includes(':') ? `[${at.host}]` : at.host}:${at.port}`;
   const why = err.code === 'EADDRINUSE' ? 'is already in use'
     : err.code === 'EADDRNOTAVAIL' ? 'is not an address of this machine'
       : err.code === 'EACCES' ? 'needs privileges this process lacks' : `cannot be listened on (${err.code ?? err.message})`;
-  return new SettingsError('SVC_LISTEN', `${where} ${why}`);
+  return new SettingsError(setting, `${where} ${why}`);
 }
 
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
@@ -95,29 +111,29 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   }
   if (settings.roles.includes('api')) {
     app = await createApi({ settings, logger, sql, db, redis, enqueue, metrics, scheduler, version: packageVersion, startedAt });
-  } else if (settings.listenGiven) {
-    app = await createProbeApp({ settings, logger, sql, metrics, scheduler });
   }
+  const probeApp = settings.probeListen ? await createProbeApp({ settings, logger, sql, metrics, scheduler }) : undefined;
+  let draining = false;
   if (app && options.listen !== false) {
-    server = http.createServer(app);
-    server.keepAliveTimeout = 5000;
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, settings.listen)));
-      server!.listen(settings.listen.port, settings.listen.host, () => resolve());
-    });
-    const address = server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    url = `http://${host}:${address.port}`;
-    logger.info(settings.roles.includes('api') ? 'api listening' : 'probes and metrics listening', { url, public_url: settings.publicUrl });
+    // While draining, answers close their connection, so idle keep-alive sockets do not hold the
+    // stop until their timeout runs out. (Set before the app answers: an answer may be sent at once.)
+    ({ server, url } = await listenOn(app, settings.listen, 'SVC_LISTEN', (_req, res) => {
+      if (!draining) return;
+      res.setHeader('Connection', 'close');
+      res.on('finish', () => server?.closeIdleConnections());
+    }));
+    logger.info('api listening', { url, public_url: settings.publicUrl });
+  }
+  let probeServer: http.Server | undefined;
+  let probeUrl: string | undefined;
+  if (probeApp && settings.probeListen && options.listen !== false) {
+    // Probes are one request per connection: nothing kept alive holds the stop.
+    ({ server: probeServer, url: probeUrl } = await listenOn(probeApp, settings.probeListen, 'SVC_PROBE_LISTEN', (_req, res) => {
+      res.setHeader('Connection', 'close');
+    }));
+    logger.info('probes and metrics listening', { url: probeUrl });
   }
 
-  let draining = false;
-  // While draining, answers close their connection, so idle keep-alive sockets do not hold the
-  // stop until their timeout runs out.
-  server?.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (draining) res.setHeader('Connection', 'close');
-    res.on('finish', () => { if (draining) server?.closeIdleConnections(); });
-  });
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -135,6 +151,11 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
       }
       await scheduler?.stop();
       await worker?.stop(timeoutMs);
+      // Probes answer until the rest has stopped, so an orchestrator sees a draining process alive.
+      if (probeServer) {
+        const p = probeServer;
+        await new Promise<void>((resolve) => { p.close(() => resolve()); p.closeAllConnections(); });
+      }
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
       workerRedis?.disconnect();
@@ -142,5 +163,5 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     })();
     return stopping;
   };
-  return { url, app, scheduler, stop };
+  return { url, app, probeApp, probeUrl, scheduler, stop };
 }

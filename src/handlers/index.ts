@@ -151,7 +151,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
   };
 }
 
-/** What a process without the api role answers on SVC_LISTEN: its probes and metrics. */
+/** What the probe listener (SVC_PROBE_LISTEN) of any process answers: its probes and metrics. */
 export const PROBE_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>(['getLiveness', 'getReadiness', 'getMetrics']);
 
 export function buildProbeHandlers(s: Pick<ApiServices, 'readiness' | 'registry' | 'metricsToken'>): HandlerMap {

@@ -174,10 +174,11 @@ describe('herald with a bad setting', () => {
   });
 });
 
-describe('herald worker with SVC_LISTEN', () => {
+describe('herald worker with SVC_PROBE_LISTEN', () => {
   it('serves its probes and metrics there, nothing else, and passes herald healthcheck', async () => {
     const [port] = await freePorts(1);
-    const settings = { ...iso.env, SVC_LISTEN: `127.0.0.1:${port}`, SVC_DATA_DIR: path.join(iso.dataDir, 'worker') };
+    // SVC_LISTEN is the API's (shared env files are common); a worker never listens on it.
+    const settings = { ...main.settings, SVC_PROBE_LISTEN: `127.0.0.1:${port}`, SVC_DATA_DIR: path.join(iso.dataDir, 'worker') };
     const worker = herald(['worker'], settings);
     await waitUntilLive(worker, port!);
     const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
@@ -191,7 +192,8 @@ describe('herald worker with SVC_LISTEN', () => {
       expect([path, res.status]).toEqual([path, 404]);
     }
     const check = await run(['healthcheck'], settings);
-    expect(check.code).toBe(0);
+    expect([check.code, check.stderr]).toEqual([0, '']);
+    expect(worker.stdout()).not.toContain('"level":"error"');
     worker.child.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
   }, 30_000);

@@ -109,6 +109,12 @@ describe('settings that name a place', () => {
     expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_LISTEN: '127.0.0.1:0' }).setting).toBe('SVC_LISTEN');
   });
 
+  it('takes SVC_PROBE_LISTEN as host:port, unset by default', () => {
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).probeListen).toBeUndefined();
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_PROBE_LISTEN: '[::1]:9464' }, { cwd: dir }).probeListen).toEqual({ host: '::1', port: 9464 });
+    expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_PROBE_LISTEN: 'nope' }).setting).toBe('SVC_PROBE_LISTEN');
+  });
+
   it('names SVC_DATA_DIR when the key file cannot be made there, and makes nothing', () => {
     writeFileSync(path.join(dir, 'a-file'), 'x');
     const err = loadError({ ...BASE, SVC_DATA_DIR: path.join(dir, 'a-file', 'data') });

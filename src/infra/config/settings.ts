@@ -16,8 +16,8 @@ export interface Settings {
   databaseUrl: string;
   redisUrl: string;
   listen: { host: string; port: number };
-  /** SVC_LISTEN was given: a process without the api role then serves its probes and metrics there. */
-  listenGiven: boolean;
+  /** SVC_PROBE_LISTEN: a second listener for /health/* and /metrics only, in any process. */
+  probeListen: { host: string; port: number } | undefined;
   publicUrl: string;
   /** 32 bytes; never logged. */
   secretKey: Buffer;
@@ -51,7 +51,7 @@ export class SettingsError extends Error {
 export const KNOWN_SETTINGS = [
   'SVC_DATABASE_URL', 'SVC_REDIS_URL', 'SVC_LISTEN', 'SVC_PUBLIC_URL', 'SVC_SECRET_KEY', 'SVC_DATA_DIR',
   'SVC_ROLES', 'SVC_LOG_FORMAT', 'SVC_LOG_LEVEL', 'SVC_METRICS_TOKEN', 'SVC_SMTP_URL', 'SVC_MAIL_FROM',
-  'SVC_GITOPS_DIR', 'SVC_OUTBOUND_ALLOW', 'SVC_QUEUE_PREFIX', 'SVC_SCHEDULER_TICK_SECONDS',
+  'SVC_GITOPS_DIR', 'SVC_OUTBOUND_ALLOW', 'SVC_PROBE_LISTEN', 'SVC_QUEUE_PREFIX', 'SVC_SCHEDULER_TICK_SECONDS',
   'SVC_SHUTDOWN_TIMEOUT_SECONDS', 'SVC_SESSION_IDLE_MINUTES', 'SVC_SESSION_MAX_HOURS', 'SVC_BCRYPT_COST', 'SVC_STORE_TIMEOUT_SECONDS', 'SVC_TRUST_PROXY',
 ] as const;
 
@@ -97,16 +97,23 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return v as T;
 }
 
-/** The listen address alone, for `herald healthcheck`, which needs no other setting. */
-export function listenAddress(env: Env): { host: string; port: number } {
-  return listen(env);
+/**
+ * Where `herald healthcheck` finds /health/ready: SVC_PROBE_LISTEN when set (every process has
+ * it then), else SVC_LISTEN. Needs no other setting.
+ */
+export function healthcheckAddress(env: Env): { host: string; port: number } {
+  return nonEmpty(env, 'SVC_PROBE_LISTEN') !== undefined ? hostPort(env, 'SVC_PROBE_LISTEN', '') : listen(env);
 }
 
 function listen(env: Env): { host: string; port: number } {
-  const v = nonEmpty(env, 'SVC_LISTEN') ?? '127.0.0.1:8080';
+  return hostPort(env, 'SVC_LISTEN', '127.0.0.1:8080');
+}
+
+function hostPort(env: Env, name: string, fallback: string): { host: string; port: number } {
+  const v = nonEmpty(env, name) ?? fallback;
   const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(v);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port < 1 || port > 65535) throw new SettingsError('SVC_LISTEN', 'must be host:port with a port of 1 to 65535, e.g. 127.0.0.1:8080');
+  if (!m || port < 1 || port > 65535) throw new SettingsError(name, 'must be host:port with a port of 1 to 65535, e.g. 127.0.0.1:8080');
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
@@ -254,7 +261,7 @@ export function loadSettings(env: Env, options: LoadOptions = {}): Settings {
     databaseUrl: url('SVC_DATABASE_URL', required(merged, 'SVC_DATABASE_URL'), ['postgres:', 'postgresql:']),
     redisUrl: url('SVC_REDIS_URL', required(merged, 'SVC_REDIS_URL'), ['redis:', 'rediss:']),
     listen: l,
-    listenGiven: nonEmpty(merged, 'SVC_LISTEN') !== undefined,
+    probeListen: nonEmpty(merged, 'SVC_PROBE_LISTEN') === undefined ? undefined : hostPort(merged, 'SVC_PROBE_LISTEN', ''),
     publicUrl,
     secretKey: Buffer.alloc(0),
     dataDir,
