@@ -123,6 +123,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`herald: ${redactText((err as Error | undefined)?.message ?? String(err))}\n`);
+  // A setting's complaint names the setting and never its value; anything else is redacted.
+  const message = err instanceof SettingsError ? err.message : redactText((err as Error | undefined)?.message ?? String(err));
+  process.stderr.write(`herald: ${message}\n`);
   process.exit(1);
 });

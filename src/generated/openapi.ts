@@ -327,8 +327,11 @@ export interface paths {
         put?: never;
         /**
          * Email a link to choose a new password
-         * @description Always answers 202 the same way, whether or not the address belongs to a user. When it
-         *     does, an email with a single-use link valid for one hour is sent.
+         * @description Answers 202 the same way whether or not the address belongs to a user. When it does, an
+         *     email with a single-use link valid for one hour is sent, at most five an hour per account
+         *     (further requests are accepted and audited but mail nothing: the links already sent work).
+         *     429 rate_limited when this client address asks too often (for any or for this address);
+         *     503 mail.not_configured when the instance has no SVC_SMTP_URL.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -348,7 +351,9 @@ export interface paths {
         put?: never;
         /**
          * Choose a new password with the emailed link
-         * @description Sets the new password and signs out every session of the user.
+         * @description Sets the new password and signs out every session of the user. The answer gives this
+         *     browser the account's svc_device cookie: having proved control of the mailbox, it is never
+         *     held back by the account-wide sign-in delay that guesses from elsewhere arm.
          */
         post: operations["confirmPasswordReset"];
         delete?: never;
@@ -1984,7 +1989,7 @@ export interface components {
         SecurityEvent: {
             id: components["schemas"]["Uuid"];
             /**
-             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin. Later features add types; treat an unknown one as informational.
+             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used: reason auth.key_revoked, auth.key_expired or auth.user_disabled; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin. Later features add types; treat an unknown one as informational.
              * @example auth.sign_in
              */
             type: string;
@@ -2434,6 +2439,8 @@ export interface operations {
             /** @description The password is changed */
             204: {
                 headers: {
+                    /** @description svc_device_<account> (HttpOnly, path /api/v1/auth, a year, bound to the new password) */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -144,7 +144,7 @@ describe('using keys', () => {
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('auth.unauthenticated');
     const events = await admin.get('/api/v1/security-events?type=api_key.rejected&limit=200');
-    expect(events.body.items.find((e: { target: { id: string } }) => e.target.id === id)).toMatchObject({ reason: 'expired' });
+    expect(events.body.items.find((e: { target: { id: string } }) => e.target.id === id)).toMatchObject({ reason: 'auth.key_expired' });
   });
 
   it('records the use of a revoked, expired or disabled owner\'s key as api_key.rejected, once a minute per key', async () => {
@@ -159,7 +159,7 @@ describe('using keys', () => {
     const forKey = (res.body.items as Array<Record<string, unknown>>).filter((e) => (e.target as { id: string } | null)?.id === id);
     expect(forKey).toHaveLength(1);
     expect(forKey[0]).toMatchObject({
-      outcome: 'failure', reason: 'revoked', ip: '198.51.100.66', actor: { type: 'api_key', api_key_id: id }, target: { type: 'api_key', id },
+      outcome: 'failure', reason: 'auth.key_revoked', ip: '198.51.100.66', actor: { type: 'api_key', api_key_id: id }, target: { type: 'api_key', id },
     });
   });
 });
@@ -222,7 +222,7 @@ describe('what a key may do', () => {
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('auth.unauthenticated');
     const events = await admin.get(`/api/v1/security-events?type=api_key.rejected&user_id=${owner.id}`);
-    expect(events.body.items.map((e: { reason: string }) => e.reason)).toEqual(['owner_disabled']);
+    expect(events.body.items.map((e: { reason: string }) => e.reason)).toEqual(['auth.user_disabled']);
   });
 
   it('is refused with 403 auth.session_required on session-only operations', async () => {

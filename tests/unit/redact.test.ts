@@ -297,3 +297,17 @@ describe('store errors', () => {
     expect(redactText('params: one\nTWO-PLANTED')).toBe(`params: ${MASK}`);
   });
 });
+
+describe('codes', () => {
+  it('masks second-factor and recovery codes and OAuth\'s ?code=, but keeps error and exit codes readable', () => {
+    for (const text of ['totp_code=123456', 'recovery_code: ABCD-EFGH-1234', 'auth_code=xyz987', 'GET /callback?code=SPLxlOBeZQ&state=1', 'ticket=tk_abcdef123456']) {
+      const out = redactText(text);
+      expect({ text, out }).toEqual({ text, out: expect.stringContaining('[redacted]') });
+      expect(out).not.toMatch(/123456|ABCD-EFGH|xyz987|SPLxlOBeZQ|tk_abcdef/);
+    }
+    expect(redactText('GET /callback?code=SPLxlOBeZQ&state=1')).toContain('&state=1');
+    for (const text of ['error code: 23505', 'exit code: 1', 'code: ECONNREFUSED', 'status_code=500']) {
+      expect(redactText(text)).toBe(text);
+    }
+  });
+});

@@ -3,7 +3,7 @@
  * A key's rights are the lower of its scope and its owner's current role; a disabled owner
  * disables its keys.
  */
-import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { apiKeys, users } from '../../infra/db/schema.js';
 import type { Tx } from '../../infra/db/client.js';
 import { newId } from '../shared/ids.js';
@@ -38,44 +38,42 @@ export interface ActiveKey {
   user: PrincipalUser;
 }
 
-export async function resolveApiKey(tx: Tx, token: string): Promise<ActiveKey | undefined> {
-  if (!token.startsWith(KEY_PREFIX) || token.length < 35 || token.length > 200) return undefined;
+/** Why a token that names a real key is refused; the reason codes of api_key.rejected. */
+export type KeyRefusal = 'auth.key_revoked' | 'auth.key_expired' | 'auth.user_disabled';
+
+export type KeyLookup =
+  | { ok: true; key: ActiveKey }
+  | { ok: false; refused: { apiKeyId: string; ownerId: string; reason: KeyRefusal } | undefined };
+
+/**
+ * The key a token names, in one look-up: usable (its rights are the lower of its scope and its
+ * owner's current role), refused with the reason (revoked, expired, owner disabled), or unknown.
+ */
+export async function lookUpApiKey(tx: Tx, token: string): Promise<KeyLookup> {
+  if (!token.startsWith(KEY_PREFIX) || token.length < 35 || token.length > 200) return { ok: false, refused: undefined };
   const now = new Date();
   const [row] = await tx.select({
-    id: apiKeys.id, scope: apiKeys.scope, lastUsedAt: apiKeys.lastUsedAt,
-    userId: users.id, name: users.name, role: users.role, mustChangePassword: users.mustChangePassword,
-  }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(and(
-    eq(apiKeys.tokenHash, tokenHash(token)),
-    isNull(apiKeys.revokedAt),
-    or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
-    eq(users.enabled, true),
-  ));
-  if (!row) return undefined;
+    id: apiKeys.id, scope: apiKeys.scope, lastUsedAt: apiKeys.lastUsedAt, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt,
+    userId: users.id, name: users.name, role: users.role, enabled: users.enabled,
+  }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.tokenHash, tokenHash(token)));
+  if (!row) return { ok: false, refused: undefined };
+  const reason: KeyRefusal | undefined = row.revokedAt ? 'auth.key_revoked'
+    : row.expiresAt && row.expiresAt <= now ? 'auth.key_expired'
+      : !row.enabled ? 'auth.user_disabled' : undefined;
+  if (reason) return { ok: false, refused: { apiKeyId: row.id, ownerId: row.userId, reason } };
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
     await tx.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id));
   }
   return {
-    apiKeyId: row.id,
-    scope: row.scope as Scope,
-    // Keys are made by admins for automation (often for a user who never signs in), so the
-    // owner's pending password change does not hold them back; revoke a key to stop it.
-    user: { id: row.userId, name: row.name, role: row.role as Role, mustChangePassword: false },
+    ok: true,
+    key: {
+      apiKeyId: row.id,
+      scope: row.scope as Scope,
+      // Keys are made by admins for automation (often for a user who never signs in), so the
+      // owner's pending password change does not hold them back; revoke a key to stop it.
+      user: { id: row.userId, name: row.name, role: row.role as Role, mustChangePassword: false },
+    },
   };
-}
-
-/**
- * Why a token that names a real key is refused (revoked, expired, its owner disabled), or
- * undefined when the token names no key at all.
- */
-export async function whyKeyIsRefused(
-  tx: Tx, token: string, now = new Date(),
-): Promise<{ apiKeyId: string; ownerId: string; reason: 'revoked' | 'expired' | 'owner_disabled' } | undefined> {
-  if (!token.startsWith(KEY_PREFIX)) return undefined;
-  const [row] = await tx.select({ id: apiKeys.id, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt, enabled: users.enabled })
-    .from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.tokenHash, tokenHash(token)));
-  if (!row) return undefined;
-  const reason = row.revokedAt ? 'revoked' : row.expiresAt && row.expiresAt <= now ? 'expired' : !row.enabled ? 'owner_disabled' : undefined;
-  return reason ? { apiKeyId: row.id, ownerId: row.userId, reason } : undefined;
 }
 
 export async function revokeApiKey(tx: Tx, id: string): Promise<ApiKeyRow> {

@@ -1,5 +1,5 @@
 import type { Db } from '../../infra/db/client.js';
-import { resolveApiKey, whyKeyIsRefused } from './api-keys.js';
+import { lookUpApiKey, type KeyLookup } from './api-keys.js';
 import type { Authenticator, Credentials, Principal } from './principal.js';
 import { recordSecurityEvent } from './security-events.js';
 import { resolveSession, type SessionPolicy } from './sessions.js';
@@ -13,8 +13,7 @@ const REJECTION_RECORD_INTERVAL_MS = 60_000;
  */
 export function createAuthenticator(db: Db, policy: SessionPolicy): Authenticator {
   const recorded = new Map<string, number>();
-  const recordRejectedKey = async (token: string, credentials: Credentials) => {
-    const refused = await whyKeyIsRefused(db, token);
+  const recordRejectedKey = async (refused: Extract<KeyLookup, { ok: false }>['refused'], credentials: Credentials) => {
     if (!refused) return;
     const now = Date.now();
     if (now - (recorded.get(refused.apiKeyId) ?? 0) < REJECTION_RECORD_INTERVAL_MS) return;
@@ -33,9 +32,10 @@ export function createAuthenticator(db: Db, policy: SessionPolicy): Authenticato
         return s ? { kind: 'session', user: s.user, sessionId: s.sessionId, csrfToken: s.csrfToken } : null;
       }
       if (credentials.bearerToken) {
-        const k = await resolveApiKey(db, credentials.bearerToken);
-        if (!k) await recordRejectedKey(credentials.bearerToken, credentials);
-        return k ? { kind: 'api_key', user: k.user, apiKeyId: k.apiKeyId, scope: k.scope } : null;
+        const found = await lookUpApiKey(db, credentials.bearerToken);
+        if (!found.ok) { await recordRejectedKey(found.refused, credentials); return null; }
+        const k = found.key;
+        return { kind: 'api_key', user: k.user, apiKeyId: k.apiKeyId, scope: k.scope };
       }
       return null;
     },

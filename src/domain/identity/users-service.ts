@@ -27,10 +27,14 @@ export function preferencesOf(row: UserRow): Preferences {
   return { ...DEFAULT_PREFERENCES, ...(row.preferences as Partial<Preferences>) };
 }
 
-/** The canonical spelling of an IANA time zone (europe/berlin → Europe/Berlin), or undefined. */
+/**
+ * An IANA time zone in its proper case (europe/berlin → Europe/Berlin), or undefined when it is
+ * none. The name is otherwise kept as given: ICU would turn Asia/Kolkata into Asia/Calcutta.
+ */
 function canonicalTimeZone(tz: string): string | undefined {
   try {
-    return new Intl.DateTimeFormat('en', { timeZone: tz }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat('en', { timeZone: tz }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
   } catch {
     return undefined;
   }

@@ -16,7 +16,7 @@ import { buildProblem, sendProblem } from './problem.js';
 import { enforceAccess } from './access.js';
 import { toFieldProblems } from './validation-errors.js';
 import { docsRouter } from './docs.js';
-import { documentedCodes } from '../../handlers/error-status.js';
+import { documentedCodes, isProblemCode } from '../../handlers/error-status.js';
 import { pagesRouter } from './pages.js';
 import { isRedisUnavailable } from '../queue/queues.js';
 
@@ -248,7 +248,12 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   // 6. Anything thrown becomes a problem document; a 500 says nothing beyond its request id.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) { res.destroy(); return; }
-    if (err instanceof DomainError) { problem(res, err.code, err.message, err.extras); return; }
+    if (err instanceof DomainError) {
+      // A code the contract's catalogue does not list answers 500 (statusForCode); say why.
+      if (!isProblemCode(err.code)) deps.logger.error('an error code missing from openapi.yaml x-problem-codes', { request_id: localsOf(res).requestId, code: err.code, err });
+      problem(res, isProblemCode(err.code) ? err.code : 'internal', err.message, err.extras);
+      return;
+    }
     const code = errorCodeOf(err);
     if ((code && STORE_DOWN.has(code)) || isRedisUnavailable(err)) {
       deps.logger.error('a dependency is unavailable', { request_id: localsOf(res).requestId, err });

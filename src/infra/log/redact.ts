@@ -34,9 +34,10 @@ export class SecretRegistry {
  * a space, &, ; or quote. Only such keys match, so that no other pair swallows the text after it.
  */
 const SECRET_WORDS = 'pass(?:word|wd|phrase)|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|signature'
-  + '|svc_session|svc_csrf|svc_device|webhook[_-]?ur[il]';
+  + '|svc_session|svc_csrf|svc_device|webhook[_-]?ur[il]|(?:totp|otp|recovery|auth)[_-]?codes?|ticket';
+// A bare `code` is secret only as a query parameter (OAuth's ?code=…); `error code: 23505` is not.
 const KEY_VALUE = new RegExp(
-  `(?<![\\w.-])([\\w.-]{0,64}?(?:${SECRET_WORDS})[\\w.-]{0,64}|code)`
+  `(?<![\\w.-])([\\w.-]{0,64}?(?:${SECRET_WORDS})[\\w.-]{0,64}|code(?=[ \\t]*=))`
   + `(["']?[ \\t]*[:=][ \\t]*)("(?:[^"\\\\\\n]|\\\\.)*"|'(?:[^'\\\\\\n]|\\\\.)*'|[^\\s&;"'{[][^\\s&;"]*)`,
   'gi',
 );
