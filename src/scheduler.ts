@@ -8,15 +8,26 @@ import type { Logger } from './infra/log/logger.js';
 export interface TickTask {
   name: string;
   run(now: Date): Promise<void>;
+  /**
+   * Whether a failure makes the tick count as not completed (readiness turns unhealthy): true
+   * for the scheduling itself, false for housekeeping, whose failure is only logged.
+   */
+  essential?: boolean;
 }
 
-/** A task that does its work on the first tick and then at most once an hour. */
+/**
+ * Housekeeping that does its work on the first tick and then at most once an hour; after a
+ * failure it tries again in five minutes, not on every tick. Its failures do not make the
+ * scheduler unready.
+ */
 export function hourly(name: string, work: (now: Date) => Promise<void>): TickTask {
   let due = 0;
   return {
     name,
+    essential: false,
     async run(now) {
       if (now.getTime() < due) return;
+      due = now.getTime() + 5 * 60_000;
       await work(now);
       due = now.getTime() + 3600_000;
     },
@@ -45,7 +56,7 @@ export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; 
       try {
         await task.run(now);
       } catch (err) {
-        ok = false;
+        if (task.essential !== false) ok = false;
         deps.logger.error('scheduler task failed', { task: task.name, err });
       }
     }

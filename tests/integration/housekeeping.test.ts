@@ -59,4 +59,28 @@ it('runs an hourly task on the first tick, then not again within the hour', asyn
   await task.run(new Date(NOW.getTime() + 59 * 60_000));
   await task.run(new Date(NOW.getTime() + 60 * 60_000));
   expect(runs.map((d) => d.toISOString())).toEqual([NOW.toISOString(), new Date(NOW.getTime() + 3600_000).toISOString()]);
+  expect(task.essential).toBe(false);
+});
+
+it('tries a failed hourly task again after five minutes, not on every tick', async () => {
+  let calls = 0;
+  const task = hourly('flaky', async () => { calls += 1; throw new Error('store too slow'); });
+  await expect(task.run(NOW)).rejects.toThrow('store too slow');
+  await task.run(new Date(NOW.getTime() + 60_000));
+  expect(calls).toBe(1);
+  await expect(task.run(new Date(NOW.getTime() + 5 * 60_000))).rejects.toThrow();
+  expect(calls).toBe(2);
+});
+
+it('deletes in batches: more dead rows than one batch all go', async () => {
+  const [user] = await sql<{ id: string }[]>`
+    insert into users (id, name, email, role, password_hash, must_change_password)
+    values (${randomUUID()}, 'Bea', 'bea@example.com', 'viewer', 'x', false) returning id`;
+  await sql`insert into sessions (id, user_id, token_hash, method, created_at, last_seen_at, expires_at)
+    select gen_random_uuid(), ${user!.id}, md5(random()::text || g::text), 'password', ${daysAgo(400)}, ${daysAgo(60)}, ${daysAgo(50)}
+    from generate_series(1, 12001) g`;
+  const purged = await purgeDeadIdentityRows(store.db, { idleMinutes: 24 * 60 }, NOW);
+  expect(purged.sessions).toBe(12001);
+  const [left] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where user_id = ${user!.id}`;
+  expect(left!.n).toBe(0);
 });

@@ -52,3 +52,14 @@ it('waits in stop() for the tick in progress', async () => {
   await s.stop();
   expect(finished).toBe(true);
 });
+
+it('counts a tick whose only failure is in housekeeping (essential: false)', async () => {
+  const errors: unknown[] = [];
+  const housekeeping: TickTask = { name: 'housekeeping', essential: false, run: async () => { throw new Error('slow store'); } };
+  const s = createScheduler({ tickSeconds: 0.05, tasks: [housekeeping], logger: quietLogger(errors) });
+  s.start();
+  await sleep(80);
+  await s.stop();
+  expect(s.lastTickAt()).toBeDefined();
+  expect(errors.length).toBeGreaterThanOrEqual(1);
+});
