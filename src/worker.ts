@@ -86,14 +86,21 @@ export function createWorker(deps: {
       // close. (A graceful close() cannot be turned into a forced one later, hence pause first;
       // pause(true) does not wait itself: BullMQ's waiting pause would reconnect after our close.)
       await Promise.all(workers.map((w) => w.pause(true)));
-      const finished = idle().then(() => 'finished' as const);
       const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), timeoutMs); });
-      const outcome = await Promise.race([finished, late]);
+      let outcome = await Promise.race([idle().then(() => 'finished' as const), late]);
+      if (outcome === 'finished') {
+        // A fetch already under way when we paused may still bring a job, which a graceful
+        // close waits for: the time limit bounds that too.
+        outcome = await Promise.race([Promise.all(workers.map((w) => w.close(false))).then(() => 'finished' as const), late]);
+      }
       clearTimeout(timer);
       const unfinished = active.size;
-      // A forced close leaves the unfinished jobs active; their locks expire and BullMQ's
-      // stalled-job check hands them to another worker.
-      await Promise.all(workers.map((w) => w.close(outcome === 'late')));
+      if (outcome === 'late') {
+        // A forced close (or, once a graceful one has begun, dropping the connections) leaves
+        // the unfinished jobs active; their locks expire and BullMQ's stalled-job check hands
+        // them to another worker.
+        await Promise.all(workers.map((w) => (w.closing ? w.disconnect() : w.close(true))));
+      }
       deps.logger.info('worker stopped', { handed_back: outcome === 'late' ? unfinished : 0 });
     },
   };

@@ -91,7 +91,6 @@ it('hands a job back when its worker stops without finishing, and another worker
   again.start();
   await waitFor(async () => ran.includes('w3:2:started'), 'another worker to take the job after its lock expired');
   await again.stop(100);
-  expect(await (await Job.fromId(queue, job.id!))!.getState()).not.toBe('failed');
 
   const second = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w2', Promise.resolve())]), logger, lockDurationMs: LOCK_MS });
   second.start();
