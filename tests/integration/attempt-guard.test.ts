@@ -51,3 +51,15 @@ it('gives each key of a quota its own allowance', async () => {
   expect([await quota.take('x'), await quota.take('x'), await quota.take('x')]).toEqual([true, true, false]);
   expect(await quota.take('y')).toBe(true);
 });
+
+it('remembers familiar addresses under the current password only, at most 50 per account', async () => {
+  const guard = createAttemptGuard(redis, prefix, { ...POLICY, name: 'familiar', ipPoints: 1000, freeAccountAttempts: 20, maxAccountDelaySeconds: 60 });
+  const account = 'roamer@example.com';
+  for (let i = 1; i <= 55; i++) await guard.succeeded({ account, ip: `198.51.100.${i}`, familiarTag: 'user-1:password-A' });
+  const [key] = await redis.keys(`${prefix}:throttle:familiar:familiar:*`);
+  expect(await redis.hlen(key!)).toBe(50);
+  // A new password: the addresses remembered under the old one are dropped.
+  await guard.succeeded({ account, ip: '198.51.100.200', familiarTag: 'user-1:password-B' });
+  expect(await redis.hkeys(key!)).toEqual(['198.51.100.200']);
+  expect(await redis.ttl(key!)).toBeGreaterThan(89 * 24 * 3600);
+});

@@ -150,6 +150,38 @@ end
 return 0
 `;
 
+/** At most this many familiar addresses per account: the most recent ones. */
+const FAMILIAR_MAX = 50;
+
+/**
+ * KEYS: the account's familiar-address hash. ARGV: address, tag, keep (s), max. Remembers the
+ * address under the tag with Redis's time, and drops what no longer counts: entries of another
+ * tag (an older password), entries older than keep, and the oldest beyond max.
+ */
+const REMEMBER_SCRIPT = `
+local now = tonumber(redis.call('TIME')[1])
+local key, tag, keep, max = KEYS[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('HSET', key, ARGV[1], tag .. '|' .. now)
+local all = redis.call('HGETALL', key)
+local kept = {}
+for i = 1, #all, 2 do
+  local v = all[i + 1]
+  local sep = string.find(v, '|', 1, true)
+  local at = sep and tonumber(string.sub(v, sep + 1)) or 0
+  if not sep or string.sub(v, 1, sep - 1) ~= tag or now - at > keep then
+    redis.call('HDEL', key, all[i])
+  else
+    table.insert(kept, { all[i], at })
+  end
+end
+if #kept > max then
+  table.sort(kept, function(a, b) return a[2] < b[2] end)
+  for i = 1, #kept - max do redis.call('HDEL', key, kept[i][1]) end
+end
+redis.call('EXPIRE', key, keep)
+return #kept
+`;
+
 export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPolicy): AttemptGuard {
   const ipLimiter = new RateLimiterRedis({
     storeClient: redis, keyPrefix: `${prefix}:rl:${policy.name}:ip`, points: policy.ipPoints, duration: policy.ipWindowSeconds,
@@ -158,7 +190,10 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
   const isFamiliar = async (account: string, k: AttemptKeys): Promise<boolean> => {
     if (k.knownDevice) return true;
     if (!k.familiarTag) return false;
-    return (await redis.hget(familiarKey(account), addressKey(k.ip))) === k.familiarTag;
+    const remembered = await redis.hget(familiarKey(account), addressKey(k.ip));
+    const sep = remembered?.lastIndexOf('|') ?? -1;
+    if (!remembered || sep < 0 || remembered.slice(0, sep) !== k.familiarTag) return false;
+    return Date.now() / 1000 - Number(remembered.slice(sep + 1)) <= FAMILIAR_SECONDS;
   };
   const keysOf = async (k: AttemptKeys): Promise<Array<{ key: string; free: number; cap: number }>> => {
     if (!k.account) return [];
@@ -186,12 +221,10 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
     async succeeded(k) {
       if (!k.account) return;
       const account = digest(k.account);
-      const tx = redis.multi()
-        .del(`${prefix}:throttle:${policy.name}:acct-ip:${account}:${addressKey(k.ip)}`, `${prefix}:throttle:${policy.name}:acct:${account}`);
+      await redis.del(`${prefix}:throttle:${policy.name}:acct-ip:${account}:${addressKey(k.ip)}`, `${prefix}:throttle:${policy.name}:acct:${account}`);
       if (k.familiarTag) {
-        tx.hset(familiarKey(account), addressKey(k.ip), k.familiarTag).expire(familiarKey(account), FAMILIAR_SECONDS);
+        await redis.eval(REMEMBER_SCRIPT, 1, familiarKey(account), addressKey(k.ip), k.familiarTag, String(FAMILIAR_SECONDS), String(FAMILIAR_MAX));
       }
-      await tx.exec();
     },
   };
 }
