@@ -109,6 +109,15 @@ describe('settings that name a place', () => {
     expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_LISTEN: '127.0.0.1:0' }).setting).toBe('SVC_LISTEN');
   });
 
+  it('checks SVC_ROLES from the environment even when a one-role command overrides it', () => {
+    let err: unknown;
+    try {
+      loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_ROLES: 'api,foo' }, { cwd: dir, overrides: { SVC_ROLES: 'worker' } });
+    } catch (e) { err = e; }
+    expect((err as SettingsError).setting).toBe('SVC_ROLES');
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_ROLES: 'api' }, { cwd: dir, overrides: { SVC_ROLES: 'worker' } }).roles).toEqual(['worker']);
+  });
+
   it('takes SVC_PROBE_LISTEN as host:port, unset by default', () => {
     expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).probeListen).toBeUndefined();
     expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_PROBE_LISTEN: '[::1]:9464' }, { cwd: dir }).probeListen).toEqual({ host: '::1', port: 9464 });

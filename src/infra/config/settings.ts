@@ -256,6 +256,8 @@ export function loadSettings(env: Env, options: LoadOptions = {}): Settings {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(queuePrefix)) {
     throw new SettingsError('SVC_QUEUE_PREFIX', 'must be 1 to 64 letters, digits, - or _');
   }
+  // A one-role command overrides SVC_ROLES, but a malformed value in the environment is still a mistake.
+  roles(env);
   const isTty = process.stdout.isTTY === true;
   const settings: Settings = {
     databaseUrl: url('SVC_DATABASE_URL', required(merged, 'SVC_DATABASE_URL'), ['postgres:', 'postgresql:']),
