@@ -43,9 +43,9 @@ run: build
 	  echo "Herald: open $${SVC_PUBLIC_URL:-http://$${SVC_LISTEN:-127.0.0.1:8080}}/docs (API) — first run: POST /api/v1/setup (see README)" && \
 	  exec node dist/src/cli.js serve
 
-# The tests also start a redis-server of their own (tests/integration/dependencies-down.test.ts),
-# so ensure-services.sh makes sure one is installed even when another Redis is used.
-test test-file: export HERALD_NEED_REDIS_BINARY = 1
+# The tests also run a redis-server of their own (tests/integration/dependencies-down.test.ts) and
+# curl (the README's examples, tests/process/readme.test.ts): ensure-services.sh installs them.
+test test-file: export HERALD_TEST_TOOLS = 1
 
 test: deps check-contract typecheck lint
 	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test

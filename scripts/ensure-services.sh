@@ -18,11 +18,12 @@
 #   SVC_REDIS_URL      use this Redis URL as is
 #   HERALD_DB_NAME     database to create if missing (default: herald)
 #   HERALD_DATA_DIR    where private instances live (default: <repo>/.data)
-#   HERALD_NEED_REDIS_BINARY=1
-#                      (set by `make test`) also make sure a redis-server binary
-#                      is installed, whichever Redis is used: the test suite
-#                      starts and kills one of its own. Installed with apt-get
-#                      when missing and root; otherwise only a warning.
+#   HERALD_TEST_TOOLS=1
+#                      (set by `make test`) also make sure the programs the test
+#                      suite runs are installed, whichever Redis is used: a
+#                      redis-server it starts and kills, and curl for the
+#                      README's examples. Installed with apt-get when missing
+#                      and root; otherwise only a warning.
 #   HERALD_PG_PROBE_PORT, HERALD_REDIS_PROBE_PORT
 #                      (for tests) ports probed for already-running servers
 #                      (defaults 5432 and 6379)
@@ -616,22 +617,28 @@ ensure_redis() {
   REDIS_URL="redis://127.0.0.1:$REDIS_PRIVATE_PORT"
 }
 
-# With HERALD_NEED_REDIS_BINARY=1: make sure redis-server is installed even when
-# the Redis in use is not ours (tests/integration/dependencies-down.test.ts
-# runs its own). Never fatal: without it, that test says what is missing.
-ensure_redis_binary() {
-  [[ ${HERALD_NEED_REDIS_BINARY:-} == 1 ]] || return 0
-  find_redis_server && return 0
+# With HERALD_TEST_TOOLS=1: make sure the programs the tests run are installed,
+# even when the Redis in use is not ours: redis-server (tests/integration/
+# dependencies-down.test.ts runs its own) and curl (tests/process/readme.test.ts
+# runs the README's examples). Never fatal: without them, those tests say what
+# is missing.
+ensure_test_tools() {
+  [[ ${HERALD_TEST_TOOLS:-} == 1 ]] || return 0
+  local missing=()
+  find_redis_server || missing+=(redis-server)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  ((${#missing[@]} > 0)) || return 0
   if ! is_root; then
-    log "warning: redis-server was not found and the tests need it (they start their own); install Redis (apt-get install redis-server)"
+    log "warning: the tests need ${missing[*]}, which is not installed (apt-get install ${missing[*]})"
     return 0
   fi
   es_lock
-  find_redis_server && return 0 # a concurrent run installed it
-  log "redis-server not found; the tests need it (they start their own)"
-  apt_install redis-server || log "warning: apt-get install redis-server failed"
-  find_redis_server ||
-    log "warning: redis-server is still missing; the tests that start their own Redis will fail"
+  missing=()
+  find_redis_server || missing+=(redis-server) # a concurrent run may have installed it
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  ((${#missing[@]} > 0)) || return 0
+  log "installing what the tests run: ${missing[*]}"
+  apt_install "${missing[@]}" || log "warning: apt-get install ${missing[*]} failed"
 }
 
 # ------------------------------------------------------------------- main ---
@@ -653,7 +660,7 @@ es_main() {
   # we start do not hold it open and eval "$(...)" does not hang.
   ensure_postgres >&2
   ensure_redis >&2
-  ensure_redis_binary >&2
+  ensure_test_tools >&2
   printf 'export SVC_DATABASE_URL=%s\n' "$(shq "$DB_URL")"
   printf 'export SVC_REDIS_URL=%s\n' "$(shq "$REDIS_URL")"
 }

@@ -1,0 +1,81 @@
+/**
+ * The real `herald` command as a child process: `node --import tsx src/cli.ts <command>`, with an
+ * environment of PATH, HOME and the SVC_* settings a test gives. `killChildren()` (in afterAll)
+ * ends whatever is still running.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Herald {
+  child: ChildProcess;
+  /** Everything written so far, in order of arrival. */
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children = new Set<ChildProcess>();
+
+export function herald(args: string[], settings: Record<string, string>): Herald {
+  const env: Record<string, string> = { ...settings };
+  if (process.env.PATH !== undefined) env.PATH = process.env.PATH;
+  if (process.env.HOME !== undefined) env.HOME = process.env.HOME;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on('data', (b: Buffer) => out.push(b));
+  child.stderr!.on('data', (b: Buffer) => err.push(b));
+  // 'close' comes after the pipes are drained, so the output is complete when this resolves.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('close', (code, signal) => { children.delete(child); resolve({ code, signal }); });
+  });
+  return { child, stdout: () => Buffer.concat(out).toString('utf8'), stderr: () => Buffer.concat(err).toString('utf8'), exited };
+}
+
+export async function run(args: string[], settings: Record<string, string>) {
+  const h = herald(args, settings);
+  const { code, signal } = await h.exited;
+  return { code, signal, stdout: h.stdout(), stderr: h.stderr() };
+}
+
+/** Distinct free ports: each is held open until all are known. */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = Array.from({ length: n }, () => net.createServer());
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
+  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  return ports;
+}
+
+/** Polls /health/live until it answers 200; fails early if the child exits. */
+export async function waitUntilLive(h: Herald, port: number): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    if (h.child.exitCode !== null || h.child.signalCode !== null) {
+      throw new Error(`herald exited before it was live\n${h.stdout()}\n${h.stderr()}`);
+    }
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health/live`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await delay(100);
+  }
+  throw new Error(`herald did not become live\n${h.stdout()}\n${h.stderr()}`);
+}
+
+
+/** Kills every child still running and waits until each has closed. */
+export async function killChildren(): Promise<void> {
+  const left = [...children];
+  for (const child of left) child.kill('SIGKILL');
+  await Promise.all(left.map((child) => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(undefined);
+    else child.once('close', resolve);
+  })));
+}
