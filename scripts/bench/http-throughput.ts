@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import postgres from 'postgres';
+import { Redis } from 'ioredis';
 import { loadSettings } from '../../src/infra/config/settings.js';
 import { createProcessLogger } from '../../src/infra/log/process-logger.js';
 import { createDb } from '../../src/infra/db/client.js';
@@ -57,18 +58,20 @@ async function main(): Promise<void> {
   await admin.unsafe(`create database ${name}`);
   const dbUrl = new URL(base); dbUrl.pathname = `/${name}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
-  const settings = loadSettings({
-    SVC_DATABASE_URL: dbUrl.toString(), SVC_REDIS_URL: process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    SVC_LISTEN: `127.0.0.1:${await freePort()}`, SVC_DATA_DIR: dataDir, SVC_ROLES: 'api', SVC_LOG_LEVEL: 'warn', SVC_LOG_FORMAT: 'json',
-    SVC_QUEUE_PREFIX: `bench_${randomBytes(3).toString('hex')}`,
-  });
-  const { sql } = createDb(settings.databaseUrl, { max: 1 });
-  await migrate(sql);
-  await sql.end();
-  const t0 = performance.now();
-  const proc = await startProcess(settings, createProcessLogger(settings));
-  console.log(`start-up (api role, contract loaded)  ${(performance.now() - t0).toFixed(0)} ms`);
+  const redisUrl = process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const queuePrefix = `bench_${randomBytes(3).toString('hex')}`;
+  let proc: Awaited<ReturnType<typeof startProcess>> | undefined;
   try {
+    const settings = loadSettings({
+      SVC_DATABASE_URL: dbUrl.toString(), SVC_REDIS_URL: redisUrl, SVC_LISTEN: `127.0.0.1:${await freePort()}`,
+      SVC_DATA_DIR: dataDir, SVC_ROLES: 'api', SVC_LOG_LEVEL: 'warn', SVC_LOG_FORMAT: 'json', SVC_QUEUE_PREFIX: queuePrefix,
+    });
+    const { sql } = createDb(settings.databaseUrl, { max: 1 });
+    await migrate(sql);
+    await sql.end();
+    const t0 = performance.now();
+    proc = await startProcess(settings, createProcessLogger(settings));
+    console.log(`start-up (api role, contract loaded)  ${(performance.now() - t0).toFixed(0)} ms`);
     const url = proc.url!;
     const setup = await fetch(`${url}/api/v1/setup`, {
       method: 'POST', headers: { 'Content-Type': 'application/json' },
@@ -92,9 +95,14 @@ async function main(): Promise<void> {
     const mem = process.memoryUsage();
     console.log(`resident memory after the run      ${(mem.rss / 1048576).toFixed(0)} MiB (heap used ${(mem.heapUsed / 1048576).toFixed(0)} MiB)`);
   } finally {
-    await proc.stop();
+    // Leave nothing behind, whatever failed: the database, the queues' keys, the data folder.
+    await proc?.stop();
     await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${queuePrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
