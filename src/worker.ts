@@ -27,21 +27,20 @@ export function createWorker(deps: {
   let workers: Worker[] = [];
   const workerError = rateLimitedLog(deps.logger, 'error');
   /** Jobs in progress here. */
-  const active = new Set<string>();
+  let active = 0;
   let onIdle: (() => void) | undefined;
   /** Resolves once no job is in progress here. */
   const idle = () => new Promise<void>((resolve) => {
-    if (active.size === 0) resolve();
+    if (active === 0) resolve();
     else onIdle = resolve;
   });
   const process = async (job: Job) => {
-    const key = `${job.queueName}:${job.id ?? ''}`;
-    active.add(key);
+    active += 1;
     try {
       await runJob(job);
     } finally {
-      active.delete(key);
-      if (active.size === 0) onIdle?.();
+      active -= 1;
+      if (active === 0) onIdle?.();
     }
   };
   const runJob = async (job: Job) => {
@@ -94,7 +93,7 @@ export function createWorker(deps: {
         outcome = await Promise.race([Promise.all(workers.map((w) => w.close(false))).then(() => 'finished' as const), late]);
       }
       clearTimeout(timer);
-      const unfinished = active.size;
+      const unfinished = active;
       if (outcome === 'late') {
         // A forced close (or, once a graceful one has begun, dropping the connections) leaves
         // the unfinished jobs active; their locks expire and BullMQ's stalled-job check hands

@@ -47,7 +47,8 @@ export function docsRouter(spec: { yaml: string; json: string }, knownCodes: () 
   router.get('/api/v1/openapi.json', (_req, res) => { res.type('application/json').send(spec.json); });
   router.get(['/docs', '/docs/'], (_req, res) => { res.type('html').send(INDEX); });
   router.get('/docs/init.js', (_req, res) => { res.type('application/javascript').send(INIT); });
-  router.use('/docs/assets', express.static(swaggerUiDir, { index: false, maxAge: '1h' }));
+  router.use('/docs/assets', (_req, res, next) => { res.locals.route = '/docs/assets'; next(); },
+    express.static(swaggerUiDir, { index: false, maxAge: '1h' }));
   router.get('/docs/errors', (_req, res) => {
     const rows = knownCodes().sort().map((code) => `<li><a href="/docs/errors/${escapeHtml(code)}"><code>${escapeHtml(code)}</code></a> — ${escapeHtml(titleForCode(code))}</li>`);
     res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Herald error codes</title></head><body><h1>Herald error codes</h1><ul>${rows.join('')}</ul></body></html>`);

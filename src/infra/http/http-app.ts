@@ -73,12 +73,10 @@ function bearerOf(req: Request, hasSession: boolean): string | undefined {
   return hasSession ? undefined : header;
 }
 
-/** The log route of a request no operation matched: the served pages by their family, else unmatched. */
-function staticRouteOf(path: string): string {
-  if (path.startsWith('/docs/errors/')) return '/docs/errors/{code}';
-  if (path.startsWith('/docs/assets/')) return '/docs/assets';
-  if (['/docs', '/docs/', '/docs/init.js', '/docs/errors', '/api/v1/openapi.yaml', '/api/v1/openapi.json', '/reset-password', '/reset-password.js'].includes(path)) return path;
-  return 'unmatched';
+/** The route a served page matched in its express router (e.g. /docs/errors/:code), if any. */
+function pageRouteOf(req: Request): string | undefined {
+  const p = (req as { route?: { path?: string | string[] } }).route?.path;
+  return Array.isArray(p) ? p[0] : p;
 }
 
 function errorCodeOf(err: unknown): string | undefined {
@@ -111,7 +109,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       const expected = res.statusCode === 501 || (operationId === 'getReadiness' && res.statusCode === 503);
       const level = quiet ? 'debug' : expected ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
       deps.logger.log(level, 'http request', {
-        request_id: requestId, method: req.method, route: route ?? staticRouteOf(req.originalUrl.split('?')[0]!), operation_id: operationId,
+        request_id: requestId, method: req.method, route: route ?? pageRouteOf(req) ?? 'unmatched', operation_id: operationId,
         status: res.statusCode, duration_ms: Math.round(seconds * 1000), user_id: userId,
       });
       deps.onRequestDone?.({ operationId, status: res.statusCode, seconds });
