@@ -1,5 +1,5 @@
 /** Small request mappings shared by handlers. */
-import { DEFAULT_LIMIT } from '../domain/shared/cursor.js';
+import { DEFAULT_LIMIT } from '../core/cursor.js';
 import type { RequestContext } from './types.js';
 
 /** limit (default 50) and cursor from a list operation's query. */

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createAttemptGuard, createQuota, type GuardPolicy } from '../../src/infra/ratelimit/attempt-guard.js';
-import { DomainError } from '../../src/domain/shared/errors.js';
+import { DomainError } from '../../src/core/errors.js';
 import { redisUrl } from '../support/env.js';
 
 const prefix = `t_guard_${randomBytes(4).toString('hex')}`;

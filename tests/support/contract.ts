@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
 import type { Test } from 'supertest';
 import type { OpenAPIV3 } from 'openapi-types';
-import { loadContract, type Contract } from '../../src/infra/http/contract.js';
+import { loadContract, type Contract } from '../../src/http/contract.js';
 import { isFieldCode, isProblemCode } from '../../src/handlers/error-status.js';
 
 let contract: Promise<Contract> | undefined;

@@ -1,5 +1,5 @@
-import { decodeCursor, encodeCursor, toPage } from '../../src/domain/shared/cursor.js';
-import { DomainError } from '../../src/domain/shared/errors.js';
+import { decodeCursor, encodeCursor, toPage } from '../../src/core/cursor.js';
+import { DomainError } from '../../src/core/errors.js';
 
 describe('cursor pagination', () => {
   it('round-trips a sort key', () => {

@@ -1,5 +1,5 @@
-import { buildProblem } from '../../src/infra/http/problem.js';
-import { inUse, versionConflict } from '../../src/domain/shared/errors.js';
+import { buildProblem } from '../../src/http/problem.js';
+import { inUse, versionConflict } from '../../src/core/errors.js';
 import { statusForCode } from '../../src/handlers/error-status.js';
 
 describe('problem documents', () => {

@@ -1,5 +1,5 @@
 import type { Db } from '../../infra/db/client.js';
-import { validationFailed } from '../shared/errors.js';
+import { validationFailed } from '../../core/errors.js';
 import { insertApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import { getUser } from './users-store.js';

@@ -6,9 +6,9 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { apiKeys, users } from '../../infra/db/schema.js';
 import type { Tx } from '../../infra/db/client.js';
-import { newId } from '../shared/ids.js';
-import { notFound } from '../shared/errors.js';
-import { decodeStringCursor, toPage, type Page } from '../shared/cursor.js';
+import { newId } from '../../core/ids.js';
+import { notFound } from '../../core/errors.js';
+import { decodeStringCursor, toPage, type Page } from '../../core/cursor.js';
 import { randomToken, tokenHash } from './tokens.js';
 import type { PrincipalUser, Role, Scope } from './principal.js';
 

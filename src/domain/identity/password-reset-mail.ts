@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import type { Db } from '../../infra/db/client.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { passwordResets } from '../../infra/db/schema.js';
-import { newId } from '../shared/ids.js';
+import { newId } from '../../core/ids.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import { tokenHash } from './tokens.js';
 import { findUserByEmail } from './users-store.js';

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import { dictionary } from '@zxcvbn-ts/language-common';
-import type { FieldProblem } from '../shared/errors.js';
+import type { FieldProblem } from '../../core/errors.js';
 
 export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 128;

@@ -5,8 +5,8 @@
 import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
 import { securityEvents } from '../../infra/db/schema.js';
 import type { Tx } from '../../infra/db/client.js';
-import { newId } from '../shared/ids.js';
-import { decodeStringCursor, toPage, type Page } from '../shared/cursor.js';
+import { newId } from '../../core/ids.js';
+import { decodeStringCursor, toPage, type Page } from '../../core/cursor.js';
 
 export type SecurityEventType =
   | 'setup.completed'

@@ -5,8 +5,8 @@
 import { and, desc, eq, gt, isNull, ne } from 'drizzle-orm';
 import { sessions, users } from '../../infra/db/schema.js';
 import type { Tx } from '../../infra/db/client.js';
-import { newId } from '../shared/ids.js';
-import { notFound } from '../shared/errors.js';
+import { newId } from '../../core/ids.js';
+import { notFound } from '../../core/errors.js';
 import { csrfTokenFor, randomToken, tokenHash } from './tokens.js';
 import type { PrincipalUser, Role } from './principal.js';
 

@@ -3,8 +3,8 @@
  * least one enabled admin; disabling a user ends its sessions and keys at once (they are
  * checked against the user's state on every request).
  */
-import { DomainError, validationFailed, versionConflict } from '../shared/errors.js';
-import { newId } from '../shared/ids.js';
+import { DomainError, validationFailed, versionConflict } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
 import type { Db } from '../../infra/db/client.js';
 import { passwordProblems, temporaryPassword, type PasswordHasher } from './passwords.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';

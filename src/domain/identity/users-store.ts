@@ -3,9 +3,9 @@ import { normalizeEmail } from './tokens.js';
 import { and, asc, count, eq, gt, or, sql } from 'drizzle-orm';
 import { users } from '../../infra/db/schema.js';
 import { pgConstraint, pgErrorCode, type Tx } from '../../infra/db/client.js';
-import { DomainError, notFound } from '../shared/errors.js';
+import { DomainError, notFound } from '../../core/errors.js';
 import { updateVersioned } from '../../infra/db/versioned.js';
-import { decodeStringCursor, toPage, type Page } from '../shared/cursor.js';
+import { decodeStringCursor, toPage, type Page } from '../../core/cursor.js';
 import type { Role } from './principal.js';
 
 export type UserRow = typeof users.$inferSelect;

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import type { Handler } from '../types.js';
-import { DomainError } from '../../domain/shared/errors.js';
+import { DomainError } from '../../core/errors.js';
 
 function matches(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(\S+)$/i.exec(header ?? '');

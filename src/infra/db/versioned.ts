@@ -6,7 +6,7 @@
 import { and, eq, sql, type InferInsertModel, type InferSelectModel } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Tx } from './client.js';
-import { notFound, versionConflict } from '../../domain/shared/errors.js';
+import { notFound, versionConflict } from '../../core/errors.js';
 
 type VersionedTable = PgTable & { id: PgColumn; version: PgColumn; updatedAt: PgColumn };
 

@@ -1,7 +1,7 @@
 /** The instance's own mail (password reset, test sends) through SVC_SMTP_URL with nodemailer. */
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
-import { DomainError } from '../../domain/shared/errors.js';
+import { DomainError } from '../../core/errors.js';
 
 export interface MailMessage {
   to: string;

@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { DomainError } from '../../domain/shared/errors.js';
+import { DomainError } from '../../core/errors.js';
 
 export interface AttemptKeys {
   account?: string | undefined;

@@ -1,10 +1,15 @@
+import type { FieldCode, ProblemCode } from '../generated/error-codes.js';
+
+export type { FieldCode, ProblemCode };
+
 /**
  * The one error vocabulary of the domain. Domain code throws DomainError with a stable code;
  * the HTTP edge maps codes to statuses (src/handlers/error-status.ts). The domain knows no HTTP.
  */
 export interface FieldProblem {
   field: string;
-  code: string;
+  /** A per-field code of the catalogue (openapi.yaml x-field-codes): a typo fails to compile. */
+  code: FieldCode;
   message?: string;
 }
 
@@ -22,7 +27,8 @@ export interface DomainErrorExtras {
 }
 
 export class DomainError extends Error {
-  constructor(readonly code: string, message?: string, readonly extras: DomainErrorExtras = {}) {
+  /** `code` comes from the catalogue (openapi.yaml x-problem-codes): an unknown code fails to compile. */
+  constructor(readonly code: ProblemCode, message?: string, readonly extras: DomainErrorExtras = {}) {
     super(message ?? code);
     this.name = 'DomainError';
   }
@@ -40,6 +46,6 @@ export function versionConflict(): DomainError {
   return new DomainError('conflict.version', 'The resource changed since you read it; fetch it again and retry');
 }
 
-export function inUse(resource: string, dependents: Dependent[]): DomainError {
+export function inUse(resource: 'connection' | 'query' | 'channel', dependents: Dependent[]): DomainError {
   return new DomainError(`${resource}.in_use`, `This ${resource} is still used`, { dependents });
 }

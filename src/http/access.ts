@@ -4,11 +4,11 @@
  * Handlers never check roles themselves.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { Access, OperationId } from '../../generated/operations.js';
-import { DomainError } from '../../domain/shared/errors.js';
+import type { Access, OperationId } from '../generated/operations.js';
+import { DomainError } from '../core/errors.js';
 import {
   roleAtLeast, scopeAtLeast, type Authenticator, type Credentials, type Principal,
-} from '../../domain/identity/principal.js';
+} from '../domain/identity/principal.js';
 
 const SAFE_METHODS = new Set(['get', 'head', 'options']);
 /** What a user who must choose a new password may still do. */

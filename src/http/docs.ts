@@ -5,7 +5,7 @@
 import express, { type Router } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { descriptionForCode, isProblemCode, statusForCode, titleForCode } from '../../handlers/error-status.js';
+import { descriptionForCode, isProblemCode, statusForCode, titleForCode } from '../handlers/error-status.js';
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/swagger-ui-bundle.js'));
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { load as loadYaml } from 'js-yaml';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
-import { openapiPath } from '../paths.js';
+import { openapiPath } from '../infra/paths.js';
 
 export interface Contract {
   api: OpenAPIBackend;

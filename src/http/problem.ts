@@ -1,7 +1,7 @@
 import type { Response } from 'express';
-import { statusForCode, titleForCode } from '../../handlers/error-status.js';
-import type { DomainErrorExtras } from '../../domain/shared/errors.js';
-import type { components } from '../../generated/openapi.js';
+import { statusForCode, titleForCode } from '../handlers/error-status.js';
+import type { DomainErrorExtras } from '../core/errors.js';
+import type { components } from '../generated/openapi.js';
 
 /** The Problem schema of openapi.yaml. */
 export type ProblemDocument = components['schemas']['Problem'];

@@ -6,19 +6,19 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { OpenAPIBackend, Context } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
-import { operationMeta, type OperationId } from '../../generated/operations.js';
-import { NOT_IMPLEMENTED, type AnyResult, type HandlerMap, type HandlerRequest, type RequestContext } from '../../handlers/types.js';
-import type { Authenticator } from '../../domain/identity/principal.js';
-import { DomainError } from '../../domain/shared/errors.js';
-import { newId } from '../../domain/shared/ids.js';
-import type { Logger } from '../log/logger.js';
+import { operationMeta, type OperationId } from '../generated/operations.js';
+import { NOT_IMPLEMENTED, type AnyResult, type HandlerMap, type HandlerRequest, type RequestContext } from '../handlers/types.js';
+import type { Authenticator } from '../domain/identity/principal.js';
+import { DomainError } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import type { Logger } from '../infra/log/logger.js';
 import { buildProblem, sendProblem } from './problem.js';
 import { enforceAccess } from './access.js';
 import { toFieldProblems } from './validation-errors.js';
 import { docsRouter } from './docs.js';
-import { documentedCodes, isProblemCode } from '../../handlers/error-status.js';
+import { documentedCodes, isProblemCode } from '../handlers/error-status.js';
 import { pagesRouter } from './pages.js';
-import { isRedisUnavailable } from '../queue/queues.js';
+import { isRedisUnavailable } from '../infra/queue/queues.js';
 
 export interface HttpAppDeps {
   publicUrl: string;

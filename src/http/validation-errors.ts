@@ -3,9 +3,9 @@
  * stable codes of decisions.md.
  */
 import type { ErrorObject } from 'ajv';
-import type { FieldProblem } from '../../domain/shared/errors.js';
+import type { FieldCode, FieldProblem } from '../core/errors.js';
 
-const KEYWORD_CODE: Record<string, string> = {
+const KEYWORD_CODE: Record<string, FieldCode> = {
   required: 'validation.required',
   type: 'validation.type',
   nullable: 'validation.type',
