@@ -3,90 +3,81 @@
  * It enqueues jobs but never consumes them.
  */
 import type { Express } from 'express';
-import type { Logger } from './infra/log/logger.js';
-import type { Sql } from './infra/db/client.js';
+import type { Container } from './container.js';
 import { storeAnswers } from './infra/db/client.js';
 import { pendingMigrations } from './infra/db/migrate.js';
 import { loadContract } from './http/contract.js';
 import { createHttpApp } from './http/http-app.js';
 import { checkReadiness } from './domain/health/readiness.js';
 import { buildHandlers, buildProbeHandlers, PROBE_OPERATIONS } from './handlers/index.js';
-import type { Metrics } from './infra/metrics/metrics.js';
 import type { SchedulerRole } from './scheduler.js';
-import type { Settings } from './infra/config/settings.js';
-import type { Db } from './infra/db/client.js';
-import type { Redis } from 'ioredis';
 import { createPasswordHasher } from './domain/identity/passwords.js';
-import { createAuthService } from './domain/identity/auth-service.js';
+import { createSetupService } from './domain/identity/setup-service.js';
+import { createSignInService } from './domain/identity/sign-in-service.js';
+import { createPasswordService } from './domain/identity/password-service.js';
 import { createUsersService } from './domain/identity/users-service.js';
 import { createSessionsService } from './domain/identity/sessions-service.js';
 import { createApiKeysService } from './domain/identity/api-keys-service.js';
+import { createSecurityEventsService } from './domain/identity/security-events.js';
 import { createAuthenticator } from './domain/identity/authenticator.js';
+import type { SessionPolicy } from './domain/identity/sessions.js';
 import {
   createAttemptGuard, createQuota, PASSWORD_CHANGE_POLICY, RESET_MAIL_QUOTA, RESET_POLICY, SIGN_IN_POLICY,
 } from './infra/ratelimit/attempt-guard.js';
-import type { Enqueue } from './infra/queue/job-catalog.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
-export interface ApiDeps {
-  settings: Pick<Settings, 'publicUrl' | 'metricsToken' | 'roles' | 'secretKey' | 'sessionIdleMinutes'
-    | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl' | 'trustProxy'>;
-  logger: Logger;
-  sql: Sql;
-  db: Db;
-  redis: Redis;
-  enqueue: Enqueue;
-  metrics: Metrics;
-  scheduler?: SchedulerRole;
-  version: string;
-  startedAt: Date;
+type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'redis' | 'identity' | 'enqueue' | 'metrics' | 'version' | 'startedAt'>;
+
+export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
+  return { idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.secretKey };
 }
 
-export async function createApi(deps: ApiDeps): Promise<Express> {
-  const { settings, db } = deps;
+export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerRole | undefined } = {}): Promise<Express> {
+  const { settings, identity: store, clock } = c;
   const contract = await loadContract(settings.publicUrl);
   const hasher = createPasswordHasher(settings.bcryptCost);
-  const sessionPolicy = {
-    idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.secretKey,
-  };
-  const auth = createAuthService({
-    db,
-    hasher,
-    sessionPolicy,
-    signInGuard: createAttemptGuard(deps.redis, settings.queuePrefix, SIGN_IN_POLICY),
-    passwordChangeGuard: createAttemptGuard(deps.redis, settings.queuePrefix, PASSWORD_CHANGE_POLICY),
-    resetGuard: createAttemptGuard(deps.redis, settings.queuePrefix, RESET_POLICY),
-    resetMailQuota: createQuota(deps.redis, settings.queuePrefix, RESET_MAIL_QUOTA),
-    mailConfigured: settings.smtpUrl !== undefined,
-    enqueueResetMail: (request) => deps.enqueue(PASSWORD_RESET_MAIL, request),
-  });
+  const sessionPolicy = sessionPolicyOf(settings);
+  const guard = (policy: typeof SIGN_IN_POLICY) => createAttemptGuard(c.redis, settings.queuePrefix, policy, clock);
   const handlers = buildHandlers({
-    auth,
-    users: createUsersService({ db, hasher }),
-    sessions: createSessionsService({ db, policy: sessionPolicy }),
-    apiKeys: createApiKeysService({ db }),
-    db,
-    readiness: readinessOf(deps),
-    registry: deps.metrics.registry,
-    metricsToken: deps.settings.metricsToken,
-    about: { version: deps.version, startedAt: deps.startedAt, roles: deps.settings.roles },
+    setup: createSetupService({ store, hasher, sessionPolicy, clock }),
+    signIn: createSignInService({ store, hasher, sessionPolicy, signInGuard: guard(SIGN_IN_POLICY), clock }),
+    passwords: createPasswordService({
+      store,
+      hasher,
+      sessionPolicy,
+      passwordChangeGuard: guard(PASSWORD_CHANGE_POLICY),
+      resetGuard: guard(RESET_POLICY),
+      resetMailQuota: createQuota(c.redis, settings.queuePrefix, RESET_MAIL_QUOTA),
+      mailConfigured: settings.smtpUrl !== undefined,
+      enqueueResetMail: (request) => c.enqueue(PASSWORD_RESET_MAIL, request),
+      clock,
+    }),
+    users: createUsersService({ store, hasher, clock }),
+    sessions: createSessionsService({ store, policy: sessionPolicy, clock }),
+    apiKeys: createApiKeysService({ store, clock }),
+    securityEvents: createSecurityEventsService({ events: store.events }),
+    readiness: readinessOf(c, roles.scheduler),
+    registry: c.metrics.registry,
+    metricsToken: settings.metricsToken,
+    about: { version: c.version, startedAt: c.startedAt, roles: settings.roles },
   });
   return createHttpApp({
-    publicUrl: deps.settings.publicUrl,
+    publicUrl: settings.publicUrl,
     trustProxy: settings.trustProxy,
     api: contract.api,
     handlers,
-    authenticator: createAuthenticator(db, sessionPolicy),
-    logger: deps.logger,
+    authenticator: createAuthenticator({ store, policy: sessionPolicy, clock }),
+    logger: c.logger,
     spec: contract.spec,
   });
 }
 
-function readinessOf(deps: Pick<ApiDeps, 'sql' | 'scheduler'>) {
+function readinessOf(c: Pick<Container, 'sql' | 'clock'>, scheduler: SchedulerRole | undefined) {
   return () => checkReadiness({
-    storeAnswers: () => storeAnswers(deps.sql),
-    pendingMigrations: () => pendingMigrations(deps.sql),
-    scheduler: deps.scheduler,
+    storeAnswers: () => storeAnswers(c.sql),
+    pendingMigrations: () => pendingMigrations(c.sql),
+    scheduler,
+    now: () => c.clock.now(),
   });
 }
 
@@ -95,16 +86,16 @@ function readinessOf(deps: Pick<ApiDeps, 'sql' | 'scheduler'>) {
  * and /metrics only, so every process, workers and schedulers included, can be probed and scraped.
  */
 export async function createProbeApp(
-  deps: Pick<ApiDeps, 'settings' | 'logger' | 'sql' | 'metrics' | 'scheduler'>,
+  c: Pick<Container, 'settings' | 'logger' | 'sql' | 'clock' | 'metrics'>, roles: { scheduler?: SchedulerRole | undefined } = {},
 ): Promise<Express> {
-  const contract = await loadContract(deps.settings.publicUrl);
+  const contract = await loadContract(c.settings.publicUrl);
   return createHttpApp({
-    publicUrl: deps.settings.publicUrl,
-    trustProxy: deps.settings.trustProxy,
+    publicUrl: c.settings.publicUrl,
+    trustProxy: c.settings.trustProxy,
     api: contract.api,
-    handlers: buildProbeHandlers({ readiness: readinessOf(deps), registry: deps.metrics.registry, metricsToken: deps.settings.metricsToken }),
+    handlers: buildProbeHandlers({ readiness: readinessOf(c, roles.scheduler), registry: c.metrics.registry, metricsToken: c.settings.metricsToken }),
     authenticator: { authenticate: async () => null },
-    logger: deps.logger,
+    logger: c.logger,
     spec: contract.spec,
     only: PROBE_OPERATIONS,
   });

@@ -8,18 +8,13 @@ import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import { SettingsError, type Settings } from './infra/config/settings.js';
 import type { Logger } from './infra/log/logger.js';
-import { createDb } from './infra/db/client.js';
-import { createQueue, createRedis, pendingJobs } from './infra/queue/queues.js';
-import { createMetrics } from './infra/metrics/metrics.js';
-import { createEnqueue, jobCatalog } from './infra/queue/job-catalog.js';
-import { createMailer } from './infra/mail/mailer.js';
-import { passwordResetMailJob } from './jobs/password-reset-mail.js';
+import { createRedis } from './infra/queue/queues.js';
 import { createApi, createProbeApp } from './app.js';
-import { createScheduler, hourly, type SchedulerRole } from './scheduler.js';
-import { purgeDeadIdentityRows } from './domain/identity/housekeeping.js';
+import { createScheduler, type SchedulerRole } from './scheduler.js';
 import { createWorker, type WorkerRole } from './worker.js';
-import { packageVersion } from './infra/paths.js';
-import { rateLimitedLog } from './infra/log/rate-limited-log.js';
+import { createContainer, type Container, type ContainerOptions } from './container.js';
+import { buildJobCatalog } from './worker-jobs.js';
+import { buildSchedulerTasks } from './scheduler-tasks.js';
 
 export interface RunningProcess {
   /** The HTTP address, when the api role runs. */
@@ -31,10 +26,12 @@ export interface RunningProcess {
   probeUrl?: string;
   /** The scheduler, when the scheduler role runs. */
   scheduler?: SchedulerRole;
+  /** The process's shared services (tests reach the store and the clock through it). */
+  container: Container;
   stop(): Promise<void>;
 }
 
-export interface StartOptions {
+export interface StartOptions extends ContainerOptions {
   /** Listen on SVC_LISTEN (default true); tests drive the app without a socket. */
   listen?: boolean;
 }
@@ -65,24 +62,7 @@ function listenError(err: NodeJS.ErrnoException, at: { host: string; port: numbe
 }
 
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
-  const startedAt = new Date();
-  const { sql, db } = createDb(settings.databaseUrl, {
-    applicationName: `herald-${settings.roles.join('+')}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000,
-  });
-  const redis = createRedis(settings.redisUrl, 'client');
-  const problem = rateLimitedLog(logger, 'warn');
-  redis.on('error', (err) => problem('redis', 'redis connection problem', { err }));
-  const queues = { runs: createQueue(redis, settings.queuePrefix, 'runs'), mail: createQueue(redis, settings.queuePrefix, 'mail') };
-  for (const [name, queue] of Object.entries(queues)) {
-    // Without a listener BullMQ prints connection errors to the console, past the logger's redaction.
-    queue.on('error', (err) => problem(`queue:${name}`, 'queue connection problem', { queue: name, err }));
-  }
-  const enqueue = createEnqueue(queues);
-  const metrics = createMetrics(packageVersion, {
-    queuePending: () => pendingJobs(queues.runs),
-    storageBytes: async () => 0, // no artifacts are stored until result files land
-  }, (err) => logger.warn('a metric could not be read; it keeps its last value', { err }));
-
+  const c = createContainer(settings, logger, options);
   let scheduler: SchedulerRole | undefined;
   let worker: WorkerRole | undefined;
   let workerRedis: ReturnType<typeof createRedis> | undefined;
@@ -91,28 +71,17 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   let app: Express | undefined;
 
   if (settings.roles.includes('scheduler')) {
-    scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: [
-      hourly('identity housekeeping', async (now) => {
-        const purged = await purgeDeadIdentityRows(db, { idleMinutes: settings.sessionIdleMinutes }, now);
-        if (purged.sessions + purged.passwordResets > 0) logger.info('dead sessions and reset links deleted', purged);
-      }),
-    ], logger });
+    scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c), logger, clock: c.clock });
     scheduler.start();
   }
   if (settings.roles.includes('worker')) {
     workerRedis = createRedis(settings.redisUrl, 'worker');
-    workerRedis.on('error', (err) => problem('worker-redis', 'redis connection problem', { err }));
-    worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: jobCatalog([
-      passwordResetMailJob({
-        db, mailer: createMailer(settings.smtpUrl, settings.mailFrom), publicUrl: settings.publicUrl, secretKey: settings.secretKey,
-      }),
-    ]), logger });
+    workerRedis.on('error', (err) => c.connectionProblem('worker-redis', 'redis connection problem', { err }));
+    worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: buildJobCatalog(c), logger });
     worker.start();
   }
-  if (settings.roles.includes('api')) {
-    app = await createApi({ settings, logger, sql, db, redis, enqueue, metrics, scheduler, version: packageVersion, startedAt });
-  }
-  const probeApp = settings.probeListen ? await createProbeApp({ settings, logger, sql, metrics, scheduler }) : undefined;
+  if (settings.roles.includes('api')) app = await createApi(c, { scheduler });
+  const probeApp = settings.probeListen ? await createProbeApp(c, { scheduler }) : undefined;
   let draining = false;
   if (app && options.listen !== false) {
     // While draining, answers close their connection, so idle keep-alive sockets do not hold the
@@ -156,12 +125,10 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
         const p = probeServer;
         await new Promise<void>((resolve) => { p.close(() => resolve()); p.closeAllConnections(); });
       }
-      await Promise.all(Object.values(queues).map((q) => q.close()));
-      redis.disconnect();
       workerRedis?.disconnect();
-      await sql.end({ timeout: 5 });
+      await c.close();
     })();
     return stopping;
   };
-  return { url, app, probeApp, probeUrl, scheduler, stop };
+  return { url, app, probeApp, probeUrl, scheduler, container: c, stop };
 }

@@ -4,6 +4,7 @@
  * for the readiness check.
  */
 import type { Logger } from './infra/log/logger.js';
+import { systemClock, type Clock } from './core/clock.js';
 
 export interface TickTask {
   name: string;
@@ -42,15 +43,16 @@ export interface SchedulerRole {
   readonly startedAt: Date;
 }
 
-export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; logger: Logger }): SchedulerRole {
+export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; logger: Logger; clock?: Clock }): SchedulerRole {
+  const clock = deps.clock ?? systemClock;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
   let last: Date | undefined;
-  const startedAt = new Date();
+  const startedAt = clock.now();
 
   const tick = async () => {
-    const now = new Date();
+    const now = clock.now();
     let ok = true;
     for (const task of deps.tasks) {
       try {
@@ -60,7 +62,7 @@ export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; 
         deps.logger.error('scheduler task failed', { task: task.name, err });
       }
     }
-    if (ok) last = new Date();
+    if (ok) last = clock.now();
   };
 
   const loop = () => {

@@ -1,8 +1,6 @@
 /** Domain rows → the wire shapes of openapi.yaml (snake_case, RFC 3339 times). */
 import type { components } from '../generated/openapi.js';
-import type { UserRow } from '../domain/identity/users-store.js';
-import type { ApiKeyRow } from '../domain/identity/api-keys.js';
-import type { SecurityEventRow } from '../domain/identity/security-events.js';
+import type { ApiKeyRecord as ApiKeyRow, SecurityEventRecord as SecurityEventRow, User as UserRow } from '../domain/identity/model.js';
 import type { Actor } from '../domain/identity/security-events.js';
 import { preferencesOf } from '../domain/identity/users-service.js';
 import type { IssuedSession } from '../domain/identity/sessions.js';

@@ -5,21 +5,24 @@
 import type { Registry } from 'prom-client';
 import type { Readiness } from '../domain/health/readiness.js';
 import type { AboutInfo } from './system/get-about.js';
-import type { AuthService } from '../domain/identity/auth-service.js';
+import type { SetupService } from '../domain/identity/setup-service.js';
+import type { SignInService } from '../domain/identity/sign-in-service.js';
+import type { PasswordService } from '../domain/identity/password-service.js';
+import type { SecurityEventsService } from '../domain/identity/security-events.js';
 import type { UsersService } from '../domain/identity/users-service.js';
 import type { SessionsService } from '../domain/identity/sessions-service.js';
 import type { ApiKeysService } from '../domain/identity/api-keys-service.js';
-import type { Db } from '../infra/db/client.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
   registry: Registry;
   metricsToken: string | undefined;
   about: AboutInfo;
-  auth: AuthService;
+  setup: SetupService;
+  signIn: SignInService;
+  passwords: PasswordService;
   users: UsersService;
   sessions: SessionsService;
   apiKeys: ApiKeysService;
-  /** For read models (lists with filters). */
-  db: Db;
+  securityEvents: SecurityEventsService;
 }

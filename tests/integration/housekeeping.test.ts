@@ -5,6 +5,7 @@
 import postgres from 'postgres';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createDb } from '../../src/infra/db/client.js';
+import { createIdentityStore } from '../../src/infra/db/stores/identity-store.js';
 import { purgeDeadIdentityRows } from '../../src/domain/identity/housekeeping.js';
 import { hourly } from '../../src/scheduler.js';
 import { isolate, type Isolated } from '../support/isolation.js';
@@ -44,7 +45,7 @@ it('deletes what has been dead for more than 30 days and keeps the rest', async 
       values (${randomUUID()}, ${user!.id}, ${label}, ${daysAgo(41)}, ${expires})`;
   }
 
-  const purged = await purgeDeadIdentityRows(store.db, { idleMinutes: 24 * 60 }, NOW);
+  const purged = await purgeDeadIdentityRows(createIdentityStore(store.db), { idleMinutes: 24 * 60 }, NOW);
   expect(purged).toEqual({ sessions: 3, passwordResets: 1 });
   const left = await sql<{ user_agent: string }[]>`select user_agent from sessions order by user_agent`;
   expect(left.map((r) => r.user_agent)).toEqual(['live', 'revoked 10 days ago']);
@@ -79,7 +80,7 @@ it('deletes in batches: more dead rows than one batch all go', async () => {
   await sql`insert into sessions (id, user_id, token_hash, method, created_at, last_seen_at, expires_at)
     select gen_random_uuid(), ${user!.id}, md5(random()::text || g::text), 'password', ${daysAgo(400)}, ${daysAgo(60)}, ${daysAgo(50)}
     from generate_series(1, 12001) g`;
-  const purged = await purgeDeadIdentityRows(store.db, { idleMinutes: 24 * 60 }, NOW);
+  const purged = await purgeDeadIdentityRows(createIdentityStore(store.db), { idleMinutes: 24 * 60 }, NOW);
   expect(purged.sessions).toBe(12001);
   const [left] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where user_id = ${user!.id}`;
   expect(left!.n).toBe(0);

@@ -1,37 +1,39 @@
-import type { Db } from '../../infra/db/client.js';
-import { validationFailed } from '../../core/errors.js';
-import { insertApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
+import type { Clock } from '../../core/clock.js';
+import { notFound, validationFailed } from '../../core/errors.js';
+import { insertApiKey } from './api-keys.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
-import { getUser } from './users-store.js';
 import type { Scope } from './principal.js';
+import type { IdentityStore } from './ports.js';
 
 /** Admins create keys for themselves or another user; revoking takes effect at once. */
-export function createApiKeysService(deps: { db: Db }) {
-  const { db } = deps;
+export function createApiKeysService(deps: { store: Pick<IdentityStore, 'apiKeys' | 'transaction'>; clock: Clock }) {
+  const { store, clock } = deps;
   return {
-    list: (q: { limit: number; cursor?: string; ownerId?: string }) => listApiKeys(db, q),
+    list: (q: { limit: number; cursor?: string; ownerId?: string }) => store.apiKeys.list(q),
     async create(input: { name: string; scope: Scope; ownerId: string; expiresAt?: Date }, actor: Actor) {
-      if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+      if (input.expiresAt && input.expiresAt.getTime() <= clock.now().getTime()) {
         throw validationFailed([{ field: 'expires_at', code: 'validation.range', message: 'must be in the future' }]);
       }
-      return db.transaction(async (tx) => {
-        const owner = await getUser(tx, input.ownerId).catch(() => {
-          throw validationFailed([{ field: 'owner_id', code: 'validation.invalid', message: 'is not a user' }]);
-        });
-        const created = await insertApiKey(tx, {
+      return store.transaction(async (tx) => {
+        const owner = await tx.users.find(input.ownerId);
+        if (!owner) throw validationFailed([{ field: 'owner_id', code: 'validation.invalid', message: 'is not a user' }]);
+        const now = clock.now();
+        const created = await insertApiKey(tx.apiKeys, {
           ownerId: owner.id, createdBy: actor.userId ?? null, name: input.name.trim(), scope: input.scope, expiresAt: input.expiresAt ?? null,
-        });
-        await recordSecurityEvent(tx, {
+        }, now);
+        await recordSecurityEvent(tx.events, {
           type: 'api_key.created', actor, userId: owner.id, target: { type: 'api_key', id: created.row.id },
           details: { scope: input.scope, prefix: created.row.prefix },
-        });
+        }, clock);
         return created;
       });
     },
     async revoke(id: string, actor: Actor) {
-      return db.transaction(async (tx) => {
-        const row = await revokeApiKey(tx, id);
-        await recordSecurityEvent(tx, { type: 'api_key.revoked', actor, userId: row.userId, target: { type: 'api_key', id } });
+      return store.transaction(async (tx) => {
+        const now = clock.now();
+        const row = await tx.apiKeys.revoke(id, now);
+        if (!row) throw notFound('API key');
+        await recordSecurityEvent(tx.events, { type: 'api_key.revoked', actor, userId: row.userId, target: { type: 'api_key', id } }, clock);
         return row;
       });
     },

@@ -3,23 +3,19 @@
  * A key's rights are the lower of its scope and its owner's current role; a disabled owner
  * disables its keys.
  */
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
-import { apiKeys, users } from '../../infra/db/schema.js';
-import type { Tx } from '../../infra/db/client.js';
 import { newId } from '../../core/ids.js';
-import { notFound } from '../../core/errors.js';
-import { decodeStringCursor, toPage, type Page } from '../../core/cursor.js';
 import { randomToken, tokenHash } from './tokens.js';
-import type { PrincipalUser, Role, Scope } from './principal.js';
+import type { PrincipalUser, Scope } from './principal.js';
+import type { ApiKeyRecord } from './model.js';
+import type { ApiKeysRepo } from './ports.js';
 
 export const KEY_PREFIX = 'hk_';
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 export async function insertApiKey(
-  tx: Tx, input: { ownerId: string; createdBy: string | null; name: string; scope: Scope; expiresAt: Date | null },
-): Promise<{ row: ApiKeyRow; token: string }> {
+  keys: ApiKeysRepo, input: { ownerId: string; createdBy: string | null; name: string; scope: Scope; expiresAt: Date | null }, now: Date,
+): Promise<{ row: ApiKeyRecord; token: string }> {
   const token = `${KEY_PREFIX}${randomToken()}`;
-  const [row] = await tx.insert(apiKeys).values({
+  const row = await keys.insert({
     id: newId(),
     userId: input.ownerId,
     createdBy: input.createdBy,
@@ -28,8 +24,9 @@ export async function insertApiKey(
     tokenHash: tokenHash(token),
     scope: input.scope,
     expiresAt: input.expiresAt,
-  }).returning();
-  return { row: row!, token };
+    createdAt: now,
+  });
+  return { row, token };
 }
 
 export interface ActiveKey {
@@ -49,44 +46,23 @@ export type KeyLookup =
  * The key a token names, in one look-up: usable (its rights are the lower of its scope and its
  * owner's current role), refused with the reason (revoked, expired, owner disabled), or unknown.
  */
-export async function lookUpApiKey(tx: Tx, token: string): Promise<KeyLookup> {
+export async function lookUpApiKey(keys: ApiKeysRepo, token: string, now: Date): Promise<KeyLookup> {
   if (!token.startsWith(KEY_PREFIX) || token.length < 35 || token.length > 200) return { ok: false, refused: undefined };
-  const now = new Date();
-  const [row] = await tx.select({
-    id: apiKeys.id, scope: apiKeys.scope, lastUsedAt: apiKeys.lastUsedAt, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt,
-    userId: users.id, name: users.name, role: users.role, enabled: users.enabled,
-  }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.tokenHash, tokenHash(token)));
+  const row = await keys.findWithOwner(tokenHash(token));
   if (!row) return { ok: false, refused: undefined };
   const reason: KeyRefusal | undefined = row.revokedAt ? 'auth.key_revoked'
     : row.expiresAt && row.expiresAt <= now ? 'auth.key_expired'
       : !row.enabled ? 'auth.user_disabled' : undefined;
   if (reason) return { ok: false, refused: { apiKeyId: row.id, ownerId: row.userId, reason } };
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
-    await tx.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id));
-  }
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) await keys.touch(row.id, now);
   return {
     ok: true,
     key: {
       apiKeyId: row.id,
-      scope: row.scope as Scope,
+      scope: row.scope,
       // Keys are made by admins for automation (often for a user who never signs in), so the
       // owner's pending password change does not hold them back; revoke a key to stop it.
-      user: { id: row.userId, name: row.name, role: row.role as Role, mustChangePassword: false },
+      user: { id: row.userId, name: row.name, role: row.role, mustChangePassword: false },
     },
   };
-}
-
-export async function revokeApiKey(tx: Tx, id: string): Promise<ApiKeyRow> {
-  const [row] = await tx.update(apiKeys).set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-    .where(eq(apiKeys.id, id)).returning();
-  if (!row) throw notFound('API key');
-  return row;
-}
-
-export async function listApiKeys(tx: Tx, q: { limit: number; cursor?: string; ownerId?: string }): Promise<Page<ApiKeyRow>> {
-  const conditions = [];
-  if (q.ownerId) conditions.push(eq(apiKeys.userId, q.ownerId));
-  if (q.cursor) conditions.push(lt(apiKeys.id, decodeStringCursor(q.cursor, 1)[0]!));
-  const rows = await tx.select().from(apiKeys).where(and(...conditions)).orderBy(desc(apiKeys.id)).limit(q.limit + 1);
-  return toPage(rows, q.limit, (r) => [r.id], (r) => r);
 }

@@ -2,23 +2,16 @@
  * The audit trail of security-relevant actions. Nothing secret is ever recorded: callers pass
  * ids, codes and non-secret details only.
  */
-import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
-import { securityEvents } from '../../infra/db/schema.js';
-import type { Tx } from '../../infra/db/client.js';
 import { newId } from '../../core/ids.js';
-import { decodeStringCursor, toPage, type Page } from '../../core/cursor.js';
+import type { Clock } from '../../core/clock.js';
+import type { SecurityEventRecord, SecurityEventType, ActorType } from './model.js';
+import type { SecurityEventsRepo } from './ports.js';
 
-export type SecurityEventType =
-  | 'setup.completed'
-  | 'auth.sign_in' | 'auth.sign_out'
-  | 'auth.password_changed' | 'auth.password_reset_requested' | 'auth.password_reset_completed'
-  | 'session.revoked' | 'session.revoked_all'
-  | 'api_key.created' | 'api_key.revoked' | 'api_key.rejected'
-  | 'user.created' | 'user.role_changed' | 'user.enabled_changed' | 'user.password_reset_by_admin';
+export type { SecurityEventType };
 
 /** Who acted and from where. */
 export interface Actor {
-  type: 'user' | 'api_key' | 'anonymous';
+  type: ActorType;
   userId?: string | null;
   apiKeyId?: string | null;
   ip?: string | null;
@@ -36,12 +29,14 @@ export interface SecurityEventInput {
   details?: Record<string, string | number | boolean | null>;
 }
 
-export async function recordSecurityEvent(tx: Tx, e: SecurityEventInput): Promise<void> {
-  await tx.insert(securityEvents).values({
+/**
+ * Records an event at the moment of recording (not a transaction's start, nor a time taken
+ * before a lock wait), so that occurred_at follows the UUIDv7 id order.
+ */
+export async function recordSecurityEvent(events: SecurityEventsRepo, e: SecurityEventInput, clock: Clock): Promise<void> {
+  const record: SecurityEventRecord = {
     id: newId(),
-    // The moment of recording (not the transaction's start, which now() would give), so that
-    // occurred_at follows the UUIDv7 id order.
-    occurredAt: new Date(),
+    occurredAt: clock.now(),
     type: e.type,
     outcome: e.outcome ?? 'success',
     reason: e.reason ?? null,
@@ -54,25 +49,15 @@ export async function recordSecurityEvent(tx: Tx, e: SecurityEventInput): Promis
     ip: e.actor.ip ?? null,
     userAgent: e.actor.userAgent?.slice(0, 512) ?? null,
     details: e.details ?? {},
-  });
+  };
+  await events.insert(record);
 }
 
-export type SecurityEventRow = typeof securityEvents.$inferSelect;
-
-export async function listSecurityEvents(
-  db: Tx, q: { limit: number; cursor?: string; type?: string; userId?: string },
-): Promise<Page<SecurityEventRow>> {
-  const conditions: SQL[] = [];
-  if (q.type) conditions.push(eq(securityEvents.type, q.type));
-  if (q.userId) {
-    conditions.push(or(eq(securityEvents.subjectUserId, q.userId), eq(securityEvents.actorUserId, q.userId))!);
-  }
-  if (q.cursor) {
-    const [id] = decodeStringCursor(q.cursor, 1);
-    conditions.push(lt(securityEvents.id, id!));
-  }
-  // UUIDv7 ids increase with time, so id order is newest-first order.
-  const rows = await db.select().from(securityEvents).where(and(...conditions))
-    .orderBy(desc(securityEvents.id)).limit(q.limit + 1);
-  return toPage(rows, q.limit, (r) => [r.id], (r) => r);
+/** Reading the trail (admins). */
+export function createSecurityEventsService(deps: { events: SecurityEventsRepo }) {
+  return {
+    list: (q: Parameters<SecurityEventsRepo['list']>[0]) => deps.events.list(q),
+  };
 }
+
+export type SecurityEventsService = ReturnType<typeof createSecurityEventsService>;

@@ -1,22 +1,29 @@
-import type { Db } from '../../infra/db/client.js';
+import type { Clock } from '../../core/clock.js';
+import { notFound } from '../../core/errors.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
-import { listActiveSessions, revokeSession, revokeUserSessions, type SessionPolicy } from './sessions.js';
+import { idleSince, type SessionPolicy } from './sessions.js';
+import type { IdentityStore } from './ports.js';
 
 /** The caller's own sessions: list, sign out one, sign out everywhere. */
-export function createSessionsService(deps: { db: Db; policy: SessionPolicy }) {
-  const { db } = deps;
+export function createSessionsService(deps: { store: Pick<IdentityStore, 'sessions' | 'transaction'>; policy: SessionPolicy; clock: Clock }) {
+  const { store, clock } = deps;
   return {
-    list: (userId: string) => listActiveSessions(db, deps.policy, userId),
+    list(userId: string) {
+      const now = clock.now();
+      return store.sessions.listActive(userId, now, idleSince(deps.policy, now));
+    },
     async revoke(userId: string, sessionId: string, actor: Actor): Promise<void> {
-      await db.transaction(async (tx) => {
-        await revokeSession(tx, userId, sessionId);
-        await recordSecurityEvent(tx, { type: 'session.revoked', actor, userId, target: { type: 'session', id: sessionId } });
+      await store.transaction(async (tx) => {
+        const now = clock.now();
+        if (!(await tx.sessions.revoke(userId, sessionId, now))) throw notFound('session');
+        await recordSecurityEvent(tx.events, { type: 'session.revoked', actor, userId, target: { type: 'session', id: sessionId } }, clock);
       });
     },
     async revokeAll(userId: string, actor: Actor): Promise<void> {
-      await db.transaction(async (tx) => {
-        const ended = await revokeUserSessions(tx, userId);
-        await recordSecurityEvent(tx, { type: 'session.revoked_all', actor, userId, details: { sessions_ended: ended } });
+      await store.transaction(async (tx) => {
+        const now = clock.now();
+        const ended = await tx.sessions.revokeAllOf(userId, now);
+        await recordSecurityEvent(tx.events, { type: 'session.revoked_all', actor, userId, details: { sessions_ended: ended } }, clock);
       });
     },
   };

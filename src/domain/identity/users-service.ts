@@ -3,17 +3,15 @@
  * least one enabled admin; disabling a user ends its sessions and keys at once (they are
  * checked against the user's state on every request).
  */
+import type { Clock } from '../../core/clock.js';
 import { DomainError, validationFailed, versionConflict } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { Db } from '../../infra/db/client.js';
 import { passwordProblems, temporaryPassword, type PasswordHasher } from './passwords.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
-import { revokeUserSessions } from './sessions.js';
-import { expireResetLinks } from './password-resets.js';
-import {
-  getUser, insertUser, listUsers, lockEnabledAdmins, updateUserVersioned, type UserRow,
-} from './users-store.js';
+import { getUser } from './users.js';
 import type { Role } from './principal.js';
+import type { User, UserChanges } from './model.js';
+import type { IdentityStore } from './ports.js';
 
 export interface Preferences {
   locale: string;
@@ -23,7 +21,7 @@ export interface Preferences {
 
 export const DEFAULT_PREFERENCES: Preferences = { locale: 'en', timezone: 'UTC', theme: 'system' };
 
-export function preferencesOf(row: UserRow): Preferences {
+export function preferencesOf(row: User): Preferences {
   return { ...DEFAULT_PREFERENCES, ...(row.preferences as Partial<Preferences>) };
 }
 
@@ -40,26 +38,29 @@ function canonicalTimeZone(tz: string): string | undefined {
   }
 }
 
-export function createUsersService(deps: { db: Db; hasher: PasswordHasher }) {
-  const { db } = deps;
+export function createUsersService(deps: {
+  store: Pick<IdentityStore, 'users' | 'transaction'>; hasher: PasswordHasher; clock: Clock;
+}) {
+  const { store, clock } = deps;
   return {
-    get: (id: string) => getUser(db, id),
-    list: (q: { limit: number; cursor?: string }) => listUsers(db, q),
+    get: (id: string) => getUser(store.users, id),
+    list: (q: { limit: number; cursor?: string }) => store.users.list(q),
 
     async create(
       input: { name: string; email: string; role: Role; temporaryPassword?: string | undefined }, actor: Actor,
-    ): Promise<{ user: UserRow; generatedPassword?: string }> {
+    ): Promise<{ user: User; generatedPassword?: string }> {
       if (input.temporaryPassword !== undefined) {
         const problems = passwordProblems(input.temporaryPassword, input.email, 'temporary_password');
         if (problems.length > 0) throw validationFailed(problems);
       }
       const generated = input.temporaryPassword === undefined ? temporaryPassword() : undefined;
       const passwordHash = await deps.hasher.hash(input.temporaryPassword ?? generated!);
-      const user = await db.transaction(async (tx) => {
-        const row = await insertUser(tx, {
-          id: newId(), name: input.name.trim(), email: input.email, role: input.role, passwordHash, mustChangePassword: true,
+      const user = await store.transaction(async (tx) => {
+        const now = clock.now();
+        const row = await tx.users.insert({
+          id: newId(), name: input.name.trim(), email: input.email, role: input.role, passwordHash, mustChangePassword: true, passwordChangedAt: now,
         });
-        await recordSecurityEvent(tx, { type: 'user.created', actor, userId: row.id, target: { type: 'user', id: row.id }, details: { role: row.role } });
+        await recordSecurityEvent(tx.events, { type: 'user.created', actor, userId: row.id, target: { type: 'user', id: row.id }, details: { role: row.role } }, clock);
         return row;
       });
       return generated === undefined ? { user } : { user, generatedPassword: generated };
@@ -67,30 +68,31 @@ export function createUsersService(deps: { db: Db; hasher: PasswordHasher }) {
 
     async update(
       id: string, input: { name?: string | undefined; role?: Role | undefined; enabled?: boolean | undefined; version: number }, actor: Actor,
-    ): Promise<UserRow> {
-      return db.transaction(async (tx) => {
-        const before = await getUser(tx, id);
+    ): Promise<User> {
+      return store.transaction(async (tx) => {
+        const now = clock.now();
+        const before = await getUser(tx.users, id);
         // A stale version is the first thing to tell: the caller's picture of the user is old.
         if (before.version !== input.version) throw versionConflict();
         const losesAdmin = before.role === 'admin' && before.enabled
           && ((input.role !== undefined && input.role !== 'admin') || input.enabled === false);
         if (losesAdmin) {
-          const admins = await lockEnabledAdmins(tx);
+          const admins = await tx.users.lockEnabledAdmins();
           if (admins.filter((a) => a !== id).length === 0) {
             throw new DomainError('user.last_admin', 'The last enabled admin can be neither demoted nor disabled');
           }
         }
-        const changes: Partial<UserRow> = {};
+        const changes: UserChanges = {};
         if (input.name !== undefined) changes.name = input.name.trim();
         if (input.role !== undefined) changes.role = input.role;
         if (input.enabled !== undefined) changes.enabled = input.enabled;
-        const after = await updateUserVersioned(tx, id, input.version, changes);
+        const after = await tx.users.update(id, input.version, changes, now);
         if (before.role !== after.role) {
-          await recordSecurityEvent(tx, { type: 'user.role_changed', actor, userId: id, target: { type: 'user', id }, details: { from: before.role, to: after.role } });
+          await recordSecurityEvent(tx.events, { type: 'user.role_changed', actor, userId: id, target: { type: 'user', id }, details: { from: before.role, to: after.role } }, clock);
         }
         if (before.enabled !== after.enabled) {
-          if (!after.enabled) await revokeUserSessions(tx, id);
-          await recordSecurityEvent(tx, { type: 'user.enabled_changed', actor, userId: id, target: { type: 'user', id }, details: { enabled: after.enabled } });
+          if (!after.enabled) await tx.sessions.revokeAllOf(id, now);
+          await recordSecurityEvent(tx.events, { type: 'user.enabled_changed', actor, userId: id, target: { type: 'user', id }, details: { enabled: after.enabled } }, clock);
         }
         return after;
       });
@@ -98,37 +100,38 @@ export function createUsersService(deps: { db: Db; hasher: PasswordHasher }) {
 
     /** A new temporary password; the user must choose their own at the next sign-in. */
     async resetPassword(id: string, given: string | undefined, actor: Actor): Promise<string> {
-      const user = await getUser(db, id);
+      const user = await getUser(store.users, id);
       if (given !== undefined) {
         const problems = passwordProblems(given, user.email, 'temporary_password');
         if (problems.length > 0) throw validationFailed(problems);
       }
       const password = given ?? temporaryPassword();
       const passwordHash = await deps.hasher.hash(password);
-      await db.transaction(async (tx) => {
-        await updateUserVersioned(tx, id, undefined, { passwordHash, mustChangePassword: true, passwordChangedAt: new Date() });
-        const ended = await revokeUserSessions(tx, id);
-        await expireResetLinks(tx, id);
-        await recordSecurityEvent(tx, { type: 'user.password_reset_by_admin', actor, userId: id, target: { type: 'user', id }, details: { sessions_ended: ended } });
+      await store.transaction(async (tx) => {
+        const now = clock.now();
+        await tx.users.update(id, undefined, { passwordHash, mustChangePassword: true, passwordChangedAt: now }, now);
+        const ended = await tx.sessions.revokeAllOf(id, now);
+        await tx.passwordResets.expireAllOf(id, now);
+        await recordSecurityEvent(tx.events, { type: 'user.password_reset_by_admin', actor, userId: id, target: { type: 'user', id }, details: { sessions_ended: ended } }, clock);
       });
       return password;
     },
 
     async updateMe(
       id: string, input: { name?: string | undefined; preferences?: Partial<Preferences> | undefined; version: number },
-    ): Promise<UserRow> {
+    ): Promise<User> {
       const preferences = input.preferences && { ...input.preferences };
       if (preferences?.timezone !== undefined) {
         const canonical = canonicalTimeZone(preferences.timezone);
         if (!canonical) throw validationFailed([{ field: 'preferences.timezone', code: 'validation.invalid', message: 'is not an IANA time zone' }]);
         preferences.timezone = canonical;
       }
-      return db.transaction(async (tx) => {
-        const before = await getUser(tx, id);
-        const changes: Partial<UserRow> = {};
+      return store.transaction(async (tx) => {
+        const before = await getUser(tx.users, id);
+        const changes: UserChanges = {};
         if (input.name !== undefined) changes.name = input.name.trim();
         if (preferences !== undefined) changes.preferences = { ...(before.preferences ?? {}), ...preferences };
-        return updateUserVersioned(tx, id, input.version, changes);
+        return tx.users.update(id, input.version, changes, clock.now());
       });
     },
   };

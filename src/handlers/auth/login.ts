@@ -3,10 +3,10 @@ import { meView, sessionCookies } from '../identity-views.js';
 import type { ApiServices } from '../services.js';
 import { requestMeta } from '../request-helpers.js';
 
-type Deps = Pick<ApiServices, 'auth'>;
+type Deps = Pick<ApiServices, 'signIn'>;
 
 export const login = (d: Deps): Handler<'login'> => async (req) => {
-  const { user, session, device } = await d.auth.login(req.body, requestMeta(req.ctx), {
+  const { user, session, device } = await d.signIn.login(req.body, requestMeta(req.ctx), {
     sessionToken: req.ctx.sessionToken, deviceTokens: req.ctx.deviceTokens,
   });
   return {

@@ -3,10 +3,10 @@ import { clearedCookies, sessionOf } from '../identity-views.js';
 import type { ApiServices } from '../services.js';
 import { requestMeta } from '../request-helpers.js';
 
-type Deps = Pick<ApiServices, 'auth'>;
+type Deps = Pick<ApiServices, 'signIn'>;
 
 export const logout = (d: Deps): Handler<'logout'> => async (req) => {
   const s = sessionOf(req.ctx);
-  await d.auth.logout(s.userId, s.sessionId, s.token, requestMeta(req.ctx));
+  await d.signIn.logout(s.userId, s.sessionId, s.token, requestMeta(req.ctx));
   return { status: 204, body: undefined, cookies: clearedCookies };
 };

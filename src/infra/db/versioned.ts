@@ -11,11 +11,11 @@ import { notFound, versionConflict } from '../../core/errors.js';
 type VersionedTable = PgTable & { id: PgColumn; version: PgColumn; updatedAt: PgColumn };
 
 export async function updateVersioned<T extends VersionedTable>(
-  tx: Tx, table: T, id: string, version: number | undefined, changes: Partial<InferInsertModel<T>>, what: string,
+  tx: Tx, table: T, id: string, version: number | undefined, changes: Partial<InferInsertModel<T>>, what: string, now: Date,
 ): Promise<InferSelectModel<T>> {
   const where = version === undefined ? eq(table.id, id) : and(eq(table.id, id), eq(table.version, version));
   const rows = await tx.update(table)
-    .set({ ...changes, version: sql`${table.version} + 1`, updatedAt: new Date() } as never)
+    .set({ ...changes, version: sql`${table.version} + 1`, updatedAt: now } as never)
     .where(where).returning() as Array<InferSelectModel<T>>;
   if (rows[0]) return rows[0];
   const [exists] = await tx.select({ id: table.id }).from(table as PgTable).where(eq(table.id, id));

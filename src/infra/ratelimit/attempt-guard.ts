@@ -14,14 +14,16 @@
  *    familiar too: guesses from elsewhere cannot keep the owner out.
  * "Address" means the IPv4 address, or the /64 network of an IPv6 address (one host usually
  * owns a whole /64). An attempt is counted atomically before the password is checked (a Lua
- * script on Redis's clock), so parallel requests cannot slip past the limit; a success clears
- * the account's counters.
+ * script), so parallel requests cannot slip past the limit; a success clears the account's
+ * counters. Time comes from the injected clock (tests move it instead of waiting); instances
+ * should run NTP-synchronised clocks, as their delays are compared across instances.
  */
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../../core/errors.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 
 export interface AttemptKeys {
   account?: string | undefined;
@@ -125,21 +127,19 @@ function limited(seconds: number): DomainError {
 }
 
 /**
- * KEYS: throttle hashes. ARGV: free and cap (s) per key. Time is Redis's, the same for every
- * instance whatever their clocks say.
+ * KEYS: throttle hashes. ARGV: now (ms), then free and cap (s) per key.
  * Refuses (returns the ms to wait) when any key is in its delay; otherwise counts the attempt on
  * every key, arms the next delay where the count passed its free allowance, and returns 0.
  */
 const ATTEMPT_SCRIPT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(ARGV[1])
 for i, key in ipairs(KEYS) do
   local untilMs = tonumber(redis.call('HGET', key, 'until') or '0')
   if untilMs > now then return untilMs - now end
 end
 for i, key in ipairs(KEYS) do
-  local free = tonumber(ARGV[2 * i - 1])
-  local cap = tonumber(ARGV[2 * i])
+  local free = tonumber(ARGV[2 * i])
+  local cap = tonumber(ARGV[2 * i + 1])
   local n = redis.call('HINCRBY', key, 'count', 1)
   if n > free then
     local delay = math.min(cap, 2 ^ math.min(30, n - free - 1))
@@ -154,12 +154,12 @@ return 0
 const FAMILIAR_MAX = 50;
 
 /**
- * KEYS: the account's familiar-address hash. ARGV: address, tag, keep (s), max. Remembers the
- * address under the tag with Redis's time, and drops what no longer counts: entries of another
+ * KEYS: the account's familiar-address hash. ARGV: address, tag, keep (s), max, now (s).
+ * Remembers the address under the tag at `now`, and drops what no longer counts: entries of another
  * tag (an older password), entries older than keep, and the oldest beyond max.
  */
 const REMEMBER_SCRIPT = `
-local now = tonumber(redis.call('TIME')[1])
+local now = tonumber(ARGV[5])
 local key, tag, keep, max = KEYS[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 redis.call('HSET', key, ARGV[1], tag .. '|' .. now)
 local all = redis.call('HGETALL', key)
@@ -182,7 +182,7 @@ redis.call('EXPIRE', key, keep)
 return #kept
 `;
 
-export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPolicy): AttemptGuard {
+export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPolicy, clock: Clock = systemClock): AttemptGuard {
   const ipLimiter = new RateLimiterRedis({
     storeClient: redis, keyPrefix: `${prefix}:rl:${policy.name}:ip`, points: policy.ipPoints, duration: policy.ipWindowSeconds,
   });
@@ -193,7 +193,7 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
     const remembered = await redis.hget(familiarKey(account), addressKey(k.ip));
     const sep = remembered?.lastIndexOf('|') ?? -1;
     if (!remembered || sep < 0 || remembered.slice(0, sep) !== k.familiarTag) return false;
-    return Date.now() / 1000 - Number(remembered.slice(sep + 1)) <= FAMILIAR_SECONDS;
+    return clock.now().getTime() / 1000 - Number(remembered.slice(sep + 1)) <= FAMILIAR_SECONDS;
   };
   const keysOf = async (k: AttemptKeys): Promise<Array<{ key: string; free: number; cap: number }>> => {
     if (!k.account) return [];
@@ -214,7 +214,7 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
       }
       const keys = await keysOf(k);
       if (keys.length === 0) return;
-      const args = [...keys.flatMap((x) => [String(x.free), String(x.cap)])];
+      const args = [String(clock.now().getTime()), ...keys.flatMap((x) => [String(x.free), String(x.cap)])];
       const waitMs = Number(await redis.eval(ATTEMPT_SCRIPT, keys.length, ...keys.map((x) => x.key), ...args));
       if (waitMs > 0) throw limited(waitMs / 1000);
     },
@@ -223,7 +223,8 @@ export function createAttemptGuard(redis: Redis, prefix: string, policy: GuardPo
       const account = digest(k.account);
       await redis.del(`${prefix}:throttle:${policy.name}:acct-ip:${account}:${addressKey(k.ip)}`, `${prefix}:throttle:${policy.name}:acct:${account}`);
       if (k.familiarTag) {
-        await redis.eval(REMEMBER_SCRIPT, 1, familiarKey(account), addressKey(k.ip), k.familiarTag, String(FAMILIAR_SECONDS), String(FAMILIAR_MAX));
+        await redis.eval(REMEMBER_SCRIPT, 1, familiarKey(account), addressKey(k.ip), k.familiarTag, String(FAMILIAR_SECONDS), String(FAMILIAR_MAX),
+          String(Math.floor(clock.now().getTime() / 1000)));
       }
     },
   };

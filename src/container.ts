@@ -1,0 +1,104 @@
+/**
+ * The shared factory of every process kind: the store, Redis, the secret box, the event bus, the
+ * clock, queues, metrics, and the slots the plugin registry and the artifact store will fill.
+ * Made once per process; each role's factory (src/app.ts, src/worker-jobs.ts,
+ * src/scheduler-tasks.ts) takes the slice of it that it uses.
+ */
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Settings } from './infra/config/settings.js';
+import type { Logger } from './infra/log/logger.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { createDb, type Db, type Sql } from './infra/db/client.js';
+import { createIdentityStore } from './infra/db/stores/identity-store.js';
+import { createQueue, createRedis, pendingJobs, type QueueName } from './infra/queue/queues.js';
+import { createEnqueue, type Enqueue } from './infra/queue/job-catalog.js';
+import { createMetrics, type Metrics } from './infra/metrics/metrics.js';
+import { createSecretBox, type SecretBox } from './infra/crypto/secret-box.js';
+import { createEventBus, type EventBus } from './infra/events/event-bus.js';
+import { rateLimitedLog } from './infra/log/rate-limited-log.js';
+import { packageVersion } from './infra/paths.js';
+
+export interface Container {
+  settings: Settings;
+  logger: Logger;
+  clock: Clock;
+  sql: Sql;
+  db: Db;
+  /** Fail-fast Redis for request paths (rate limits, enqueueing, publishing). */
+  redis: Redis;
+  secretBox: SecretBox;
+  events: EventBus;
+  identity: ReturnType<typeof createIdentityStore>;
+  queues: Record<QueueName, Queue>;
+  enqueue: Enqueue;
+  metrics: Metrics;
+  /** Logs a recurring connection problem at most once per 30 s per source. */
+  connectionProblem: (source: string, message: string, meta: Record<string, unknown>) => void;
+  /** Filled by the connections issue: the connector and channel plugins (src/plugins/registry.ts). */
+  plugins: null;
+  /** Filled by the result-files issue: where run results are stored. */
+  artifacts: null;
+  version: string;
+  startedAt: Date;
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  /** Tests move time with a manual clock; the system clock otherwise. */
+  clock?: Clock;
+}
+
+export function createContainer(settings: Settings, logger: Logger, options: ContainerOptions = {}): Container {
+  const clock = options.clock ?? systemClock;
+  const { sql, db } = createDb(settings.databaseUrl, {
+    applicationName: `herald-${settings.roles.join('+')}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000,
+  });
+  const connectionProblem = rateLimitedLog(logger, 'warn');
+  const redis = createRedis(settings.redisUrl, 'client');
+  redis.on('error', (err) => connectionProblem('redis', 'redis connection problem', { err }));
+  const queues = { runs: createQueue(redis, settings.queuePrefix, 'runs'), mail: createQueue(redis, settings.queuePrefix, 'mail') };
+  for (const [name, queue] of Object.entries(queues)) {
+    // Without a listener BullMQ prints connection errors to the console, past the logger's redaction.
+    queue.on('error', (err) => connectionProblem(`queue:${name}`, 'queue connection problem', { queue: name, err }));
+  }
+  const metrics = createMetrics(packageVersion, {
+    queuePending: () => pendingJobs(queues.runs),
+    storageBytes: async () => 0, // no artifacts are stored until result files land
+  }, (err) => logger.warn('a metric could not be read; it keeps its last value', { err }));
+  const events = createEventBus({
+    publisher: redis,
+    prefix: settings.queuePrefix,
+    connectSubscriber: () => {
+      const s = createRedis(settings.redisUrl, 'worker');
+      s.on('error', (err) => connectionProblem('redis-subscriber', 'redis connection problem', { err }));
+      return s;
+    },
+    onError: (err) => logger.warn('an event could not be read', { err }),
+  });
+  return {
+    settings,
+    logger,
+    clock,
+    sql,
+    db,
+    redis,
+    secretBox: createSecretBox(settings.secretKey),
+    events,
+    identity: createIdentityStore(db),
+    queues,
+    enqueue: createEnqueue(queues),
+    metrics,
+    connectionProblem,
+    plugins: null,
+    artifacts: null,
+    version: packageVersion,
+    startedAt: clock.now(),
+    async close() {
+      await events.close();
+      await Promise.all(Object.values(queues).map((q) => q.close()));
+      redis.disconnect();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

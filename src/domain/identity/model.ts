@@ -1,0 +1,127 @@
+/**
+ * What the identity domain knows of its records. The store (src/infra/db/stores) keeps them;
+ * the domain only sees these shapes, through the ports of ./ports.ts.
+ */
+import type { Role, Scope } from './principal.js';
+
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+  role: Role;
+  enabled: boolean;
+  passwordHash: string | null;
+  mustChangePassword: boolean;
+  preferences: Record<string, string>;
+  totpEnabled: boolean;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  passwordChangedAt: Date | null;
+  lastSignInAt: Date | null;
+}
+
+export interface NewUser {
+  id: string;
+  name: string;
+  email: string;
+  role: Role;
+  passwordHash: string;
+  mustChangePassword: boolean;
+  passwordChangedAt: Date;
+  /** Set when creating the user also signs it in (first-run setup). */
+  lastSignInAt?: Date;
+}
+
+export type UserChanges = Partial<Pick<User,
+  'name' | 'role' | 'enabled' | 'passwordHash' | 'mustChangePassword' | 'preferences' | 'passwordChangedAt' | 'lastSignInAt'>>;
+
+export type SessionMethod = 'password' | 'setup' | 'passkey' | 'oidc';
+
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  tokenHash: string;
+  method: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  ip: string | null;
+  userAgent: string | null;
+  revokedAt: Date | null;
+}
+
+/** A live session with what the request needs of its user. */
+export interface LiveSession {
+  id: string;
+  lastSeenAt: Date;
+  userId: string;
+  name: string;
+  role: Role;
+  mustChangePassword: boolean;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  createdBy: string | null;
+  name: string;
+  prefix: string;
+  tokenHash: string;
+  scope: Scope;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export type NewApiKey = Pick<ApiKeyRecord, 'id' | 'userId' | 'createdBy' | 'name' | 'prefix' | 'tokenHash' | 'scope' | 'expiresAt' | 'createdAt'>;
+
+/** A key with what the request needs of its owner. */
+export interface KeyWithOwner {
+  id: string;
+  scope: Scope;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  expiresAt: Date | null;
+  userId: string;
+  name: string;
+  role: Role;
+  enabled: boolean;
+}
+
+export interface PasswordResetRecord {
+  id: string;
+  userId: string;
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export type SecurityEventType =
+  | 'setup.completed'
+  | 'auth.sign_in' | 'auth.sign_out'
+  | 'auth.password_changed' | 'auth.password_reset_requested' | 'auth.password_reset_completed'
+  | 'session.revoked' | 'session.revoked_all'
+  | 'api_key.created' | 'api_key.revoked' | 'api_key.rejected'
+  | 'user.created' | 'user.role_changed' | 'user.enabled_changed' | 'user.password_reset_by_admin';
+
+export type ActorType = 'user' | 'api_key' | 'anonymous';
+
+export interface SecurityEventRecord {
+  id: string;
+  occurredAt: Date;
+  type: string;
+  outcome: 'success' | 'failure';
+  reason: string | null;
+  actorType: ActorType;
+  actorUserId: string | null;
+  actorApiKeyId: string | null;
+  targetType: string | null;
+  targetId: string | null;
+  subjectUserId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  details: Record<string, unknown>;
+}

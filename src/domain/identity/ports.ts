@@ -1,0 +1,129 @@
+/**
+ * The ports of the identity domain: what it needs from the outside, declared here and
+ * implemented by adapters (src/infra/db/stores for the store, src/infra/ratelimit for the
+ * throttles, src/infra/mail for mail), wired by the composition roots. Each repository is bound
+ * to a transaction or to the database; `transaction` hands out repositories bound to one.
+ */
+import type { Page, PageRequest } from '../../core/cursor.js';
+import type {
+  ApiKeyRecord, KeyWithOwner, LiveSession, NewApiKey, NewUser, PasswordResetRecord, SecurityEventRecord,
+  SessionRecord, User, UserChanges,
+} from './model.js';
+
+export interface UsersRepo {
+  find(id: string): Promise<User | undefined>;
+  /** By normalised address (normalizeEmail), compared with lower(email), the unique key. */
+  findByEmail(normalizedEmail: string): Promise<User | undefined>;
+  count(): Promise<number>;
+  /** Throws validation.failed (email, validation.unique) when the address is taken. */
+  insert(user: NewUser): Promise<User>;
+  /**
+   * Applies changes when `version` is current (always when undefined), bumps version and
+   * updated_at; not_found for an unknown id, conflict.version for a stale version.
+   */
+  update(id: string, version: number | undefined, changes: UserChanges, now: Date): Promise<User>;
+  /** Records a sign-in (last_sign_in_at) without counting it as a change of the user (no version bump). */
+  markSignedIn(id: string, at: Date): Promise<User>;
+  /** Enabled admins, locked for the rest of the transaction (serialises last-admin checks). */
+  lockEnabledAdmins(): Promise<string[]>;
+  /** By name, then id. */
+  list(q: PageRequest): Promise<Page<User>>;
+}
+
+export interface SessionsRepo {
+  insert(session: Omit<SessionRecord, 'revokedAt'>): Promise<void>;
+  /** The session of a token hash, unless revoked, expired, idle since `idleSince` or its user disabled. */
+  findLive(tokenHash: string, now: Date, idleSince: Date): Promise<LiveSession | undefined>;
+  touch(id: string, now: Date): Promise<void>;
+  listActive(userId: string, now: Date, idleSince: Date): Promise<SessionRecord[]>;
+  /** Revokes one session of a user; false when there is no such live session. */
+  revoke(userId: string, sessionId: string, now: Date): Promise<boolean>;
+  /** Revokes every live session of a user but `keep`; returns how many ended. */
+  revokeAllOf(userId: string, now: Date, keep?: string): Promise<number>;
+  /** Revokes the session of a token hash; returns its user id when there was one. */
+  revokeByTokenHash(tokenHash: string, now: Date): Promise<string | undefined>;
+  /** Deletes up to `batch` sessions revoked or expired before `deadBefore`, or idle since `idleBefore`. */
+  deleteDead(deadBefore: Date, idleBefore: Date, batch: number): Promise<number>;
+}
+
+export interface ApiKeysRepo {
+  insert(key: NewApiKey): Promise<ApiKeyRecord>;
+  findWithOwner(tokenHash: string): Promise<KeyWithOwner | undefined>;
+  touch(id: string, now: Date): Promise<void>;
+  /** Revokes (keeps the first revocation time); undefined for an unknown id. */
+  revoke(id: string, now: Date): Promise<ApiKeyRecord | undefined>;
+  /** Newest first. */
+  list(q: PageRequest & { ownerId?: string | undefined }): Promise<Page<ApiKeyRecord>>;
+}
+
+export interface PasswordResetsRepo {
+  /** Stores a reset link unless one with the same token hash exists; true when stored. */
+  insertOnce(reset: Omit<PasswordResetRecord, 'usedAt'>): Promise<boolean>;
+  /** The unused, unexpired link of a token hash. */
+  findUsable(tokenHash: string, now: Date): Promise<PasswordResetRecord | undefined>;
+  /** Marks a link used; false when it was used already (single use). */
+  claim(id: string, now: Date): Promise<boolean>;
+  /** Every unused link of a user stops working. */
+  expireAllOf(userId: string, now: Date): Promise<void>;
+  /** Deletes up to `batch` links expired before `before`. */
+  deleteExpired(before: Date, batch: number): Promise<number>;
+}
+
+export interface SecurityEventsRepo {
+  insert(event: SecurityEventRecord): Promise<void>;
+  /** Newest first; `userId` matches the subject or the actor. */
+  list(q: PageRequest & { type?: string | undefined; userId?: string | undefined }): Promise<Page<SecurityEventRecord>>;
+}
+
+export interface IdentityRepos {
+  users: UsersRepo;
+  sessions: SessionsRepo;
+  apiKeys: ApiKeysRepo;
+  passwordResets: PasswordResetsRepo;
+  events: SecurityEventsRepo;
+}
+
+/** Repositories bound to one transaction, plus the locks only a transaction can hold. */
+export interface IdentityTx extends IdentityRepos {
+  /** Serialises first-run setups until the transaction ends. */
+  lockSetup(): Promise<void>;
+}
+
+export interface IdentityStore extends IdentityRepos {
+  transaction<T>(work: (tx: IdentityTx) => Promise<T>): Promise<T>;
+}
+
+/** Abuse protection (implemented on Redis by src/infra/ratelimit/attempt-guard.ts). */
+export interface AttemptKeys {
+  account?: string | undefined;
+  ip: string;
+  /** The client proved an earlier successful sign-in to this account: no account-wide delay. */
+  knownDevice?: boolean;
+  /** Names the account's current password; see attempt-guard.ts. */
+  familiarTag?: string | undefined;
+}
+
+export interface AttemptGuard {
+  /** Counts this attempt; throws rate_limited (with retryAfterSeconds) when it must wait. */
+  attempt(keys: AttemptKeys): Promise<void>;
+  /** The attempt succeeded: the account's counters start again. */
+  succeeded(keys: AttemptKeys): Promise<void>;
+}
+
+export interface Quota {
+  /** Takes one unit of `key`'s quota; false when none is left in the window. */
+  take(key: string): Promise<boolean>;
+}
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: OutgoingMail): Promise<void>;
+}
+
+/** Where the password hashing work happens (bcrypt in ./passwords.ts). */
+export type { PasswordHasher } from './passwords.js';

@@ -1,0 +1,61 @@
+/**
+ * The event bus: every change a process makes is published on Redis pub/sub, so every API
+ * instance can tell its own subscribers (server-sent events, caches). Delivery is best effort
+ * and at most once, as pub/sub is: the store stays the truth, events only say "look again".
+ * The subscriber connection is opened on the first subscription only.
+ */
+import type { Redis } from 'ioredis';
+
+export interface BusEvent {
+  type: string;
+  /** JSON-serialisable facts: ids and states, never secrets. */
+  data: Record<string, unknown>;
+}
+
+export interface EventBus {
+  publish(event: BusEvent): Promise<void>;
+  /** Calls `listener` for every event published by any process; returns the unsubscribe. */
+  subscribe(listener: (event: BusEvent) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export function createEventBus(deps: {
+  publisher: Redis; prefix: string; connectSubscriber: () => Redis; onError?: (err: unknown) => void;
+}): EventBus {
+  const channel = `${deps.prefix}:events`;
+  const listeners = new Set<(event: BusEvent) => void>();
+  let subscriber: Redis | undefined;
+  const ensureSubscribed = async () => {
+    if (subscriber) return;
+    const s = deps.connectSubscriber();
+    subscriber = s;
+    s.on('message', (_channel: string, message: string) => {
+      let event: BusEvent;
+      try {
+        event = JSON.parse(message) as BusEvent;
+      } catch (err) {
+        deps.onError?.(err);
+        return;
+      }
+      for (const listener of listeners) {
+        try { listener(event); } catch (err) { deps.onError?.(err); }
+      }
+    });
+    await s.subscribe(channel);
+  };
+  return {
+    async publish(event) {
+      await deps.publisher.publish(channel, JSON.stringify(event));
+    },
+    async subscribe(listener) {
+      listeners.add(listener);
+      await ensureSubscribed();
+      return async () => { listeners.delete(listener); };
+    },
+    async close() {
+      listeners.clear();
+      subscriber?.disconnect();
+      subscriber = undefined;
+    },
+  };
+}
