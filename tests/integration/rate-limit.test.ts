@@ -1,21 +1,25 @@
 /**
  * Abuse protection: progressive sign-in delays per account and client address (never a lockout),
  * reset by a success; throttled password reset requests; and the audit trail of throttled
- * sign-ins. Client addresses are simulated with X-Forwarded-For, one set per test.
+ * sign-ins. Client addresses are simulated with X-Forwarded-For, one set per test. Time is a
+ * manual clock the tests move, so delays are waited out at once.
  */
 import { startHerald, type Herald } from '../support/harness.js';
 import { setupAdmin, type SessionClient } from '../support/identity.js';
 import { deviceCookieName } from '../../src/domain/identity/tokens.js';
-import { deviceCookieOf, retryAfterOf, spreadAttack, wait } from '../support/throttle.js';
+import { deviceCookieOf, retryAfterOf, spreadAttack, waitOn } from '../support/throttle.js';
+import { manualClock } from '../../src/core/clock.js';
 
 let h: Herald;
+const clock = manualClock();
+const wait = waitOn(clock);
 let admin: SessionClient;
 /** How many sign-ins answered 429, per client address. */
 const throttledSignIns = new Map<string, number>();
 
 beforeAll(async () => {
   // Mail goes nowhere: the reset mail is sent in the background and may fail, which is fine here.
-  h = await startHerald({ env: { SVC_SMTP_URL: 'smtp://127.0.0.1:1' } });
+  h = await startHerald({ env: { SVC_SMTP_URL: 'smtp://127.0.0.1:1' }, clock });
   admin = await setupAdmin(h);
 });
 afterAll(async () => { await h.stop(); });
@@ -27,7 +31,7 @@ async function createUser(name: string, email: string, password: string): Promis
 
 const attack = spreadAttack(() => h.http, (ip, res) => {
   if (res.status === 429) throttledSignIns.set(ip, (throttledSignIns.get(ip) ?? 0) + 1);
-});
+}, wait);
 const login = attack.login;
 const armAccountDelay = attack.armAccountDelay;
 
@@ -43,8 +47,7 @@ describe('sign-in throttling', () => {
       expect({ attempt: i, status: res.status, code: res.body.code }).toEqual({ attempt: i, status: 401, code: 'auth.invalid_credentials' });
     }
     // The 6th, 7th and 8th failures arm delays of 1, 2 and 4 s; each, made once the previous
-    // delay has passed, is answered normally. (The assertions below need a delay long enough
-    // to outlast a busy machine, hence three.)
+    // delay has passed, is answered normally.
     let armed = 0;
     for (const [n, delay] of [[6, 1], [7, 2], [8, 4]] as const) {
       await wait(armed);
@@ -230,7 +233,9 @@ describe('throttling that holds under pressure', () => {
     const deviceD = deviceCookieOf(await login(d, 'device d real passphrase', '198.51.100.30'));
     expect(deviceC.split('=')[0]).not.toBe(deviceD.split('=')[0]);
 
-    // C changes the password: the device cookie C held is no proof any more.
+    // C changes the password (a while later: the device token is bound to the time of the
+    // password it was issued under): the device cookie C held is no proof any more.
+    clock.advance(60_000);
     const session = (signedC.headers['set-cookie'] as unknown as string[]).find((x) => x.startsWith('svc_session='))!.split(';')[0]!;
     const changed = await h.http.post('/api/v1/me/password').set('X-Forwarded-For', '198.51.100.30')
       .set('Cookie', session).set('X-CSRF-Token', signedC.body.csrf_token as string)

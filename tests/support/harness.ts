@@ -11,6 +11,7 @@ import { createProcessLogger } from '../../src/infra/log/process-logger.js';
 import { startProcess, type RunningProcess } from '../../src/runtime.js';
 import { isolate, type Isolated } from './isolation.js';
 import { checked } from './contract.js';
+import type { Clock } from '../../src/core/clock.js';
 
 export interface HttpClient {
   get(url: string): Test;
@@ -35,7 +36,7 @@ export function clientFor(app: Parameters<typeof request>[0]): HttpClient {
   return { get: make('get'), post: make('post'), put: make('put'), patch: make('patch'), delete: make('delete') };
 }
 
-export async function startHerald(options: { env?: Record<string, string>; iso?: Isolated } = {}): Promise<Herald> {
+export async function startHerald(options: { env?: Record<string, string>; iso?: Isolated; clock?: Clock } = {}): Promise<Herald> {
   const iso = options.iso ?? await isolate();
   const logs: string[] = [];
   const stream = new Writable({
@@ -43,7 +44,7 @@ export async function startHerald(options: { env?: Record<string, string>; iso?:
   });
   const settings = loadSettings({ ...iso.env, ...options.env });
   const logger = createProcessLogger(settings, stream);
-  const proc = await startProcess(settings, logger, { listen: false });
+  const proc = await startProcess(settings, logger, { listen: false, ...(options.clock ? { clock: options.clock } : {}) });
   if (!proc.app) throw new Error('the api role is not running');
   return {
     http: clientFor(proc.app),

@@ -3,6 +3,7 @@
  * delay, and the checks of a 429 answer. Client addresses are simulated with X-Forwarded-For.
  */
 import type { HttpClient } from './harness.js';
+import type { ManualClock } from '../../src/core/clock.js';
 
 type Answer = { status: number; headers: Record<string, unknown>; body: Record<string, unknown> };
 
@@ -19,8 +20,11 @@ export function retryAfterOf(res: Answer): number {
   return seconds;
 }
 
-/** Waits `seconds` (plus a margin for a busy machine). */
-export const wait = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds === 0 ? 0 : seconds * 1000 + 150));
+/** Waits `seconds` of real time (plus a margin for a busy machine). */
+export const wait = (seconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, seconds === 0 ? 0 : seconds * 1000 + 150));
+
+/** "Waits" by moving a manual clock: the server sees the time pass at once. */
+export const waitOn = (clock: ManualClock) => async (seconds: number): Promise<void> => { clock.advance(seconds * 1000); };
 
 /** The svc_device_<account> cookie an answer set, as name=value. */
 export function deviceCookieOf(res: { headers: Record<string, unknown> }): string {
@@ -41,9 +45,12 @@ export interface SpreadAttack {
 
 /**
  * A patient attacker: each guess from a new address (203.0.113.0 and up, so each stays under
- * its own allowance), through the client `http()` returns. `onAnswer` sees every sign-in answer.
+ * its own allowance), through the client `http()` returns. `onAnswer` sees every sign-in answer;
+ * `pause` waits out a delay (real time by default; `waitOn(clock)` moves a manual clock).
  */
-export function spreadAttack(http: () => HttpClient, onAnswer: (ip: string, res: Answer) => void = () => undefined): SpreadAttack {
+export function spreadAttack(
+  http: () => HttpClient, onAnswer: (ip: string, res: Answer) => void = () => undefined, pause: (seconds: number) => Promise<void> = wait,
+): SpreadAttack {
   let n = 0;
   const nextAddress = () => { n += 1; return `203.0.${113 + Math.floor(n / 250)}.${(n % 250) + 1}`; };
   const login = async (email: string, password: string, ip: string) => {
@@ -57,12 +64,12 @@ export function spreadAttack(http: () => HttpClient, onAnswer: (ip: string, res:
       await Promise.all(Array.from({ length: 21 }, (_v, i) => login(email, `spread guess ${i}`, nextAddress())));
       for (;;) {
         const guess = await login(email, 'one more spread guess', nextAddress());
-        if (guess.status === 429) { await wait(retryAfterOf(guess)); continue; }
+        if (guess.status === 429) { await pause(retryAfterOf(guess)); continue; }
         const probe = await login(email, 'probing guess', nextAddress());
         if (probe.status !== 429) continue;
         const delay = retryAfterOf(probe);
         if (delay >= seconds) return;
-        await wait(delay);
+        await pause(delay);
       }
     },
   };
