@@ -39,9 +39,7 @@ migrate: build
 	@$(SERVICES) && node dist/src/cli.js migrate
 
 run: build
-	@$(SERVICES) && node dist/src/cli.js migrate && \
-	  echo "Herald: open $${SVC_PUBLIC_URL:-http://$${SVC_LISTEN:-127.0.0.1:8080}}/docs (API) — first run: POST /api/v1/setup (see README)" && \
-	  exec node dist/src/cli.js serve
+	@$(SERVICES) && node dist/src/cli.js migrate && exec node dist/src/cli.js serve
 
 # The tests also run a redis-server of their own (tests/integration/dependencies-down.test.ts) and
 # curl (the README's examples, tests/process/readme.test.ts): ensure-services.sh installs them.

@@ -61,6 +61,23 @@ function listenError(err: NodeJS.ErrnoException, at: { host: string; port: numbe
   return new SettingsError(setting, `${where} ${why}`);
 }
 
+/**
+ * Says where to go, once the port is bound: the API description, and while no user exists the
+ * setup step (the hint disappears once setup is done).
+ */
+async function announceWhereToGo(c: Container): Promise<void> {
+  const base = c.settings.publicUrl;
+  let open = false;
+  try {
+    open = (await c.identity.users.count()) === 0;
+  } catch (err) {
+    c.logger.warn('could not tell whether setup is open', { err });
+  }
+  c.logger.info(open
+    ? `Herald is ready at ${base}: first run, create the first admin with POST ${base}/api/v1/setup (see the README) or in Swagger UI at ${base}/docs`
+    : `Herald is ready at ${base}: API description and Swagger UI at ${base}/docs`, { setup_open: open });
+}
+
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
   const c = createContainer(settings, logger, options);
   let scheduler: SchedulerRole | undefined;
@@ -92,6 +109,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
       res.on('finish', () => server?.closeIdleConnections());
     }));
     logger.info('api listening', { url, public_url: settings.publicUrl });
+    await announceWhereToGo(c);
   }
   let probeServer: http.Server | undefined;
   let probeUrl: string | undefined;
