@@ -7,7 +7,7 @@ import type { Response } from 'express';
 import type { operations } from '../generated/openapi.js';
 import type { OperationId } from '../generated/operations.js';
 import type { Principal } from '../domain/identity/principal.js';
-import type { Logger } from '../infra/log/logger.js';
+import type { Log } from '../core/log.js';
 
 type Op<K extends OperationId> = operations[K];
 
@@ -33,7 +33,7 @@ export interface RequestContext {
   sessionToken: string | undefined;
   /** The svc_device_<account> cookies (proofs of earlier sign-ins from this browser), by name. */
   deviceTokens: Readonly<Record<string, string>>;
-  log: Logger;
+  log: Log;
 }
 
 export interface HandlerRequest<K extends OperationId> {
