@@ -897,7 +897,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Installed plugins */
+        /**
+         * Installed plugins
+         * @description Every installed plugin (database connectors now, delivery channels later) with the JSON
+         *     Schema of its settings (secret fields carry x-secret), its capabilities and the labels of
+         *     its fields in each language it ships (at least en and de).
+         */
         get: operations["listPlugins"];
         put?: never;
         post?: never;
@@ -917,7 +922,13 @@ export interface paths {
         /** Connections, ordered by name */
         get: operations["listConnections"];
         put?: never;
-        /** Create a connection */
+        /**
+         * Create a connection
+         * @description The settings are checked against the plugin of `type` (GET /plugins); the connection is
+         *     not tried (use POST /connections/test first). The password is stored encrypted and never
+         *     returned. Give Herald a database user with SELECT rights only: Herald enforces read-only
+         *     itself, and such a user is the second line of defence.
+         */
         post: operations["createConnection"];
         delete?: never;
         options?: never;
@@ -934,7 +945,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Test configuration that is not saved */
+        /**
+         * Test configuration that is not saved
+         * @description Connects with the given settings and reports the server version and the round-trip
+         *     time. With `connection_id`, fields left out (and a password sent as {configured true})
+         *     are taken from that saved connection, so an edit form can be tested without typing the
+         *     password again. A refused login is 422 connection.auth_failed; a host that does not
+         *     answer within the connect timeout (10 s) is 422 connection.unreachable.
+         */
         post: operations["testConnectionSettings"];
         delete?: never;
         options?: never;
@@ -955,11 +973,17 @@ export interface paths {
         get: operations["getConnection"];
         put?: never;
         post?: never;
-        /** Delete a connection nothing uses */
+        /**
+         * Delete a connection nothing uses
+         * @description A connection that a query uses answers 409 connection.in_use with the queries as dependents.
+         */
         delete: operations["deleteConnection"];
         options?: never;
         head?: never;
-        /** Change a connection */
+        /**
+         * Change a connection
+         * @description Send the current `version`; fields left out keep their values.
+         */
         patch: operations["updateConnection"];
         trace?: never;
     };
@@ -991,7 +1015,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Cached schema */
+        /**
+         * Cached schema
+         * @description The tables and views with their columns as last introspected (refreshed_at null and no tables until the first refresh).
+         */
         get: operations["getConnectionSchema"];
         put?: never;
         post?: never;
@@ -1030,7 +1057,12 @@ export interface paths {
         /** Queries, most recently changed first */
         get: operations["listQueries"];
         put?: never;
-        /** Create a query and its first version */
+        /**
+         * Create a query and its first version
+         * @description SQL refers to parameters with named placeholders such as `{{ region }}`; each must be
+         *     declared in `parameters` (otherwise 422 on field sql). Values are always sent to the
+         *     database as bound parameters, never spliced into the text.
+         */
         post: operations["createQuery"];
         delete?: never;
         options?: never;
@@ -1047,7 +1079,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run SQL read-only with a row cap and a short timeout */
+        /**
+         * Run SQL read-only with a row cap and a short timeout
+         * @description Runs saved SQL (`query_id`) or unsaved SQL (`connection_id` and `sql`) with parameter
+         *     values, read-only, and answers at most `limit` rows (default 500; `truncated` says
+         *     whether there were more). Past `timeout_seconds` (default 15) the statement is cancelled
+         *     on the database and the answer is 422 query.timeout. A statement that writes is 422
+         *     query.not_read_only; any other database error is 422 query.failed with its message.
+         */
         post: operations["previewQuery"];
         delete?: never;
         options?: never;
@@ -1068,11 +1107,18 @@ export interface paths {
         get: operations["getQuery"];
         put?: never;
         post?: never;
-        /** Delete a query no report uses */
+        /**
+         * Delete a query no report uses
+         * @description A query that a report uses answers 409 query.in_use with the reports as dependents.
+         */
         delete: operations["deleteQuery"];
         options?: never;
         head?: never;
-        /** Change a query */
+        /**
+         * Change a query
+         * @description Send the current `version`. A change of sql, connection_id or parameters makes a new
+         *     query version (current_version + 1); name and description changes do not.
+         */
         patch: operations["updateQuery"];
         trace?: never;
     };
@@ -1126,7 +1172,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A copy of an old version becomes current */
+        /**
+         * A copy of an old version becomes current
+         * @description Copies version `number` (its sql, connection and parameters) into a new version, which
+         *     becomes current; the versions in between stay in the history. Send the query's current
+         *     `version`.
+         */
         post: operations["restoreQueryVersion"];
         delete?: never;
         options?: never;
@@ -2024,6 +2075,259 @@ export interface components {
         SecurityEventPage: {
             items: components["schemas"]["SecurityEvent"][];
             next_cursor?: components["schemas"]["NextCursor"];
+        };
+        Plugin: {
+            /**
+             * @description The plugin's id, also the `type` of the connections (or channels) that use it
+             * @example postgres
+             */
+            id: string;
+            /** @example 1.0.0 */
+            version: string;
+            /** @enum {string} */
+            kind: "connector" | "channel";
+            /** @description JSON Schema of the settings; secret fields carry "x-secret" true */
+            settings_schema: {
+                [key: string]: unknown;
+            };
+            /**
+             * @example [
+             *       "schema_introspection",
+             *       "cancel"
+             *     ]
+             */
+            capabilities: string[];
+            /** @description Labels by locale, then by key: name, settings.<field>.label, settings.<field>.help, capabilities.<capability> */
+            translations: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+        };
+        PluginList: {
+            items: components["schemas"]["Plugin"][];
+        };
+        /**
+         * @description As libpq's sslmode; verify-ca and verify-full check the server against ssl_ca
+         * @enum {string}
+         */
+        SslMode: "disable" | "prefer" | "require" | "verify-ca" | "verify-full";
+        ConnectionName: string;
+        Connection: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /**
+             * @description The connector plugin (GET /plugins)
+             * @example postgres
+             */
+            type: string;
+            host: string;
+            port: number;
+            database: string;
+            username: string;
+            /** @description Present (as {configured true}) when a password is stored */
+            password?: components["schemas"]["SecretField"];
+            ssl_mode: components["schemas"]["SslMode"];
+            /** @description PEM content of the CA certificate(s) the server is checked against */
+            ssl_ca: string | null;
+            /** @description What the plugin adds (its settings_schema.properties.options) */
+            options: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When the cached schema was introspected; null before the first refresh
+             */
+            schema_refreshed_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["Version"];
+        };
+        ConnectionPage: {
+            items: components["schemas"]["Connection"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        CreateConnection: {
+            name: components["schemas"]["ConnectionName"];
+            /** @example postgres */
+            type: string;
+            /** @example db.internal.example.com */
+            host: string;
+            /** @description Default the plugin's (5432 for postgres, 3306 for mysql) */
+            port?: number;
+            database: string;
+            username: string;
+            password?: components["schemas"]["SecretInput"];
+            ssl_mode?: components["schemas"]["SslMode"];
+            /** @description PEM content (never a path on the server) */
+            ssl_ca?: string | null;
+            /** @description Checked against the plugin's settings_schema.properties.options */
+            options?: {
+                [key: string]: unknown;
+            };
+        };
+        UpdateConnection: {
+            version: components["schemas"]["Version"];
+            name?: components["schemas"]["ConnectionName"];
+            host?: string;
+            port?: number;
+            database?: string;
+            username?: string;
+            password?: components["schemas"]["SecretInput"];
+            ssl_mode?: components["schemas"]["SslMode"];
+            ssl_ca?: string | null;
+            options?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The settings of CreateConnection (name not needed); with connection_id, what is left out comes from that saved connection */
+        TestConnectionSettings: {
+            connection_id?: components["schemas"]["Uuid"];
+            name?: components["schemas"]["ConnectionName"];
+            type?: string;
+            host?: string;
+            port?: number;
+            database?: string;
+            username?: string;
+            password?: components["schemas"]["SecretInput"];
+            ssl_mode?: components["schemas"]["SslMode"];
+            ssl_ca?: string | null;
+            options?: {
+                [key: string]: unknown;
+            };
+        };
+        ConnectionTestResult: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @example PostgreSQL 16.4 */
+            server_version: string;
+            /** @description Time of one trivial statement on an open connection */
+            round_trip_ms: number;
+        };
+        ConnectionSchema: {
+            connection_id: components["schemas"]["Uuid"];
+            /** Format: date-time */
+            refreshed_at: string | null;
+            tables: {
+                schema: string;
+                name: string;
+                /** @enum {string} */
+                kind: "table" | "view";
+                columns: {
+                    name: string;
+                    type: string;
+                    nullable: boolean;
+                }[];
+            }[];
+        };
+        /** @description A parameter value (string, number or boolean; dates and timestamps as RFC 3339 strings), or null */
+        ParameterValue: (string | null) | number | boolean;
+        QueryParameter: {
+            /** @description Used in the SQL as {{ name }} */
+            name: string;
+            /** @enum {string} */
+            type: "string" | "number" | "integer" | "boolean" | "date" | "timestamp";
+            default?: components["schemas"]["ParameterValue"];
+            /**
+             * @description A required parameter without a default must be given a value at run time
+             * @default false
+             */
+            required: boolean;
+            description?: string;
+        };
+        QueryParameters: components["schemas"]["QueryParameter"][];
+        QuerySql: string;
+        QueryName: string;
+        Query: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            description: string | null;
+            connection_id: components["schemas"]["Uuid"];
+            sql: string;
+            parameters: components["schemas"]["QueryParameter"][];
+            /** @description The number of the current query version (GET …/versions/{number}) */
+            current_version: number;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: uuid */
+            created_by: string | null;
+            version: components["schemas"]["Version"];
+        };
+        QueryPage: {
+            items: components["schemas"]["Query"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        CreateQuery: {
+            name: components["schemas"]["QueryName"];
+            description?: string | null;
+            connection_id: components["schemas"]["Uuid"];
+            sql: components["schemas"]["QuerySql"];
+            parameters?: components["schemas"]["QueryParameters"];
+        };
+        UpdateQuery: {
+            version: components["schemas"]["Version"];
+            name?: components["schemas"]["QueryName"];
+            description?: string | null;
+            connection_id?: components["schemas"]["Uuid"];
+            sql?: components["schemas"]["QuerySql"];
+            parameters?: components["schemas"]["QueryParameters"];
+        };
+        RestoreQueryVersion: {
+            /** @description The query version to copy */
+            number: number;
+            version: components["schemas"]["Version"];
+        };
+        QueryVersion: {
+            number: number;
+            sql: string;
+            parameters: components["schemas"]["QueryParameter"][];
+            connection_id: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: uuid */
+            created_by: string | null;
+            /** @description The version this one is a copy of (POST …/restore), or null */
+            restored_from?: number | null;
+        };
+        QueryVersionPage: {
+            items: components["schemas"]["QueryVersion"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        /** @description Either query_id (saved SQL), or connection_id and sql (unsaved) */
+        PreviewQuery: {
+            query_id?: components["schemas"]["Uuid"];
+            connection_id?: components["schemas"]["Uuid"];
+            sql?: components["schemas"]["QuerySql"];
+            /** @description Values by parameter name */
+            parameters?: {
+                [key: string]: components["schemas"]["ParameterValue"];
+            };
+            /**
+             * @description Row cap
+             * @default 500
+             */
+            limit: number;
+            /** @default 15 */
+            timeout_seconds: number;
+        };
+        ResultColumn: {
+            name: string;
+            /** @description The database's type name */
+            type: string;
+        };
+        /**
+         * @description A cell: null, a boolean, a number when exactly representable, otherwise a string
+         *     (decimals, integers beyond 2^53, dates, times, timestamps, intervals, JSON, UUIDs,
+         *     NaN and Infinity; binary as base64)
+         */
+        ResultValue: (string | null) | number | boolean;
+        QueryPreview: {
+            columns: components["schemas"]["ResultColumn"][];
+            rows: components["schemas"]["ResultValue"][][];
+            /** @description Rows in this answer */
+            row_count: number;
+            /** @description True when the result had more rows than limit */
+            truncated: boolean;
+            elapsed_ms: number;
         };
     };
     responses: {
@@ -3179,7 +3483,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The installed plugins, by kind then id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PluginList"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3198,7 +3510,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Connections ordered by name; passwords read as {configured true} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3210,9 +3530,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConnection"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The connection */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3224,9 +3556,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestConnectionSettings"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The database answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionTestResult"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3242,7 +3586,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The connection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3258,7 +3610,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3272,9 +3630,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateConnection"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The changed connection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3290,7 +3660,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The database answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionTestResult"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3306,7 +3684,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The cached schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionSchema"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3322,7 +3708,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The schema just introspected, now cached */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionSchema"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3341,7 +3735,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Queries, most recently changed first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3353,9 +3755,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateQuery"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The query, at version 1 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Query"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3367,9 +3781,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewQuery"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The first rows of the result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryPreview"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3385,7 +3811,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The query */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Query"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3401,7 +3835,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Deleted, with its versions */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3415,9 +3855,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateQuery"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The changed query */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Query"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3438,7 +3890,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The query's versions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryVersionPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3455,7 +3915,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryVersion"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3469,9 +3937,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreQueryVersion"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The query with the restored copy as its current version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Query"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
