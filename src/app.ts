@@ -25,7 +25,7 @@ import { createAuthenticator } from './domain/identity/authenticator.js';
 import {
   createAttemptGuard, createQuota, PASSWORD_CHANGE_POLICY, RESET_MAIL_QUOTA, RESET_POLICY, SIGN_IN_POLICY,
 } from './infra/ratelimit/attempt-guard.js';
-import type { Enqueue } from './infra/queue/job-catalog.js';
+import type { Enqueue } from './jobs/catalog.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 export interface ApiDeps {

@@ -1,8 +1,6 @@
 /** Job mail.password_reset: the emailed reset link, sent by a worker with retries. */
-import type { JobSpec, JobType } from '../infra/queue/job-catalog.js';
+import type { JobSpec, JobType } from './catalog.js';
 import { createResetMailSender } from '../domain/identity/password-reset-mail.js';
-import type { Db } from '../infra/db/client.js';
-import type { Mailer } from '../infra/mail/mailer.js';
 
 export interface ResetMailPayload {
   /** Random, made at request time; the link's token derives from it (see password-reset-mail.ts). */
@@ -27,9 +25,7 @@ export const PASSWORD_RESET_MAIL: JobSpec<ResetMailPayload> = {
   },
 };
 
-export function passwordResetMailJob(
-  deps: { db: Db; mailer: Mailer; publicUrl: string; secretKey: Buffer },
-): JobType<ResetMailPayload> {
+export function passwordResetMailJob(deps: Parameters<typeof createResetMailSender>[0]): JobType<ResetMailPayload> {
   const send = createResetMailSender(deps);
   return { ...PASSWORD_RESET_MAIL, handle: (p) => send(p.requestId, p.email, { ip: p.ip, userAgent: p.userAgent }) };
 }
