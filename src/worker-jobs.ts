@@ -3,7 +3,7 @@
  * the shared container. A feature adds its job types here, one line each.
  */
 import type { Container } from './container.js';
-import { jobCatalog, type JobCatalog } from './infra/queue/job-catalog.js';
+import { jobCatalog, type JobCatalog } from './jobs/catalog.js';
 import { createMailer } from './infra/mail/mailer.js';
 import { passwordResetMailJob } from './jobs/password-reset-mail.js';
 

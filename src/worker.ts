@@ -1,18 +1,34 @@
 /**
- * Worker composition root: consumes every queue of the job catalog (and the runs queue). Closing
- * waits for active jobs; a job cut off by a crash or a late stop is handed to another worker by
- * BullMQ's stalled-job check once its lock expires (up to MAX_STALLED times, so a few rolling
- * deploys or crashes in a row lose nothing).
+ * Worker composition root: consumes every queue of the job catalog (and the runs queue). Each job
+ * runs under an abort signal: past its type's time limit the signal is aborted and the attempt
+ * fails with a JobTimeoutError (retried per its attempts); a DomainError or a malformed payload
+ * fails the job for good. Closing waits for active jobs; past the shutdown deadline their signals
+ * are aborted and they are handed back: a job cut off by a crash or a late stop is given to
+ * another worker by BullMQ's stalled-job check once its lock expires (up to MAX_STALLED times, so
+ * a few rolling deploys or crashes in a row lose nothing).
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { QUEUE_NAMES, type QueueName } from './infra/queue/queues.js';
-import type { JobCatalog } from './infra/queue/job-catalog.js';
+import { QUEUE_NAMES } from './infra/queue/queues.js';
+import { JobTimeoutError, type JobCatalog, type QueueName } from './jobs/catalog.js';
+import { DomainError } from './core/errors.js';
 import type { Logger } from './infra/log/logger.js';
 import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 
 /** How often a job may be cut off (crashed workers) before it counts as failed. */
 const MAX_STALLED = 3;
+/** The abort reason of the signals of jobs still running at the shutdown deadline. */
+const SHUTDOWN = 'the worker is shutting down';
+
+/**
+ * A job cut off by the shutdown settles neither way, so BullMQ records nothing: it stays active
+ * under its lock until the lock expires and another worker takes it (this process exits).
+ */
+const handBack = () => new Promise<never>(() => undefined);
+
+function asError(reason: unknown, jobName: string): Error {
+  return reason instanceof Error ? reason : new Error(`${jobName} was cancelled: ${String(reason)}`);
+}
 
 export interface WorkerRole {
   start(): void;
@@ -34,27 +50,52 @@ export function createWorker(deps: {
     if (active === 0) resolve();
     else onIdle = resolve;
   });
-  const process = async (job: Job) => {
+  // Three parameters: BullMQ passes its per-job abort signal only to a processor that declares it.
+  const process = async (job: Job, _token: string | undefined, cancel: AbortSignal | undefined) => {
     active += 1;
     try {
-      await runJob(job);
+      await runJob(job, cancel);
     } finally {
       active -= 1;
       if (active === 0) onIdle?.();
     }
   };
-  const runJob = async (job: Job) => {
+  const runJob = async (job: Job, cancel: AbortSignal | undefined) => {
     const type = deps.catalog.get(job.name);
     if (!type) throw new UnrecoverableError(`unknown job type ${job.name}`);
-    const payload = type.parse(job.data);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`${job.name} took longer than ${type.timeoutMs} ms`)), type.timeoutMs);
-    });
+    let payload: unknown;
     try {
-      await Promise.race([type.handle(payload, job), timeout]);
+      payload = type.parse(job.data);
+    } catch (err) {
+      throw new UnrecoverableError(`${job.name}: malformed payload (${(err as Error).message})`);
+    }
+    // The handler's signal: aborted by BullMQ's (cancelAllJobs at shutdown) or by the time limit.
+    const controller = new AbortController();
+    const { signal } = controller;
+    const onCancel = () => controller.abort(cancel?.reason);
+    if (cancel?.aborted) onCancel();
+    else cancel?.addEventListener('abort', onCancel, { once: true });
+    const timer = setTimeout(() => controller.abort(new JobTimeoutError(job.name, type.timeoutMs)), type.timeoutMs);
+    const aborted = new Promise<never>((_resolve, reject) => {
+      signal.addEventListener('abort', () => reject(asError(signal.reason, job.name)), { once: true });
+    });
+    const work = Promise.resolve().then(() => type.handle(payload, {
+      signal, job: { id: job.id, name: job.name, attemptsMade: job.attemptsMade },
+    }));
+    // Whichever loses the race settles unobserved.
+    work.catch(() => undefined);
+    aborted.catch(() => undefined);
+    try {
+      // A handler that ignores its signal still fails at its time limit (its work then goes on
+      // unobserved); one that honours it stops.
+      await Promise.race([work, aborted]);
+    } catch (err) {
+      if (signal.reason === SHUTDOWN) return handBack();
+      if (err instanceof DomainError) throw new UnrecoverableError(`${err.code}: ${err.message}`);
+      throw err;
     } finally {
       clearTimeout(timer);
+      cancel?.removeEventListener('abort', onCancel);
     }
   };
   return {
@@ -95,9 +136,11 @@ export function createWorker(deps: {
       clearTimeout(timer);
       const unfinished = active;
       if (outcome === 'late') {
-        // A forced close (or, once a graceful one has begun, dropping the connections) leaves
-        // the unfinished jobs active; their locks expire and BullMQ's stalled-job check hands
-        // them to another worker.
+        // Stop the unfinished jobs' work (a handler honours its signal), then hand them back: a
+        // forced close (or, once a graceful one has begun, dropping the connections) leaves them
+        // active; their locks expire and BullMQ's stalled-job check gives them to another worker.
+        // (Before the close: closing forgets the jobs' signals.)
+        for (const w of workers) w.cancelAllJobs(SHUTDOWN);
         await Promise.all(workers.map((w) => (w.closing ? w.disconnect() : w.close(true))));
       }
       deps.logger.info('worker stopped', { handed_back: outcome === 'late' ? unfinished : 0 });

@@ -1,5 +1,5 @@
 /** Job mail.password_reset: the emailed reset link, sent by a worker with retries. */
-import type { JobSpec, JobType } from '../infra/queue/job-catalog.js';
+import type { JobSpec, JobType } from './catalog.js';
 import { createResetMailSender } from '../domain/identity/password-reset-mail.js';
 
 export interface ResetMailPayload {

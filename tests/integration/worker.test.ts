@@ -1,15 +1,18 @@
 /**
  * Workers finish their jobs on a graceful stop, and hand them back when they cannot: a job whose
  * worker is gone is picked up by another worker once its lock expires, even when that happens
- * more than once.
+ * more than once. A job's work really stops at its time limit and at the shutdown deadline (its
+ * handler's signal is aborted); a DomainError fails a job for good, other errors are retried.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Writable } from 'node:stream';
 import { createWorker } from '../../src/worker.js';
-import { jobCatalog, type JobType } from '../../src/infra/queue/job-catalog.js';
-import { QUEUE_NAMES } from '../../src/infra/queue/queues.js';
+import { jobCatalog, JobTimeoutError, type Enqueue, type JobSpec, type JobType } from '../../src/jobs/catalog.js';
+import { createEnqueue, QUEUE_NAMES } from '../../src/infra/queue/queues.js';
+import { DomainError } from '../../src/core/errors.js';
 import { createLogger } from '../../src/infra/log/logger.js';
 import { redisUrl } from '../support/env.js';
 
@@ -23,13 +26,15 @@ const logger = createLogger({ format: 'json', level: 'error', stream: new Writab
 const connections: Redis[] = [];
 const connect = () => { const r = new Redis(redisUrl(), { maxRetriesPerRequest: null }); connections.push(r); return r; };
 let queue: Queue;
+/** Queues of the tests that use their own prefix, emptied at the end. */
+const ownQueues: Queue[] = [];
 
 /** A job type whose handler waits until the test opens its gate; records who ran it. */
 function gatedJob(ran: string[], worker: string, gate: Promise<void>): JobType<{ n: number }> {
   return {
     name: 'test.gated', queue: 'runs', attempts: 1, backoffMs: 0, timeoutMs: 10_000,
     parse: (data) => data as { n: number },
-    async handle(payload: { n: number }, job: Job) {
+    async handle(payload, { job }) {
       ran.push(`${worker}:${payload.n}:started`);
       await gate;
       ran.push(`${worker}:${payload.n}:done:${job.id}`);
@@ -57,8 +62,10 @@ beforeAll(() => { queue = new Queue(QUEUE_NAMES.runs, { connection: connect(), p
 afterAll(async () => {
   releaseCutOff();
   await new Promise((resolve) => setTimeout(resolve, 200));
-  await queue.obliterate({ force: true });
-  await queue.close();
+  for (const q of [queue, ...ownQueues]) {
+    await q.obliterate({ force: true });
+    await q.close();
+  }
   for (const c of connections) c.disconnect();
 });
 
@@ -108,4 +115,142 @@ it('fails a job of an unknown type for good instead of retrying it', async () =>
   expect(failed.attemptsMade).toBe(1);
   expect(failed.failedReason).toContain('unknown job type no.such.type');
   await worker.stop(5000);
+});
+
+/** A queue prefix of one test's own, so jobs left behind by another test never reach its worker. */
+function ownPrefix(): { prefix: string; queue: Queue; enqueue: Enqueue } {
+  const own = `${prefix}_${randomBytes(3).toString('hex')}`;
+  const q = new Queue(QUEUE_NAMES.runs, { connection: connect(), prefix: own });
+  ownQueues.push(q);
+  return { prefix: own, queue: q, enqueue: createEnqueue<string>({ runs: q }) };
+}
+
+/**
+ * What a signal-honouring handler did: each step notes whether its signal was already aborted
+ * (it must never be), and the end of each run notes the abort reason it stopped on.
+ */
+interface Trace { steps: { attempt: number; afterAbort: boolean }[]; ended: { attempt: number; reason: unknown }[] }
+
+/** A job type whose handler works in small steps until its signal is aborted. */
+function busyJob(trace: Trace, spec: Partial<JobSpec<unknown>> = {}): JobType {
+  return {
+    name: 'test.busy', queue: 'runs', attempts: 1, backoffMs: 10, timeoutMs: 60_000, parse: (data) => data, ...spec,
+    async handle(_payload, { signal, job }) {
+      const attempt = job.attemptsMade + 1;
+      try {
+        for (;;) {
+          await sleep(20, undefined, { signal }); // rejects as soon as the signal is aborted
+          trace.steps.push({ attempt, afterAbort: signal.aborted });
+        }
+      } finally {
+        trace.ended.push({ attempt, reason: signal.reason });
+      }
+    },
+  };
+}
+
+async function stateOf(q: Queue, id: string): Promise<string> {
+  return (await Job.fromId(q, id))!.getState();
+}
+
+it('stops a job\'s work at its time limit and fails the attempt with a timeout error, retrying it per its attempts', async () => {
+  const own = ownPrefix();
+  const trace: Trace = { steps: [], ended: [] };
+  const type = busyJob(trace, { attempts: 2, timeoutMs: 300 });
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, lockDurationMs: LOCK_MS });
+  worker.start();
+  await own.enqueue(type, {}, { jobId: 'slow-1' });
+  await waitFor(async () => (await stateOf(own.queue, 'slow-1')) === 'failed', 'the job to fail after its attempts');
+  await waitFor(async () => trace.ended.length === 2, 'both runs of the handler to end');
+  await worker.stop(5000);
+
+  const failed = (await Job.fromId(own.queue, 'slow-1'))!;
+  expect(failed.attemptsMade).toBe(2);
+  expect(failed.failedReason).toBe('test.busy took longer than its time limit of 300 ms and was stopped');
+  // Each run ended on its time limit, and did nothing once its signal was aborted.
+  expect(trace.ended.map((e) => e.attempt)).toEqual([1, 2]);
+  for (const e of trace.ended) expect(e.reason).toBeInstanceOf(JobTimeoutError);
+  expect(trace.steps.filter((s) => s.afterAbort)).toEqual([]);
+}, 60_000);
+
+it('aborts a running job\'s signal at the shutdown deadline and hands the job back unfinished', async () => {
+  const own = ownPrefix();
+  const trace: Trace = { steps: [], ended: [] };
+  const type = busyJob(trace);
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, lockDurationMs: LOCK_MS });
+  worker.start();
+  await own.enqueue(type, {}, { jobId: 'long-1' });
+  await waitFor(async () => trace.steps.length > 0, 'the job to be under way');
+  await worker.stop(100); // past the time limit: the job is still running
+  await waitFor(async () => trace.ended.length === 1, 'the handler to stop on its aborted signal');
+
+  expect(trace.ended[0]!.reason).toBe('the worker is shutting down');
+  expect(trace.steps.filter((s) => s.afterAbort)).toEqual([]);
+  // Neither completed nor failed: handed back, for another worker once its lock expires.
+  expect(await stateOf(own.queue, 'long-1')).toBe('active');
+  const job = (await Job.fromId(own.queue, 'long-1'))!;
+  expect(job.attemptsMade).toBe(0);
+}, 30_000);
+
+it('fails a job whose handler throws a DomainError for good, without retrying it', async () => {
+  const own = ownPrefix();
+  let runs = 0;
+  const type: JobType = {
+    name: 'test.refused', queue: 'runs', attempts: 3, backoffMs: 10, timeoutMs: 10_000, parse: (data) => data,
+    async handle() { runs += 1; throw new DomainError('not_found', 'No such report'); },
+  };
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, lockDurationMs: LOCK_MS });
+  worker.start();
+  await own.enqueue(type, {}, { jobId: 'refused-1' });
+  await waitFor(async () => (await stateOf(own.queue, 'refused-1')) === 'failed', 'the job to fail');
+  await worker.stop(5000);
+
+  const failed = (await Job.fromId(own.queue, 'refused-1'))!;
+  expect(failed.attemptsMade).toBe(1);
+  expect(failed.failedReason).toBe('not_found: No such report');
+  expect(runs).toBe(1);
+});
+
+it('retries a job whose handler throws another error, with its catalog entry\'s attempts and backoff', async () => {
+  const own = ownPrefix();
+  let runs = 0;
+  const type: JobType = {
+    name: 'test.flaky', queue: 'runs', attempts: 3, backoffMs: 20, timeoutMs: 10_000, parse: (data) => data,
+    async handle() { runs += 1; throw new Error(`the mail server is away (run ${runs})`); },
+  };
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, lockDurationMs: LOCK_MS });
+  worker.start();
+  await own.enqueue(type, {}, { jobId: 'flaky-1' });
+  await waitFor(async () => (await stateOf(own.queue, 'flaky-1')) === 'failed', 'the job to fail after its attempts');
+  await worker.stop(5000);
+
+  const failed = (await Job.fromId(own.queue, 'flaky-1'))!;
+  expect(failed.attemptsMade).toBe(3);
+  expect(failed.failedReason).toBe('the mail server is away (run 3)');
+  expect(failed.opts.backoff).toEqual({ type: 'exponential', delay: 20 });
+  expect(runs).toBe(3);
+});
+
+it('fails a job whose payload its type cannot parse for good, without running its handler', async () => {
+  const own = ownPrefix();
+  let runs = 0;
+  const type: JobType<{ to: string }> = {
+    name: 'test.strict', queue: 'runs', attempts: 3, backoffMs: 10, timeoutMs: 10_000,
+    parse(data) {
+      const d = data as { to?: unknown };
+      if (typeof d?.to !== 'string') throw new Error('test.strict: "to" is missing');
+      return { to: d.to };
+    },
+    async handle() { runs += 1; },
+  };
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type as JobType]), logger, lockDurationMs: LOCK_MS });
+  worker.start();
+  await own.queue.add('test.strict', { too: 'x' }, { jobId: 'strict-1', attempts: 3 });
+  await waitFor(async () => (await stateOf(own.queue, 'strict-1')) === 'failed', 'the job to fail');
+  await worker.stop(5000);
+
+  const failed = (await Job.fromId(own.queue, 'strict-1'))!;
+  expect(failed.attemptsMade).toBe(1);
+  expect(failed.failedReason).toBe('test.strict: malformed payload (test.strict: "to" is missing)');
+  expect(runs).toBe(0);
 });

@@ -1,6 +1,7 @@
 /**
  * BullMQ on Redis. Queue names are fixed; SVC_QUEUE_PREFIX separates installations (and tests)
- * that share one Redis.
+ * that share one Redis. The job catalog (src/jobs/catalog.ts) says which job goes to which queue;
+ * this module only knows queues, so it takes a job's spec by its shape.
  */
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
@@ -43,4 +44,26 @@ export function createQueue(connection: Redis, prefix: string, name: QueueName):
 export async function pendingJobs(queue: Queue): Promise<number> {
   const counts = await queue.getJobCounts('waiting', 'prioritized');
   return (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+}
+
+/** The part of a job's spec that enqueueing uses (src/jobs/catalog.ts JobSpec has it). */
+export interface QueuedJobSpec<Q extends string> {
+  name: string;
+  queue: Q;
+  attempts: number;
+  /** First retry delay; later ones double. */
+  backoffMs: number;
+}
+
+/** Adds jobs with their spec's retry policy. */
+export function createEnqueue<Q extends string>(queues: Record<Q, Queue>) {
+  return async (spec: QueuedJobSpec<Q>, payload: unknown, options: { jobId?: string } = {}): Promise<void> => {
+    const queue: Queue | undefined = queues[spec.queue];
+    if (!queue) throw new Error(`${spec.name}: there is no queue ${spec.queue}`);
+    await queue.add(spec.name, payload, {
+      attempts: spec.attempts,
+      backoff: { type: 'exponential', delay: spec.backoffMs },
+      ...(options.jobId ? { jobId: options.jobId } : {}),
+    });
+  };
 }

@@ -1,0 +1,55 @@
+/**
+ * The catalog of job types: each is data (name, queue, attempts, backoff, timeout, payload
+ * parser) plus a small handler that calls the domain. The API enqueues by spec; workers consume
+ * with the full type. Issues add their job types under src/jobs/.
+ *
+ * This layer knows no queue technology: src/infra/queue makes the queues and the enqueue
+ * function, src/worker.ts runs the handlers.
+ */
+
+/** The queues a job can go to (src/infra/queue/queues.ts has one Redis queue for each). */
+export type QueueName = 'runs' | 'mail';
+
+export interface JobSpec<P> {
+  name: string;
+  queue: QueueName;
+  /** Runs in all, the first included; a DomainError or a malformed payload stops them early. */
+  attempts: number;
+  /** First retry delay; later ones double. */
+  backoffMs: number;
+  /** Past this, the worker aborts the handler's signal and the attempt fails with a JobTimeoutError. */
+  timeoutMs: number;
+  /** Throws on data that can never be handled (the job then fails without retries). */
+  parse(data: unknown): P;
+}
+
+/** What a handler knows about the run it is in. */
+export interface JobContext {
+  /**
+   * Aborted when the job's time limit passes (reason: a JobTimeoutError) or when the worker shuts
+   * down and hands the job back. A handler passes it on to whatever waits (fetch, queries,
+   * timers) or checks it between steps: once it is aborted, the handler must do nothing more.
+   */
+  signal: AbortSignal;
+  job: { id: string | undefined; name: string; /** Attempts that ended before this one. */ attemptsMade: number };
+}
+
+export interface JobType<P = unknown> extends JobSpec<P> {
+  handle(payload: P, context: JobContext): Promise<void>;
+}
+
+export type JobCatalog = ReadonlyMap<string, JobType>;
+
+export function jobCatalog(types: JobType[]): JobCatalog {
+  return new Map(types.map((t) => [t.name, t]));
+}
+
+export type Enqueue = <P>(spec: JobSpec<P>, payload: P, options?: { jobId?: string }) => Promise<void>;
+
+/** The reason a job's signal is aborted with when its time limit passes; the attempt fails with it. */
+export class JobTimeoutError extends Error {
+  constructor(readonly jobName: string, readonly timeoutMs: number) {
+    super(`${jobName} took longer than its time limit of ${timeoutMs} ms and was stopped`);
+    this.name = 'JobTimeoutError';
+  }
+}
