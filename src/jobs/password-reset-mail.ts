@@ -27,5 +27,5 @@ export const PASSWORD_RESET_MAIL: JobSpec<ResetMailPayload> = {
 
 export function passwordResetMailJob(deps: Parameters<typeof createResetMailSender>[0]): JobType<ResetMailPayload> {
   const send = createResetMailSender(deps);
-  return { ...PASSWORD_RESET_MAIL, handle: (p) => send(p.requestId, p.email, { ip: p.ip, userAgent: p.userAgent }) };
+  return { ...PASSWORD_RESET_MAIL, handle: (p, { signal }) => send(p.requestId, p.email, { ip: p.ip, userAgent: p.userAgent }, signal) };
 }

@@ -22,7 +22,7 @@ export function createResetMailSender(deps: {
   store: Pick<IdentityStore, 'users' | 'events' | 'transaction'>; mailer: Mailer; publicUrl: string; secretKey: Buffer; clock: Clock;
 }) {
   const { store, clock } = deps;
-  return async (requestId: string, email: string, meta: RequestMeta): Promise<void> => {
+  return async (requestId: string, email: string, meta: RequestMeta, signal?: AbortSignal): Promise<void> => {
     const user = await store.users.findByEmail(normalizeEmail(email));
     if (!user || !user.enabled) {
       await recordSecurityEvent(store.events, { type: 'auth.password_reset_requested', outcome: 'failure', reason: user ? 'auth.user_disabled' : 'auth.unknown_user', actor: anonymous(meta), userId: user?.id ?? null }, clock);
@@ -37,6 +37,8 @@ export function createResetMailSender(deps: {
       if (!stored) return; // a retry of a job that stored its token already
       await recordSecurityEvent(tx.events, { type: 'auth.password_reset_requested', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id } }, clock);
     });
+    // Stopped (time limit, shutdown) before the mail went out: a retry resends the same link.
+    signal?.throwIfAborted();
     const link = `${deps.publicUrl}/reset-password#token=${token}`;
     await deps.mailer.send({
       to: user.email,
