@@ -3,7 +3,13 @@
  * It enqueues jobs but never consumes them.
  */
 import type { Express } from 'express';
-import type { Container } from './container.js';
+import { CONNECTOR_LIMITS, type Container } from './container.js';
+import { connectionsRepo as createConnectionsRepo } from './infra/db/stores/connections-repo.js';
+import { createQueriesStore, createQueryUsage } from './infra/db/stores/queries-repo.js';
+import { createSchemaCheck } from './infra/validation/json-schema.js';
+import { createConnectionsService } from './domain/connections/connections-service.js';
+import { createQueriesService } from './domain/queries/queries-service.js';
+import { createPreviewService } from './domain/queries/preview-service.js';
 import { storeAnswers } from './infra/db/client.js';
 import { pendingMigrations } from './infra/db/migrate.js';
 import { loadContract } from './http/contract.js';
@@ -26,7 +32,8 @@ import {
 } from './infra/ratelimit/attempt-guard.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
-type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'redis' | 'identity' | 'enqueue' | 'metrics' | 'version' | 'startedAt'>;
+type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
+  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
   return { idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.secretKey };
@@ -56,6 +63,7 @@ export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerR
     sessions: createSessionsService({ store, policy: sessionPolicy, clock }),
     apiKeys: createApiKeysService({ store, clock }),
     securityEvents: createSecurityEventsService({ events: store.events }),
+    ...dataServices(c),
     readiness: readinessOf(c, roles.scheduler),
     registry: c.metrics.registry,
     metricsToken: settings.metricsToken,
@@ -70,6 +78,21 @@ export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerR
     logger: c.logger,
     spec: contract.spec,
   });
+}
+
+/** Plugins, connections, queries and preview. */
+function dataServices(c: ApiContainer) {
+  const connectionsRepo = createConnectionsRepo(c.db);
+  const queriesStore = createQueriesStore(c.db);
+  return {
+    plugins: c.plugins,
+    connections: createConnectionsService({
+      store: connectionsRepo, events: c.identity.events, plugins: c.plugins, secrets: c.secretBox,
+      checkSchema: createSchemaCheck(), pools: c.pools, limits: CONNECTOR_LIMITS, clock: c.clock,
+    }),
+    queries: createQueriesService({ store: queriesStore, usage: createQueryUsage(c.db), clock: c.clock }),
+    preview: createPreviewService({ queries: queriesStore, connections: connectionsRepo, pools: c.pools }),
+  };
 }
 
 function readinessOf(c: Pick<Container, 'sql' | 'clock'>, scheduler: SchedulerRole | undefined) {

@@ -18,6 +18,10 @@ import { createSecretBox, type SecretBox } from './infra/crypto/secret-box.js';
 import { createEventBus, type EventBus } from './infra/events/event-bus.js';
 import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 import { packageVersion } from './infra/paths.js';
+import { createConnectorPools, type ConnectorPools } from './domain/connections/pools.js';
+import type { Connector } from './domain/plugins/connector.js';
+import type { PluginRegistry } from './domain/plugins/plugin.js';
+import { builtInPlugins, createPluginRegistry } from './plugins/registry.js';
 
 export interface Container {
   settings: Settings;
@@ -35,8 +39,10 @@ export interface Container {
   metrics: Metrics;
   /** Logs a recurring connection problem at most once per 30 s per source. */
   connectionProblem: (source: string, message: string, meta: Record<string, unknown>) => void;
-  /** Filled by the connections issue: the connector and channel plugins (src/plugins/registry.ts). */
-  plugins: null;
+  /** The installed plugins (src/plugins/registry.ts). */
+  plugins: PluginRegistry<Connector>;
+  /** One pooled connector session per saved connection, closed with the container. */
+  pools: ConnectorPools;
   /** Filled by the result-files issue: where run results are stored. */
   artifacts: null;
   version: string;
@@ -47,7 +53,12 @@ export interface Container {
 export interface ContainerOptions {
   /** Tests move time with a manual clock; the system clock otherwise. */
   clock?: Clock;
+  /** The built-in plugins (src/plugins/registry.ts) unless given. */
+  plugins?: PluginRegistry<Connector>;
 }
+
+/** Pooled connections per saved connection, and how long a connection attempt may take. */
+export const CONNECTOR_LIMITS = { poolSize: 5, connectTimeoutMs: 10_000 };
 
 export function createContainer(settings: Settings, logger: Logger, options: ContainerOptions = {}): Container {
   const clock = options.clock ?? systemClock;
@@ -76,6 +87,9 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     },
     onError: (err) => logger.warn('an event could not be read', { err }),
   });
+  const secretBox = createSecretBox(settings.secretKey);
+  const plugins = options.plugins ?? createPluginRegistry(builtInPlugins);
+  const pools = createConnectorPools({ plugins, secrets: secretBox, limits: CONNECTOR_LIMITS });
   return {
     settings,
     logger,
@@ -83,18 +97,20 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     sql,
     db,
     redis,
-    secretBox: createSecretBox(settings.secretKey),
+    secretBox,
     events,
     identity: createIdentityStore(db),
     queues,
     enqueue: createEnqueue(queues),
     metrics,
     connectionProblem,
-    plugins: null,
+    plugins,
+    pools,
     artifacts: null,
     version: packageVersion,
     startedAt: clock.now(),
     async close() {
+      await pools.closeAll();
       await events.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();

@@ -30,6 +30,25 @@ import { getUser } from './users/get-user.js';
 import { listUsers } from './users/list-users.js';
 import { resetUserPassword } from './users/reset-user-password.js';
 import { updateUser } from './users/update-user.js';
+import { listPlugins } from './plugins/list-plugins.js';
+import { listConnections } from './connections/list-connections.js';
+import { createConnection } from './connections/create-connection.js';
+import { testConnectionSettings } from './connections/test-connection-settings.js';
+import { getConnection } from './connections/get-connection.js';
+import { updateConnection } from './connections/update-connection.js';
+import { deleteConnection } from './connections/delete-connection.js';
+import { testConnection } from './connections/test-connection.js';
+import { getConnectionSchema } from './connections/get-connection-schema.js';
+import { refreshConnectionSchema } from './connections/refresh-connection-schema.js';
+import { listQueries } from './queries/list-queries.js';
+import { createQuery } from './queries/create-query.js';
+import { previewQuery } from './queries/preview-query.js';
+import { getQuery } from './queries/get-query.js';
+import { updateQuery } from './queries/update-query.js';
+import { deleteQuery } from './queries/delete-query.js';
+import { listQueryVersions } from './queries/list-query-versions.js';
+import { getQueryVersion } from './queries/get-query-version.js';
+import { restoreQueryVersion } from './queries/restore-query-version.js';
 
 export function buildHandlers(s: ApiServices): HandlerMap {
   return {
@@ -91,25 +110,25 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     listSecurityEvents: listSecurityEvents(s),
     getAbout: getAbout(s),
     getStorage: NOT_IMPLEMENTED,
-    listPlugins: NOT_IMPLEMENTED,
-    listConnections: NOT_IMPLEMENTED,
-    createConnection: NOT_IMPLEMENTED,
-    testConnectionSettings: NOT_IMPLEMENTED,
-    getConnection: NOT_IMPLEMENTED,
-    updateConnection: NOT_IMPLEMENTED,
-    deleteConnection: NOT_IMPLEMENTED,
-    testConnection: NOT_IMPLEMENTED,
-    getConnectionSchema: NOT_IMPLEMENTED,
-    refreshConnectionSchema: NOT_IMPLEMENTED,
-    listQueries: NOT_IMPLEMENTED,
-    createQuery: NOT_IMPLEMENTED,
-    previewQuery: NOT_IMPLEMENTED,
-    getQuery: NOT_IMPLEMENTED,
-    updateQuery: NOT_IMPLEMENTED,
-    deleteQuery: NOT_IMPLEMENTED,
-    listQueryVersions: NOT_IMPLEMENTED,
-    getQueryVersion: NOT_IMPLEMENTED,
-    restoreQueryVersion: NOT_IMPLEMENTED,
+    listPlugins: listPlugins(s),
+    listConnections: listConnections(s),
+    createConnection: createConnection(s),
+    testConnectionSettings: testConnectionSettings(s),
+    getConnection: getConnection(s),
+    updateConnection: updateConnection(s),
+    deleteConnection: deleteConnection(s),
+    testConnection: testConnection(s),
+    getConnectionSchema: getConnectionSchema(s),
+    refreshConnectionSchema: refreshConnectionSchema(s),
+    listQueries: listQueries(s),
+    createQuery: createQuery(s),
+    previewQuery: previewQuery(s),
+    getQuery: getQuery(s),
+    updateQuery: updateQuery(s),
+    deleteQuery: deleteQuery(s),
+    listQueryVersions: listQueryVersions(s),
+    getQueryVersion: getQueryVersion(s),
+    restoreQueryVersion: restoreQueryVersion(s),
     listChannels: NOT_IMPLEMENTED,
     createChannel: NOT_IMPLEMENTED,
     testChannelSettings: NOT_IMPLEMENTED,

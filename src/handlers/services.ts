@@ -13,6 +13,11 @@ import type { UsersService } from '../domain/identity/users-service.js';
 import type { SessionsService } from '../domain/identity/sessions-service.js';
 import type { ApiKeysService } from '../domain/identity/api-keys-service.js';
 
+import type { PluginRegistry } from '../domain/plugins/plugin.js';
+import type { ConnectionsService } from '../domain/connections/connections-service.js';
+import type { QueriesService } from '../domain/queries/queries-service.js';
+import type { PreviewService } from '../domain/queries/preview-service.js';
+
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
   registry: Registry;
@@ -25,4 +30,8 @@ export interface ApiServices {
   sessions: SessionsService;
   apiKeys: ApiKeysService;
   securityEvents: SecurityEventsService;
+  plugins: Pick<PluginRegistry, 'list'>;
+  connections: ConnectionsService;
+  queries: QueriesService;
+  preview: PreviewService;
 }

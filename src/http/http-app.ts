@@ -14,7 +14,7 @@ import { newId } from '../core/ids.js';
 import type { Logger } from '../infra/log/logger.js';
 import { buildProblem, sendProblem } from './problem.js';
 import { enforceAccess } from './access.js';
-import { toFieldProblems } from './validation-errors.js';
+import { toFieldProblems } from '../infra/validation/ajv-errors.js';
 import { docsRouter } from './docs.js';
 import { documentedCodes, isProblemCode } from '../handlers/error-status.js';
 import { pagesRouter } from './pages.js';

@@ -105,7 +105,8 @@ export type SecurityEventType =
   | 'auth.password_changed' | 'auth.password_reset_requested' | 'auth.password_reset_completed'
   | 'session.revoked' | 'session.revoked_all'
   | 'api_key.created' | 'api_key.revoked' | 'api_key.rejected'
-  | 'user.created' | 'user.role_changed' | 'user.enabled_changed' | 'user.password_reset_by_admin';
+  | 'user.created' | 'user.role_changed' | 'user.enabled_changed' | 'user.password_reset_by_admin'
+  | 'connection.created' | 'connection.updated' | 'connection.deleted';
 
 export type ActorType = 'user' | 'api_key' | 'anonymous';
 

@@ -4,7 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
-  boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid,
+  boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
@@ -97,4 +97,82 @@ export const securityEvents = pgTable('security_events', {
   index('security_events_type_idx').on(t.type, t.id),
   index('security_events_actor_user_idx').on(t.actorUserId, t.id),
   index('security_events_subject_user_idx').on(t.subjectUserId, t.id),
+]);
+
+export interface StoredSchemaSnapshot {
+  tables: Array<{
+    schema: string; name: string; kind: 'table' | 'view';
+    columns: Array<{ name: string; type: string; nullable: boolean }>;
+  }>;
+}
+
+/** User databases Herald reads from. The password is sealed by the secret box (context connections.password:<id>). */
+export const connections = pgTable('connections', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  type: text('type').notNull(),
+  host: text('host').notNull(),
+  port: integer('port').notNull(),
+  database: text('database').notNull(),
+  username: text('username').notNull(),
+  passwordSealed: text('password_sealed'),
+  sslMode: text('ssl_mode').$type<'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full'>().notNull(),
+  sslCa: text('ssl_ca'),
+  options: jsonb('options').$type<Record<string, unknown>>().notNull().default({}),
+  /** The last introspection. */
+  schemaSnapshot: jsonb('schema_snapshot').$type<StoredSchemaSnapshot>(),
+  schemaRefreshedAt: ts('schema_refreshed_at'),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('connections_name_key').on(sql`lower(${t.name})`),
+  index('connections_name_idx').on(t.name, t.id),
+  index('connections_created_by_idx').on(t.createdBy),
+  check('connections_port_check', sql`${t.port} between 1 and 65535`),
+]);
+
+export interface StoredQueryParameter {
+  name: string;
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'timestamp';
+  default?: string | number | boolean | null;
+  required?: boolean;
+  description?: string;
+}
+
+/** Named SQL bound to a connection; its sql, connection and parameters are those of version current_version. */
+export const queries = pgTable('queries', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  connectionId: uuid('connection_id').notNull().references(() => connections.id, { onDelete: 'restrict' }),
+  sql: text('sql').notNull(),
+  parameters: jsonb('parameters').$type<StoredQueryParameter[]>().notNull().default([]),
+  currentVersion: integer('current_version').notNull().default(1),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('queries_name_key').on(sql`lower(${t.name})`),
+  index('queries_updated_idx').on(t.updatedAt, t.id),
+  index('queries_connection_id_idx').on(t.connectionId),
+  index('queries_created_by_idx').on(t.createdBy),
+]);
+
+/** Every version of a query's sql, connection and parameters; never changed once written. */
+export const queryVersions = pgTable('query_versions', {
+  queryId: uuid('query_id').notNull().references(() => queries.id, { onDelete: 'cascade' }),
+  number: integer('number').notNull(),
+  sql: text('sql').notNull(),
+  parameters: jsonb('parameters').$type<StoredQueryParameter[]>().notNull().default([]),
+  connectionId: uuid('connection_id').notNull().references(() => connections.id, { onDelete: 'restrict' }),
+  restoredFrom: integer('restored_from'),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.queryId, t.number] }),
+  index('query_versions_connection_id_idx').on(t.connectionId),
+  index('query_versions_created_by_idx').on(t.createdBy),
 ]);

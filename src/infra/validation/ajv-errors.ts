@@ -3,7 +3,7 @@
  * stable codes of decisions.md.
  */
 import type { ErrorObject } from 'ajv';
-import type { FieldCode, FieldProblem } from '../core/errors.js';
+import type { FieldCode, FieldProblem } from '../../core/errors.js';
 
 const KEYWORD_CODE: Record<string, FieldCode> = {
   required: 'validation.required',
@@ -42,7 +42,8 @@ function fieldOf(error: ErrorObject): string {
   return parts.join('.') || 'body';
 }
 
-export function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
+/** Per-field problems of ajv errors; `prefix` (e.g. "options") is put before each field. */
+export function toFieldProblems(errors: ErrorObject[], prefix = ''): FieldProblem[] {
   const seen = new Set<string>();
   const out: FieldProblem[] = [];
   // oneOf/anyOf failures are reported through their branches; keep the parent only when alone.
@@ -50,10 +51,11 @@ export function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
   for (const error of errors) {
     if (['oneOf', 'anyOf', 'if'].includes(error.keyword) && hasConcrete(error.instancePath)) continue;
     if (error.keyword === 'parse') {
-      out.push({ field: fieldOf(error), code: 'validation.format', message: 'is not valid JSON' });
+      out.push({ field: prefix || fieldOf(error), code: 'validation.format', message: 'is not valid JSON' });
       continue;
     }
-    const field = fieldOf(error);
+    const own = fieldOf(error);
+    const field = prefix ? (own === 'body' ? prefix : `${prefix}.${own}`) : own;
     const code = KEYWORD_CODE[error.keyword] ?? 'validation.invalid';
     const key = `${field}|${code}`;
     if (seen.has(key)) continue;

@@ -1,0 +1,195 @@
+/**
+ * Connections: the user databases Herald reads from. Settings are checked against the plugin of
+ * their type (its options schema and its own rules); the password goes only through the secret
+ * box; a connection a query uses cannot be deleted.
+ */
+import type { Clock } from '../../core/clock.js';
+import { DomainError, inUse, notFound, validationFailed, type FieldProblem } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import type { PageRequest } from '../../core/cursor.js';
+import type { Secrets } from '../../core/secrets.js';
+import type { ConnectionConfig, Connector, ConnectorLimits, SslMode } from '../plugins/connector.js';
+import type { PluginRegistry } from '../plugins/plugin.js';
+import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
+import type { SecurityEventsRepo } from '../identity/ports.js';
+import { configOf, passwordContext, type ConnectorPools } from './pools.js';
+import type { ConnectionChanges, ConnectionRecord, ConnectionSettingsInput, SecretWrite } from './model.js';
+import type { ConnectionsRepo, SchemaCheck } from './ports.js';
+
+export interface TestResult {
+  serverVersion: string;
+  roundTripMs: number;
+}
+
+const DEFAULT_SSL_MODE: SslMode = 'prefer';
+
+/** A test or an introspection never waits longer than this on top of the connect timeout. */
+const OPERATION_LIMIT_MS = 60_000;
+
+export function createConnectionsService(deps: {
+  store: ConnectionsRepo;
+  events: SecurityEventsRepo;
+  plugins: PluginRegistry<Connector>;
+  secrets: Secrets;
+  checkSchema: SchemaCheck;
+  pools: ConnectorPools;
+  /** The limits of sessions opened for unsaved settings (tests). */
+  limits: ConnectorLimits;
+  clock: Clock;
+}) {
+  const { store, clock } = deps;
+
+  const connectorOf = (type: string | undefined, field = 'type'): Connector => {
+    const connector = type ? deps.plugins.connector(type) : undefined;
+    if (!connector) {
+      const known = deps.plugins.list().filter((p) => p.kind === 'connector').map((p) => p.id).join(', ');
+      throw validationFailed([{ field, code: type ? 'validation.enum' : 'validation.required', message: `must be an installed connector: ${known}` }]);
+    }
+    return connector;
+  };
+
+  const defaultPort = (connector: Connector): number | undefined => {
+    const port = (connector.manifest.settingsSchema.properties as Record<string, { default?: unknown }> | undefined)?.port?.default;
+    return typeof port === 'number' ? port : undefined;
+  };
+
+  /** The plugin's checks of complete settings: its options schema, then its own rules. */
+  const check = (connector: Connector, config: ConnectionConfig): void => {
+    const optionsSchema = (connector.manifest.settingsSchema.properties as Record<string, Record<string, unknown>> | undefined)?.options
+      ?? { type: 'object', additionalProperties: false };
+    const problems: FieldProblem[] = deps.checkSchema(optionsSchema, config.options, 'options');
+    if (problems.length > 0) throw validationFailed(problems);
+    connector.validate(config);
+  };
+
+  /** Merges given settings over a saved connection's (or the plugin's defaults). */
+  const merge = (connector: Connector, input: ConnectionSettingsInput, base: ConnectionRecord | undefined, basePassword: string | null) => {
+    const required = (value: string | undefined, field: string): string => {
+      if (value === undefined) throw validationFailed([{ field, code: 'validation.required', message: 'is required' }]);
+      return value;
+    };
+    const port = input.port ?? base?.port ?? defaultPort(connector);
+    if (port === undefined) throw validationFailed([{ field: 'port', code: 'validation.required', message: 'is required' }]);
+    const config: ConnectionConfig = {
+      host: required(input.host ?? base?.host, 'host'),
+      port,
+      database: required(input.database ?? base?.database, 'database'),
+      username: required(input.username ?? base?.username, 'username'),
+      password: passwordAfter(input.password, basePassword),
+      sslMode: input.sslMode ?? base?.sslMode ?? DEFAULT_SSL_MODE,
+      sslCa: input.sslCa !== undefined ? input.sslCa : base?.sslCa ?? null,
+      options: input.options ?? base?.options ?? {},
+    };
+    check(connector, config);
+    return config;
+  };
+
+  const get = async (id: string): Promise<ConnectionRecord> => {
+    const row = await store.find(id);
+    if (!row) throw notFound('connection');
+    return row;
+  };
+
+  const bounded = async <T>(limits: ConnectorLimits, work: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const signal = AbortSignal.timeout(limits.connectTimeoutMs + OPERATION_LIMIT_MS);
+    return work(signal);
+  };
+
+  const audit = (type: 'connection.created' | 'connection.updated' | 'connection.deleted', actor: Actor, c: { id: string; name: string }, details: Record<string, string | number | boolean | null> = {}) =>
+    recordSecurityEvent(deps.events, { type, actor, userId: actor.userId ?? null, target: { type: 'connection', id: c.id }, details: { name: c.name, ...details } }, clock);
+
+  return {
+    list: (q: PageRequest) => store.list(q),
+    get,
+
+    async create(input: ConnectionSettingsInput & { name: string }, actor: Actor): Promise<ConnectionRecord> {
+      const connector = connectorOf(input.type);
+      const config = merge(connector, input, undefined, null);
+      const id = newId();
+      const now = clock.now();
+      const row = await store.insert({
+        id, name: input.name.trim(), type: connector.manifest.id, host: config.host, port: config.port, database: config.database,
+        username: config.username, passwordSealed: config.password === null ? null : deps.secrets.seal(config.password, passwordContext(id)),
+        sslMode: config.sslMode, sslCa: config.sslCa, options: config.options, createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+      });
+      await audit('connection.created', actor, row, { type: row.type });
+      return row;
+    },
+
+    async update(id: string, input: Omit<ConnectionSettingsInput, 'type'> & { name?: string | undefined; version: number }, actor: Actor): Promise<ConnectionRecord> {
+      const before = await get(id);
+      if (before.version !== input.version) throw new DomainError('conflict.version', 'The connection changed since you read it; fetch it again and retry');
+      const connector = connectorOf(before.type);
+      const basePassword = before.passwordSealed ? deps.secrets.open(before.passwordSealed, passwordContext(id)) : null;
+      const config = merge(connector, input, before, basePassword);
+      const changes: ConnectionChanges = {
+        host: config.host, port: config.port, database: config.database, username: config.username,
+        sslMode: config.sslMode, sslCa: config.sslCa, options: config.options,
+      };
+      if (input.name !== undefined) changes.name = input.name.trim();
+      if (input.password !== undefined && !isKeep(input.password)) {
+        changes.passwordSealed = config.password === null ? null : deps.secrets.seal(config.password, passwordContext(id));
+      }
+      const after = await store.update(id, input.version, changes, clock.now());
+      await deps.pools.drop(id);
+      await audit('connection.updated', actor, after, { password_changed: changes.passwordSealed !== undefined });
+      return after;
+    },
+
+    async delete(id: string, actor: Actor): Promise<void> {
+      const row = await get(id);
+      const outcome = await store.delete(id);
+      if (outcome === 'not_found') throw notFound('connection');
+      if (outcome === 'in_use') throw inUse('connection', await store.dependents(id));
+      await deps.pools.drop(id);
+      await audit('connection.deleted', actor, row);
+    },
+
+    /** Tries a saved connection through its pooled session. */
+    async test(id: string): Promise<TestResult> {
+      const { session } = deps.pools.sessionFor(await get(id));
+      return bounded(deps.limits, (signal) => session.test(signal));
+    },
+
+    /** Tries settings that are not saved; with connectionId, what is left out comes from that connection. */
+    async testSettings(input: ConnectionSettingsInput & { connectionId?: string | undefined }): Promise<TestResult> {
+      const base = input.connectionId ? await get(input.connectionId) : undefined;
+      const connector = connectorOf(input.type ?? base?.type);
+      if (base && connector.manifest.id !== base.type) {
+        throw validationFailed([{ field: 'type', code: 'validation.invalid', message: 'must be the type of connection_id' }]);
+      }
+      const basePassword = base ? configOf(base, deps.secrets).password : null;
+      const config = merge(connector, input, base, basePassword);
+      const session = connector.open(config, { ...deps.limits, poolSize: 1 });
+      try {
+        return await bounded(deps.limits, (signal) => session.test(signal));
+      } finally {
+        await session.close().catch(() => undefined);
+      }
+    },
+
+    async schema(id: string) {
+      const row = await get(id);
+      return { connectionId: row.id, refreshedAt: row.schemaRefreshedAt, tables: row.schemaSnapshot?.tables ?? [] };
+    },
+
+    async refreshSchema(id: string) {
+      const row = await get(id);
+      const { session } = deps.pools.sessionFor(row);
+      const snapshot = await bounded(deps.limits, (signal) => session.introspect(signal));
+      const at = clock.now();
+      await store.saveSchema(id, snapshot, at);
+      return { connectionId: row.id, refreshedAt: at, tables: snapshot.tables };
+    },
+  };
+}
+
+export type ConnectionsService = ReturnType<typeof createConnectionsService>;
+
+const isKeep = (w: SecretWrite): boolean => w === undefined || (typeof w === 'object' && w !== null);
+
+/** The password after a secret-field write: keep, remove or replace. */
+function passwordAfter(write: SecretWrite, current: string | null): string | null {
+  if (isKeep(write)) return current;
+  return write as string | null;
+}

@@ -1,0 +1,29 @@
+/** The ports of the queries domain. */
+import type { Page, PageRequest } from '../../core/cursor.js';
+import type { Dependent } from '../../core/errors.js';
+import type { QueryChanges, QueryRecord, QueryVersionRecord } from './model.js';
+
+export interface QueriesRepo {
+  find(id: string): Promise<QueryRecord | undefined>;
+  /** Throws validation.failed on name (validation.unique) or connection_id (validation.invalid: no such connection). */
+  insert(query: Omit<QueryRecord, 'version'>): Promise<QueryRecord>;
+  /** Versioned: not_found for an unknown id, conflict.version for a stale one; same field errors as insert. */
+  update(id: string, version: number, changes: QueryChanges, now: Date): Promise<QueryRecord>;
+  /** Deletes the query and its versions; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Most recently changed first. */
+  list(q: PageRequest): Promise<Page<QueryRecord>>;
+  insertVersion(v: QueryVersionRecord): Promise<void>;
+  findVersion(queryId: string, number: number): Promise<QueryVersionRecord | undefined>;
+  /** Newest first. */
+  listVersions(queryId: string, q: PageRequest): Promise<Page<QueryVersionRecord>>;
+}
+
+export interface QueriesStore extends QueriesRepo {
+  transaction<T>(work: (tx: QueriesRepo) => Promise<T>): Promise<T>;
+}
+
+/** What uses a query (reports, when they land): a query with dependents cannot be deleted. */
+export interface QueryUsage {
+  dependentsOf(queryId: string): Promise<Dependent[]>;
+}

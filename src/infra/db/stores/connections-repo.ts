@@ -1,0 +1,74 @@
+/** Connections in the store (the connections domain's ConnectionsRepo). */
+import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { connections, queries, queryVersions, type StoredSchemaSnapshot } from '../schema.js';
+import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { updateVersioned } from '../versioned.js';
+import { DomainError } from '../../../core/errors.js';
+import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+
+export type ConnectionRow = typeof connections.$inferSelect;
+type ConnectionInsert = typeof connections.$inferInsert;
+
+function nameTaken(err: unknown): never {
+  if (pgErrorCode(err) === '23505' && pgConstraint(err) === 'connections_name_key') {
+    throw new DomainError('validation.failed', 'A connection with this name exists', {
+      errors: [{ field: 'name', code: 'validation.unique', message: 'is already used by another connection' }],
+    });
+  }
+  throw err;
+}
+
+export function connectionsRepo(db: Db) {
+  const tx: Tx = db;
+  return {
+    async find(id: string): Promise<ConnectionRow | undefined> {
+      const [row] = await tx.select().from(connections).where(eq(connections.id, id));
+      return row;
+    },
+    async insert(c: ConnectionInsert): Promise<ConnectionRow> {
+      try {
+        const [row] = await tx.insert(connections).values(c).returning();
+        return row!;
+      } catch (err) {
+        return nameTaken(err);
+      }
+    },
+    async update(id: string, version: number, changes: Partial<ConnectionInsert>, now: Date): Promise<ConnectionRow> {
+      try {
+        return await updateVersioned(tx, connections, id, version, changes, 'connection', now);
+      } catch (err) {
+        return nameTaken(err);
+      }
+    },
+    async delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'> {
+      try {
+        const rows = await tx.delete(connections).where(eq(connections.id, id)).returning({ id: connections.id });
+        return rows.length > 0 ? 'deleted' : 'not_found';
+      } catch (err) {
+        // The foreign keys of queries and query versions decide: no check-then-delete race.
+        if (pgErrorCode(err) === '23503') return 'in_use';
+        throw err;
+      }
+    },
+    async dependents(id: string) {
+      const rows = await tx.selectDistinct({ id: queries.id, name: queries.name }).from(queries)
+        .leftJoin(queryVersions, eq(queryVersions.queryId, queries.id))
+        .where(or(eq(queries.connectionId, id), eq(queryVersions.connectionId, id)))
+        .orderBy(asc(queries.name));
+      return rows.map((r) => ({ type: 'query', id: r.id, name: r.name }));
+    },
+    async saveSchema(id: string, snapshot: StoredSchemaSnapshot, at: Date): Promise<void> {
+      await tx.update(connections).set({ schemaSnapshot: snapshot, schemaRefreshedAt: at }).where(eq(connections.id, id));
+    },
+    async list(q: PageRequest): Promise<Page<ConnectionRow>> {
+      let where;
+      if (q.cursor) {
+        const [name, cid] = decodeStringCursor(q.cursor, 2);
+        where = or(gt(connections.name, name!), and(eq(connections.name, name!), gt(connections.id, cid!)));
+      }
+      const rows = await tx.select().from(connections).where(where).orderBy(asc(connections.name), asc(connections.id)).limit(q.limit + 1);
+      return toPage(rows, q.limit, (r) => [r.name, r.id], (r) => r);
+    },
+  };
+}
+

@@ -1,0 +1,102 @@
+/** Queries and their versions in the store (the queries domain's QueriesStore). */
+import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { queries, queryVersions } from '../schema.js';
+import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { updateVersioned } from '../versioned.js';
+import { DomainError } from '../../../core/errors.js';
+import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+
+export type QueryRow = typeof queries.$inferSelect;
+type QueryInsert = typeof queries.$inferInsert;
+export type QueryVersionRow = typeof queryVersions.$inferSelect;
+
+/** A unique name or a missing connection, told on its field; anything else goes on. */
+function fieldProblem(err: unknown): never {
+  const code = pgErrorCode(err);
+  const constraint = pgConstraint(err);
+  if (code === '23505' && constraint === 'queries_name_key') {
+    throw new DomainError('validation.failed', 'A query with this name exists', {
+      errors: [{ field: 'name', code: 'validation.unique', message: 'is already used by another query' }],
+    });
+  }
+  if (code === '23503' && (constraint?.includes('connection_id') ?? false)) {
+    throw new DomainError('validation.failed', 'No such connection', {
+      errors: [{ field: 'connection_id', code: 'validation.invalid', message: 'is not a connection' }],
+    });
+  }
+  throw err;
+}
+
+function repo(tx: Tx) {
+  return {
+    async find(id: string): Promise<QueryRow | undefined> {
+      const [row] = await tx.select().from(queries).where(eq(queries.id, id));
+      return row;
+    },
+    async insert(q: QueryInsert): Promise<QueryRow> {
+      try {
+        const [row] = await tx.insert(queries).values(q).returning();
+        return row!;
+      } catch (err) {
+        return fieldProblem(err);
+      }
+    },
+    async update(id: string, version: number, changes: Partial<QueryInsert>, now: Date): Promise<QueryRow> {
+      try {
+        return await updateVersioned(tx, queries, id, version, changes, 'query', now);
+      } catch (err) {
+        return fieldProblem(err);
+      }
+    },
+    async delete(id: string): Promise<boolean> {
+      const rows = await tx.delete(queries).where(eq(queries.id, id)).returning({ id: queries.id });
+      return rows.length > 0;
+    },
+    async list(q: PageRequest): Promise<Page<QueryRow>> {
+      let where;
+      if (q.cursor) {
+        const [at, id] = decodeCursor(q.cursor, 2);
+        if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at))) throw invalidCursor();
+        const when = new Date(at);
+        where = or(lt(queries.updatedAt, when), and(eq(queries.updatedAt, when), lt(queries.id, id)));
+      }
+      const rows = await tx.select().from(queries).where(where).orderBy(desc(queries.updatedAt), desc(queries.id)).limit(q.limit + 1);
+      return toPage(rows, q.limit, (r) => [r.updatedAt.toISOString(), r.id], (r) => r);
+    },
+    async insertVersion(v: QueryVersionRow): Promise<void> {
+      try {
+        await tx.insert(queryVersions).values(v);
+      } catch (err) {
+        fieldProblem(err);
+      }
+    },
+    async findVersion(queryId: string, number: number): Promise<QueryVersionRow | undefined> {
+      const [row] = await tx.select().from(queryVersions).where(and(eq(queryVersions.queryId, queryId), eq(queryVersions.number, number)));
+      return row;
+    },
+    async listVersions(queryId: string, q: PageRequest): Promise<Page<QueryVersionRow>> {
+      const conditions = [eq(queryVersions.queryId, queryId)];
+      if (q.cursor) {
+        const [n] = decodeCursor(q.cursor, 1);
+        if (typeof n !== 'number' || !Number.isInteger(n)) throw invalidCursor();
+        conditions.push(lt(queryVersions.number, n));
+      }
+      const rows = await tx.select().from(queryVersions).where(and(...conditions)).orderBy(desc(queryVersions.number)).limit(q.limit + 1);
+      return toPage(rows, q.limit, (r) => [r.number], (r) => r);
+    },
+  };
+}
+
+export function createQueriesStore(db: Db) {
+  return {
+    ...repo(db),
+    transaction<T>(work: (tx: ReturnType<typeof repo>) => Promise<T>): Promise<T> {
+      return db.transaction((tx) => work(repo(tx)));
+    },
+  };
+}
+
+/** Reports land in a later issue; until then no report can use a query. */
+export function createQueryUsage(_db: Db) {
+  return { dependentsOf: async (_queryId: string) => [] as Array<{ type: string; id: string; name: string }> };
+}
