@@ -33,7 +33,8 @@ describe('plugins', () => {
   it('lists the postgres and mysql connectors with their schema, secret fields, capabilities and en/de labels', async () => {
     const res = await editor.get('/api/v1/plugins');
     expect(res.status).toBe(200);
-    const byId = Object.fromEntries((res.body.items as Array<Record<string, any>>).map((p) => [p.id, p]));
+    type Plugin = { id: string; settings_schema: { properties: { password: Record<string, unknown> } }; capabilities: string[]; translations: Record<string, Record<string, string>> };
+    const byId = Object.fromEntries((res.body.items as Plugin[]).map((p) => [p.id, p]));
     for (const id of ['postgres', 'mysql']) {
       const p = byId[id]!;
       expect(p).toMatchObject({ kind: 'connector', version: expect.any(String) });
