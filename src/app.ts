@@ -29,7 +29,7 @@ import type { Enqueue } from './infra/queue/job-catalog.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 export interface ApiDeps {
-  settings: Pick<Settings, 'publicUrl' | 'metricsToken' | 'roles' | 'secretKey' | 'sessionIdleMinutes'
+  settings: Pick<Settings, 'publicUrl' | 'metricsToken' | 'roles' | 'keys' | 'sessionIdleMinutes'
     | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl' | 'trustProxy'>;
   logger: Logger;
   sql: Sql;
@@ -47,7 +47,7 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
   const contract = await loadContract(settings.publicUrl);
   const hasher = createPasswordHasher(settings.bcryptCost);
   const sessionPolicy = {
-    idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.secretKey,
+    idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.keys.hmac,
   };
   const auth = createAuthService({
     db,

@@ -104,7 +104,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     workerRedis.on('error', (err) => problem('worker-redis', 'redis connection problem', { err }));
     worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: jobCatalog([
       passwordResetMailJob({
-        db, mailer: createMailer(settings.smtpUrl, settings.mailFrom), publicUrl: settings.publicUrl, secretKey: settings.secretKey,
+        db, mailer: createMailer(settings.smtpUrl, settings.mailFrom), publicUrl: settings.publicUrl, secretKey: settings.keys.hmac,
       }),
     ]), logger });
     worker.start();
