@@ -5,8 +5,17 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 SERVICES = vars="$$(scripts/ensure-services.sh)" && eval "$$vars"
 export HERALD_DB_NAME ?= herald
+# The built command; tests run the recipes with HERALD='node --import tsx src/cli.ts'.
+HERALD ?= node dist/src/cli.js
+# Every setting is checked before anything is made: a bad one stops here, before ensure-services
+# creates a database or starts a server. The store and Redis URLs, which ensure-services finds
+# afterwards, are checked as given, or stood in for when unset.
+CHECK_CONFIG = SVC_DATABASE_URL="$${SVC_DATABASE_URL:-postgres://127.0.0.1/$$HERALD_DB_NAME}" \
+  SVC_REDIS_URL="$${SVC_REDIS_URL:-redis://127.0.0.1:6379}" $(HERALD) check-config >/dev/null
+# Herald itself says where to go once it listens (and names the setup step only while it is open).
+START = $(CHECK_CONFIG) && $(SERVICES) && $(HERALD) migrate && exec $(HERALD) serve
 
-.PHONY: help deps build run migrate test test-file test-unit lint typecheck codegen check-contract bench stop-services clean
+.PHONY: help deps build run run-built migrate reset-password test test-file test-unit lint typecheck codegen check-contract bench stop-services clean
 
 help:
 	@echo "make run    start Herald (api + scheduler + worker) with everything it needs"
@@ -36,10 +45,19 @@ lint: deps
 	npx redocly lint openapi.yaml --format=stylish 2>&1 | grep -v -i "deprecat\|node.js 2\|nodejs.org\|═\|║" ; test $${PIPESTATUS[0]} -eq 0
 
 migrate: build
-	@$(SERVICES) && node dist/src/cli.js migrate
+	@$(CHECK_CONFIG) && $(SERVICES) && $(HERALD) migrate
 
 run: build
-	@$(SERVICES) && node dist/src/cli.js migrate && exec node dist/src/cli.js serve
+	@$(START)
+
+# `make run` without the build (dist/ must be current).
+run-built:
+	@$(START)
+
+# A lost password without mail: make reset-password EMAIL=ada@example.com (prints a temporary one).
+reset-password: build
+	@test -n "$(EMAIL)" || { echo "usage: make reset-password EMAIL=ada@example.com" >&2; exit 1; }
+	@$(CHECK_CONFIG) && $(SERVICES) && $(HERALD) admin reset-password "$(EMAIL)"
 
 # The tests also run a redis-server of their own (tests/integration/dependencies-down.test.ts) and
 # curl (the README's examples, tests/process/readme.test.ts): ensure-services.sh installs them.

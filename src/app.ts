@@ -36,7 +36,7 @@ type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'd
   | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
-  return { idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.secretKey };
+  return { idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.keys.hmac };
 }
 
 export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerRole | undefined } = {}): Promise<Express> {

@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 /**
- * The `herald` command: serve | api | scheduler | worker | migrate | healthcheck.
+ * The `herald` command: serve | api | scheduler | worker | migrate | healthcheck | check-config |
+ * admin reset-password | rotate-secret-key | help.
  */
-import { loadSettings, healthcheckAddress, SettingsError, type ProcessRole, type Settings } from './infra/config/settings.js';
+import {
+  describeSettings, healthcheckAddress, loadSettings, SettingsError, type LoadOptions, type ProcessRole, type Settings,
+} from './infra/config/settings.js';
 import type { Logger } from './infra/log/logger.js';
 import { createProcessLogger } from './infra/log/process-logger.js';
 import { redactText } from './infra/log/redact.js';
 import { createDb } from './infra/db/client.js';
 import { migrate } from './infra/db/migrate.js';
 import { startProcess } from './runtime.js';
+import { resetPasswordCommand, rotateSecretKeyCommand, type Outcome } from './cli-admin.js';
 
 const USAGE = `usage: herald <command>
 
@@ -18,7 +22,18 @@ const USAGE = `usage: herald <command>
   worker       run a worker only
   migrate      apply database migrations (safe to run from several processes at once)
   healthcheck  call /health/ready on SVC_PROBE_LISTEN, else SVC_LISTEN; exit 0 when healthy, 1 otherwise
+  check-config
+               check every setting and exit (0 good, 2 bad) without touching the store, Redis or files
+  admin reset-password EMAIL
+               give a user a temporary password (printed) without mail; ends their sessions
+  rotate-secret-key
+               re-encrypt every secret field with SVC_SECRET_KEY (after a key change; see the README)
+  help [settings]
+               this text, or every SVC_* setting with its meaning and default
 `;
+
+/** Commands that use the store but not Redis take a stand-in for SVC_REDIS_URL when it is unset. */
+const NO_REDIS = { SVC_REDIS_URL: 'redis://unused.invalid' };
 
 /** A second signal this soon after the first is the same stop request, echoed. */
 const REPEAT_ECHO_MS = 1000;
@@ -30,15 +45,52 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
-function setUp(overrides: Record<string, string> = {}): { settings: Settings; logger: Logger } {
-  let settings: Settings;
+function readSettings(options: LoadOptions = {}): Settings {
   try {
-    settings = loadSettings(process.env, { overrides });
+    return loadSettings(process.env, options);
   } catch (err) {
     if (err instanceof SettingsError) fail(`bad setting ${err.message}`);
     throw err;
   }
+}
+
+function setUp(overrides: Record<string, string> = {}): { settings: Settings; logger: Logger } {
+  const settings = readSettings({ overrides });
   return { settings, logger: createProcessLogger(settings) };
+}
+
+/** Every setting checked as `herald serve` would, with nothing made: no key file, no connection. */
+function checkConfig(): void {
+  readSettings({ files: 'none' });
+  process.stdout.write('herald: settings are good\n');
+}
+
+function finish(outcome: Outcome): never {
+  process.stdout.write(outcome.stdout);
+  process.stderr.write(outcome.stderr);
+  process.exit(outcome.code);
+}
+
+async function admin(args: string[]): Promise<void> {
+  if (args[0] !== 'reset-password' || args.length > 2) fail(`unknown admin command${args[0] ? ` "${args.join(' ')}"` : ''}\n${USAGE}`);
+  // No key is needed to reset a password: none is made either.
+  finish(await resetPasswordCommand(readSettings({ unused: NO_REDIS, files: 'none' }), args[1]));
+}
+
+async function rotateSecretKey(): Promise<void> {
+  // The service's own key, never one made here: values re-sealed under a key no process has would be lost.
+  const settings = readSettings({ unused: NO_REDIS, files: 'existing' });
+  finish(await rotateSecretKeyCommand(settings, undefined, (line) => process.stderr.write(`herald: ${line}\n`)));
+}
+
+function help(topic: string | undefined): void {
+  if (topic !== 'settings') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const rows = describeSettings();
+  const width = Math.max(...rows.map((r) => r.env.length));
+  process.stdout.write(`${rows.map((r) => `${r.env.padEnd(width)}  ${r.description}\n${' '.repeat(width)}  default: ${r.default}`).join('\n')}\n`);
 }
 
 async function healthcheck(): Promise<never> {
@@ -114,8 +166,17 @@ async function main(): Promise<void> {
     case 'healthcheck':
       await healthcheck();
       return;
+    case 'check-config':
+      checkConfig();
+      return;
+    case 'admin':
+      await admin(process.argv.slice(3));
+      return;
+    case 'rotate-secret-key':
+      await rotateSecretKey();
+      return;
     case 'help': case '--help': case '-h':
-      process.stdout.write(USAGE);
+      help(process.argv[3]);
       return;
     default:
       fail(`${command === undefined ? 'a command is required' : `unknown command "${command}"`}\n${USAGE}`);

@@ -87,7 +87,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     },
     onError: (err) => logger.warn('an event could not be read', { err }),
   });
-  const secretBox = createSecretBox(settings.secretKey);
+  const secretBox = createSecretBox(settings.keys);
   const plugins = options.plugins ?? createPluginRegistry(builtInPlugins);
   const pools = createConnectorPools({ plugins, secrets: secretBox, limits: CONNECTOR_LIMITS });
   return {

@@ -13,7 +13,7 @@ export function buildJobCatalog(c: Pick<Container, 'settings' | 'identity' | 'cl
       store: c.identity,
       mailer: createMailer(c.settings.smtpUrl, c.settings.mailFrom),
       publicUrl: c.settings.publicUrl,
-      secretKey: c.settings.secretKey,
+      secretKey: c.settings.keys.hmac,
       clock: c.clock,
     }),
   ]);

@@ -2050,8 +2050,11 @@ export interface components {
             /** @description For failures, the reason code (e.g. auth.invalid_credentials) */
             reason: string | null;
             actor: {
-                /** @enum {string} */
-                type: "user" | "api_key" | "anonymous";
+                /**
+                 * @description user (a session), api_key, anonymous (a caller not signed in), or system: an operator's command on the server, such as `herald admin reset-password`; the event's user_agent then names the command.
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "anonymous" | "system";
                 /** Format: uuid */
                 user_id: string | null;
                 /** Format: uuid */

@@ -45,7 +45,7 @@ export function securityEventView(row: SecurityEventRow): Schemas['SecurityEvent
   return {
     id: row.id, type: row.type, occurred_at: iso(row.occurredAt), outcome: row.outcome as 'success' | 'failure',
     reason: row.reason,
-    actor: { type: row.actorType as 'user' | 'api_key' | 'anonymous', user_id: row.actorUserId, api_key_id: row.actorApiKeyId },
+    actor: { type: row.actorType, user_id: row.actorUserId, api_key_id: row.actorApiKeyId },
     target: row.targetType && row.targetId ? { type: row.targetType, id: row.targetId } : null,
     user_id: row.subjectUserId, ip: row.ip, user_agent: row.userAgent, details: row.details,
   };

@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadSettings, SettingsError } from '../../src/infra/config/settings.js';
+import {
+  describeSettings, healthcheckAddress, KNOWN_SETTINGS, loadSettings, SettingsError, type ProcessRole,
+} from '../../src/infra/config/settings.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 /** The two required settings; every test adds what it checks. */
@@ -150,5 +152,137 @@ describe('the key file made on first start', () => {
     expect(new Set(keys).size).toBe(1);
     // No temporary files are left behind.
     expect(readdirSync(dir)).toEqual(['secret.key']);
+  });
+});
+
+describe('the settings tables', () => {
+  it('declare every known setting once, each with a meaning and a default', () => {
+    const rows = describeSettings();
+    expect(rows.map((r) => r.env)).toEqual([...KNOWN_SETTINGS]);
+    expect(new Set(KNOWN_SETTINGS).size).toBe(KNOWN_SETTINGS.length);
+    for (const r of rows) {
+      expect(r.env).toMatch(/^SVC_[A-Z0-9_]+$/);
+      expect([r.env, r.description.length > 10, r.default.length > 0]).toEqual([r.env, true, true]);
+    }
+    // The settings that existed before the tables, and the ones added with them.
+    expect(KNOWN_SETTINGS).toEqual(expect.arrayContaining([
+      'SVC_DATABASE_URL', 'SVC_REDIS_URL', 'SVC_LISTEN', 'SVC_PUBLIC_URL', 'SVC_SECRET_KEY', 'SVC_DATA_DIR', 'SVC_ROLES',
+      'SVC_LOG_FORMAT', 'SVC_LOG_LEVEL', 'SVC_METRICS_TOKEN', 'SVC_SMTP_URL', 'SVC_MAIL_FROM', 'SVC_GITOPS_DIR',
+      'SVC_OUTBOUND_ALLOW', 'SVC_PROBE_LISTEN', 'SVC_QUEUE_PREFIX', 'SVC_SCHEDULER_TICK_SECONDS', 'SVC_SHUTDOWN_TIMEOUT_SECONDS',
+      'SVC_SESSION_IDLE_MINUTES', 'SVC_SESSION_MAX_HOURS', 'SVC_BCRYPT_COST', 'SVC_STORE_TIMEOUT_SECONDS', 'SVC_TRUST_PROXY',
+      'SVC_CORS_ORIGINS', 'SVC_SECRET_KEY_PREVIOUS',
+    ]));
+  });
+
+  it('are each documented in the README settings table, which names no other', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('## Configuration');
+    expect(start).toBeGreaterThanOrEqual(0);
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    const documented = new Set<string>();
+    for (const line of section.split('\n').filter((l) => l.startsWith('| `SVC_'))) {
+      const firstCell = line.split('|')[1]!;
+      for (const m of firstCell.matchAll(/`(SVC_[A-Z0-9_]+)`/g)) documented.add(m[1]!);
+    }
+    expect([...KNOWN_SETTINGS].filter((name) => !documented.has(name))).toEqual([]);
+    expect([...documented].filter((name) => !KNOWN_SETTINGS.includes(name))).toEqual([]);
+  });
+
+  it('fill every field of Settings, flat', () => {
+    const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir });
+    expect(Object.keys(s).sort()).toEqual([
+      'bcryptCost', 'corsOrigins', 'dataDir', 'databaseUrl', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
+      'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'roles',
+      'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl',
+      'storeTimeoutSeconds', 'trustProxy',
+    ]);
+    const typed: { roles: ProcessRole[]; listen: { host: string; port: number }; corsOrigins: string[] } = s;
+    expect(typed.roles).toEqual(['api', 'scheduler', 'worker']);
+  });
+});
+
+describe('SVC_CORS_ORIGINS', () => {
+  it('is empty by default and takes a comma list of exact origins', () => {
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).corsOrigins).toEqual([]);
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }, { cwd: dir }).corsOrigins)
+      .toEqual(['https://app.example.com', 'http://localhost:5173']);
+  });
+
+  it('stops on anything that is not an exact origin, naming the setting', () => {
+    for (const bad of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://example.com', '*', 'https://App.example.com']) {
+      expect({ bad, setting: loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_CORS_ORIGINS: bad }).setting }).toEqual({ bad, setting: 'SVC_CORS_ORIGINS' });
+    }
+  });
+});
+
+describe('SVC_SECRET_KEY_PREVIOUS and the derived keys', () => {
+  const OLD = Buffer.alloc(32, 9).toString('base64');
+  const OLDER = Buffer.alloc(32, 11).toString('base64');
+
+  it('keeps earlier keys in the keyring, newest first, and derives separate keys from each', () => {
+    const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_SECRET_KEY_PREVIOUS: ` ${OLD} , ${OLDER}` }, { cwd: dir });
+    expect(s.previousSecretKeys.map((k) => k.toString('base64'))).toEqual([OLD, OLDER]);
+    expect(s.keys.current.master.equals(s.secretKey)).toBe(true);
+    expect(s.keys.previous.map((k) => k.master.toString('base64'))).toEqual([OLD, OLDER]);
+    expect(s.keys.hmac.equals(s.keys.current.hmac)).toBe(true);
+    expect(s.keys.hmacKeys).toHaveLength(3);
+    const all = [s.secretKey, ...s.keys.hmacKeys, s.keys.current.encryption, ...s.keys.previous.map((k) => k.encryption)];
+    expect(new Set(all.map((k) => k.toString('hex'))).size).toBe(all.length);
+    expect(new Set([s.keys.current.kid, ...s.keys.previous.map((k) => k.kid)]).size).toBe(3);
+  });
+
+  it('is empty by default, and a bad item stops start-up naming the setting, never the value', () => {
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).keys.previous).toEqual([]);
+    const err = loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_SECRET_KEY_PREVIOUS: `${OLD},not-a-key` });
+    expect(err.setting).toBe('SVC_SECRET_KEY_PREVIOUS');
+    expect(err.message).toContain('item 2');
+    expect(err.message).not.toContain(OLD);
+  });
+
+  it('works beside a key file too (moving from the key file to SVC_SECRET_KEY)', () => {
+    const first = loadSettings({ ...BASE, SVC_DATA_DIR: dir }, { cwd: dir });
+    const moved = loadSettings({ ...BASE, SVC_DATA_DIR: dir, SVC_SECRET_KEY: KEY, SVC_SECRET_KEY_PREVIOUS: first.secretKey.toString('base64') }, { cwd: dir });
+    expect(moved.keys.previous[0]!.kid).toBe(first.keys.current.kid);
+  });
+});
+
+describe('loadSettings options for commands', () => {
+  it("files: 'none' makes no key file, yet reads an existing one; 'existing' requires one", () => {
+    const dataDir = path.join(dir, 'state');
+    const dry = loadSettings({ ...BASE, SVC_DATA_DIR: dataDir }, { cwd: dir, files: 'none' });
+    expect(dry.secretKey).toHaveLength(32);
+    expect(existsSync(dataDir)).toBe(false);
+    let err: unknown;
+    try {
+      loadSettings({ ...BASE, SVC_DATA_DIR: dataDir }, { cwd: dir, files: 'existing' });
+    } catch (e) { err = e; }
+    expect((err as SettingsError).setting).toBe('SVC_SECRET_KEY');
+    expect(existsSync(dataDir)).toBe(false);
+    expect(loadSettings({ ...BASE, SVC_DATA_DIR: dataDir, SVC_SECRET_KEY: KEY }, { cwd: dir, files: 'existing' }).secretKey.toString('base64')).toBe(KEY);
+
+    const real = loadSettings({ ...BASE, SVC_DATA_DIR: dataDir }, { cwd: dir });
+    for (const files of ['none', 'existing'] as const) {
+      expect(loadSettings({ ...BASE, SVC_DATA_DIR: dataDir }, { cwd: dir, files }).secretKey.equals(real.secretKey)).toBe(true);
+    }
+  });
+
+  it('unused: a stand-in for an unset setting the command does not use; a given one is still checked', () => {
+    const env = { SVC_DATABASE_URL: BASE.SVC_DATABASE_URL, SVC_SECRET_KEY: KEY };
+    expect(loadSettings(env, { cwd: dir, unused: { SVC_REDIS_URL: 'redis://unused.invalid' } }).redisUrl).toBe('redis://unused.invalid');
+    expect(loadSettings({ ...env, SVC_REDIS_URL: ' ' }, { cwd: dir, unused: { SVC_REDIS_URL: 'redis://unused.invalid' } }).redisUrl).toBe('redis://unused.invalid');
+    let err: unknown;
+    try {
+      loadSettings({ ...env, SVC_REDIS_URL: 'http://x' }, { cwd: dir, unused: { SVC_REDIS_URL: 'redis://unused.invalid' } });
+    } catch (e) { err = e; }
+    expect((err as SettingsError).setting).toBe('SVC_REDIS_URL');
+  });
+});
+
+describe('healthcheckAddress', () => {
+  it('is SVC_PROBE_LISTEN when set, else SVC_LISTEN, else the default, and needs nothing else', () => {
+    expect(healthcheckAddress({})).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(healthcheckAddress({ SVC_LISTEN: '0.0.0.0:9000' })).toEqual({ host: '0.0.0.0', port: 9000 });
+    expect(healthcheckAddress({ SVC_LISTEN: '0.0.0.0:9000', SVC_PROBE_LISTEN: '[::1]:9464' })).toEqual({ host: '::1', port: 9464 });
+    expect(() => healthcheckAddress({ SVC_PROBE_LISTEN: 'nope' })).toThrow(/^SVC_PROBE_LISTEN:/);
   });
 });

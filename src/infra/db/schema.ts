@@ -84,7 +84,7 @@ export const securityEvents = pgTable('security_events', {
   type: text('type').notNull(),
   outcome: text('outcome').$type<'success' | 'failure'>().notNull(),
   reason: text('reason'),
-  actorType: text('actor_type').$type<'user' | 'api_key' | 'anonymous'>().notNull(),
+  actorType: text('actor_type').$type<'user' | 'api_key' | 'anonymous' | 'system'>().notNull(),
   actorUserId: uuid('actor_user_id'),
   actorApiKeyId: uuid('actor_api_key_id'),
   targetType: text('target_type'),

@@ -1,11 +1,18 @@
 import type { Settings } from '../config/settings.js';
 import { createLogger, type Logger } from './logger.js';
 import { SecretRegistry } from './redact.js';
+import { allKeys } from '../crypto/keyring.js';
 
 /** The process logger: the settings' own secrets are registered so no line can carry them. */
 export function createProcessLogger(settings: Settings, stream?: NodeJS.WritableStream): Logger {
   const registry = new SecretRegistry();
-  registry.add(settings.secretKey.toString('base64'));
+  // Every key: the secret keys as configured (current and previous) and the keys derived from them.
+  for (const key of allKeys(settings.keys)) {
+    for (const bytes of [key.master, key.encryption, key.hmac]) {
+      registry.add(bytes.toString('base64'));
+      registry.add(bytes.toString('base64url'));
+    }
+  }
   registry.add(settings.metricsToken);
   for (const u of [settings.databaseUrl, settings.redisUrl, settings.smtpUrl]) {
     if (u) registry.add(decodeURIComponent(new URL(u).password));

@@ -1,0 +1,8 @@
+/** The internal PostgreSQL store. */
+import { integer, requiredUrl } from './schema.js';
+
+export const storeSettings = {
+  databaseUrl: requiredUrl('SVC_DATABASE_URL', ['postgres:', 'postgresql:'], 'the internal PostgreSQL store', 'required'),
+  storeTimeoutSeconds: integer('SVC_STORE_TIMEOUT_SECONDS', { fallback: 30, min: 1, max: 3600 },
+    'longest a statement on the internal store may run or wait for a lock; past it the request answers 503'),
+};
