@@ -30,7 +30,7 @@ import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 export interface ApiDeps {
   settings: Pick<Settings, 'publicUrl' | 'metricsToken' | 'roles' | 'secretKey' | 'sessionIdleMinutes'
-    | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl' | 'trustProxy'>;
+    | 'sessionMaxHours' | 'bcryptCost' | 'queuePrefix' | 'smtpUrl' | 'trustProxy' | 'corsOrigins'>;
   logger: Logger;
   sql: Sql;
   db: Db;
@@ -40,6 +40,8 @@ export interface ApiDeps {
   scheduler?: SchedulerRole;
   version: string;
   startedAt: Date;
+  /** Aborted when the process drains: open event streams end. */
+  shutdownSignal?: AbortSignal;
 }
 
 export async function createApi(deps: ApiDeps): Promise<Express> {
@@ -78,7 +80,10 @@ export async function createApi(deps: ApiDeps): Promise<Express> {
     handlers,
     authenticator: createAuthenticator(db, sessionPolicy),
     logger: deps.logger,
-    spec: contract.spec,
+    document: contract.document,
+    onRequestDone: deps.metrics.observeHttpRequest,
+    shutdownSignal: deps.shutdownSignal,
+    corsOrigins: settings.corsOrigins,
   });
 }
 
@@ -105,7 +110,8 @@ export async function createProbeApp(
     handlers: buildProbeHandlers({ readiness: readinessOf(deps), registry: deps.metrics.registry, metricsToken: deps.settings.metricsToken }),
     authenticator: { authenticate: async () => null },
     logger: deps.logger,
-    spec: contract.spec,
+    document: contract.document,
     only: PROBE_OPERATIONS,
+    onRequestDone: deps.metrics.observeHttpRequest,
   });
 }

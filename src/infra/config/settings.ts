@@ -39,6 +39,8 @@ export interface Settings {
   storeTimeoutSeconds: number;
   /** Proxies whose X-Forwarded-For is believed (express "trust proxy"); false: none. */
   trustProxy: string[] | false;
+  /** SVC_CORS_ORIGINS: exact origins whose pages may call the API; empty: CORS off. */
+  corsOrigins: string[];
 }
 
 export class SettingsError extends Error {
@@ -53,6 +55,7 @@ export const KNOWN_SETTINGS = [
   'SVC_ROLES', 'SVC_LOG_FORMAT', 'SVC_LOG_LEVEL', 'SVC_METRICS_TOKEN', 'SVC_SMTP_URL', 'SVC_MAIL_FROM',
   'SVC_GITOPS_DIR', 'SVC_OUTBOUND_ALLOW', 'SVC_PROBE_LISTEN', 'SVC_QUEUE_PREFIX', 'SVC_SCHEDULER_TICK_SECONDS',
   'SVC_SHUTDOWN_TIMEOUT_SECONDS', 'SVC_SESSION_IDLE_MINUTES', 'SVC_SESSION_MAX_HOURS', 'SVC_BCRYPT_COST', 'SVC_STORE_TIMEOUT_SECONDS', 'SVC_TRUST_PROXY',
+  'SVC_CORS_ORIGINS',
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -209,6 +212,24 @@ function trustProxy(env: Env): string[] | false {
   return items;
 }
 
+function corsOrigins(env: Env): string[] {
+  const v = nonEmpty(env, 'SVC_CORS_ORIGINS');
+  if (v === undefined) return [];
+  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of items) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(item).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin !== item || !/^https?:/.test(item)) {
+      throw new SettingsError('SVC_CORS_ORIGINS', `"${item}" is not an origin (scheme://host[:port], no path), e.g. https://app.example.com`);
+    }
+  }
+  return [...new Set(items)];
+}
+
 function gitopsDir(env: Env, cwd: string): string | undefined {
   const v = nonEmpty(env, 'SVC_GITOPS_DIR');
   if (v === undefined) return undefined;
@@ -283,6 +304,7 @@ export function loadSettings(env: Env, options: LoadOptions = {}): Settings {
     bcryptCost: integer(merged, 'SVC_BCRYPT_COST', 12, 12, 15),
     storeTimeoutSeconds: integer(merged, 'SVC_STORE_TIMEOUT_SECONDS', 30, 1, 3600),
     trustProxy: trustProxy(merged),
+    corsOrigins: corsOrigins(merged),
   };
   // The key comes last: a bad setting above must not leave a fresh key file behind.
   settings.secretKey = secretKey(merged, dataDir);
