@@ -72,7 +72,7 @@ export const operationIds = Object.keys(operationMeta) as OperationId[];
 }
 
 interface ErrorCatalogue {
-  'x-problem-codes'?: Record<string, { status?: unknown; title?: unknown; description?: unknown }>;
+  'x-problem-codes'?: Record<string, { status?: unknown; title?: unknown; description?: unknown; action?: unknown }>;
   'x-field-codes'?: Record<string, unknown>;
 }
 
@@ -82,19 +82,22 @@ function errorCodesModule(components: ErrorCatalogue | undefined): string {
   if (!problems || !fields) throw new Error('components.x-problem-codes and components.x-field-codes are required');
   const rows = Object.entries(problems).map(([code, c]) => {
     if (typeof c.status !== 'number' || c.status < 400 || c.status > 599) throw new Error(`x-problem-codes.${code}: status must be 400..599`);
-    if (typeof c.title !== 'string' || !c.title) throw new Error(`x-problem-codes.${code}: title is required`);
-    const description = typeof c.description === 'string' ? `, description: ${JSON.stringify(c.description)}` : '';
-    return `  ${JSON.stringify(code)}: { status: ${c.status}, title: ${JSON.stringify(c.title)}${description} },`;
+    // Every code's page (/docs/errors/<code>) says what causes it and what to do about it.
+    for (const field of ['title', 'description', 'action'] as const) {
+      if (typeof c[field] !== 'string' || !(c[field] as string).trim()) throw new Error(`x-problem-codes.${code}: ${field} is required`);
+    }
+    const text = (v: unknown) => JSON.stringify((v as string).trim());
+    return `  ${JSON.stringify(code)}: { status: ${c.status}, title: ${text(c.title)}, description: ${text(c.description)}, action: ${text(c.action)} },`;
   });
   const fieldRows = Object.entries(fields).map(([code, title]) => {
     if (typeof title !== 'string' || !title) throw new Error(`x-field-codes.${code}: a title is required`);
     return `  ${JSON.stringify(code)}: ${JSON.stringify(title)},`;
   });
   return `${HEADER}
-/** Problem codes with their HTTP status and title (components.x-problem-codes). */
+/** Problem codes with their HTTP status, title, cause and what to do (components.x-problem-codes). */
 export const problemCodes = {
 ${rows.join('\n')}
-} as const satisfies Record<string, { status: number; title: string; description?: string }>;
+} as const satisfies Record<string, { status: number; title: string; description: string; action: string }>;
 
 export type ProblemCode = keyof typeof problemCodes;
 

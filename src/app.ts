@@ -33,7 +33,7 @@ import {
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
-  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox'>;
+  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
   return { idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.keys.hmac };
@@ -76,7 +76,10 @@ export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerR
     handlers,
     authenticator: createAuthenticator({ store, policy: sessionPolicy, clock }),
     logger: c.logger,
-    spec: contract.spec,
+    document: contract.document,
+    onRequestDone: c.metrics.observeHttpRequest,
+    shutdownSignal: c.shutdownSignal,
+    corsOrigins: settings.corsOrigins,
   });
 }
 
@@ -119,7 +122,8 @@ export async function createProbeApp(
     handlers: buildProbeHandlers({ readiness: readinessOf(c, roles.scheduler), registry: c.metrics.registry, metricsToken: c.settings.metricsToken }),
     authenticator: { authenticate: async () => null },
     logger: c.logger,
-    spec: contract.spec,
+    document: contract.document,
     only: PROBE_OPERATIONS,
+    onRequestDone: c.metrics.observeHttpRequest,
   });
 }

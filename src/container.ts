@@ -47,6 +47,10 @@ export interface Container {
   artifacts: null;
   version: string;
   startedAt: Date;
+  /** Aborted when the process begins to drain: open event streams end, long work stops. */
+  shutdownSignal: AbortSignal;
+  /** Begins the drain (aborts shutdownSignal); close() follows once the roles have stopped. */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -90,6 +94,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const secretBox = createSecretBox(settings.keys);
   const plugins = options.plugins ?? createPluginRegistry(builtInPlugins);
   const pools = createConnectorPools({ plugins, secrets: secretBox, limits: CONNECTOR_LIMITS });
+  const shutdown = new AbortController();
   return {
     settings,
     logger,
@@ -109,7 +114,10 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     artifacts: null,
     version: packageVersion,
     startedAt: clock.now(),
+    shutdownSignal: shutdown.signal,
+    drain: () => shutdown.abort(),
     async close() {
+      shutdown.abort();
       await pools.closeAll();
       await events.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));

@@ -127,6 +127,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     stopping ??= (async () => {
       const timeoutMs = settings.shutdownTimeoutSeconds * 1000;
       draining = true;
+      c.drain(); // open event streams end now, so closing the server does not wait for them
       if (server) {
         const s = server;
         const closed = new Promise<void>((resolve) => s.close(() => resolve()));

@@ -1794,6 +1794,16 @@ export interface components {
             request_id: string;
             errors?: components["schemas"]["FieldError"][];
             dependents?: components["schemas"]["Dependent"][];
+            /**
+             * @description On 403 auth.forbidden: the least role the operation needs (its x-min-role); for an API key, the least role its owner needs.
+             * @enum {string}
+             */
+            required_role?: "viewer" | "editor" | "admin";
+            /**
+             * @description On 403 auth.forbidden to an API key, the least key scope the operation needs (its x-min-scope)
+             * @enum {string}
+             */
+            required_scope?: "read" | "run" | "write" | "admin";
         };
         ComponentHealth: {
             /** @enum {string} */
@@ -2338,6 +2348,10 @@ export interface components {
         Problem: {
             headers: {
                 "X-Request-ID": components["headers"]["XRequestId"];
+                /** @description On 401 only: the schemes that are accepted, `Bearer realm="herald"` (API keys; `error="invalid_token"` when the key sent is unknown, expired or revoked) and `Cookie realm="herald", form-action="/api/v1/auth/login", cookie-name="svc_session"` (browser sessions: sign in there; the cookie is set then). /metrics answers `Bearer realm="herald-metrics"` (SVC_METRICS_TOKEN). */
+                "WWW-Authenticate"?: string;
+                /** @description On 429 and 503, the seconds to wait before retrying */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {

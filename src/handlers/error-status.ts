@@ -5,7 +5,7 @@
  */
 import { fieldCodes, problemCodes } from '../generated/error-codes.js';
 
-const problems: Readonly<Record<string, { status: number; title: string; description?: string }>> = problemCodes;
+const problems: Readonly<Record<string, { status: number; title: string; description: string; action: string }>> = problemCodes;
 const fields: Readonly<Record<string, string>> = fieldCodes;
 
 /** The status of a problem code; an uncatalogued code is a fault of ours (500). */
@@ -18,9 +18,14 @@ export function titleForCode(code: string): string {
   return problems[code]?.title ?? fields[code] ?? 'Request failed';
 }
 
-/** The longer explanation of a problem code, where the catalogue gives one. */
+/** What causes a problem code (every catalogued problem code has one). */
 export function descriptionForCode(code: string): string | undefined {
   return problems[code]?.description;
+}
+
+/** What a caller should do about a problem code (every catalogued problem code has one). */
+export function actionForCode(code: string): string | undefined {
+  return problems[code]?.action;
 }
 
 /** Every code with a page at /docs/errors/{code}. */

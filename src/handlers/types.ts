@@ -3,7 +3,6 @@
  * request and result types come from the generated document types, so a handler that returns a
  * body the document does not allow fails to compile.
  */
-import type { Response } from 'express';
 import type { operations } from '../generated/openapi.js';
 import type { OperationId } from '../generated/operations.js';
 import type { Principal } from '../domain/identity/principal.js';
@@ -19,10 +18,6 @@ type BodyOf<K extends OperationId> =
     : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } } ? B | undefined
       : undefined;
 
-type Responses<K extends OperationId> = Op<K>['responses'];
-type StatusOf<K extends OperationId> = Extract<keyof Responses<K>, number>;
-type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
-
 /** Everything a handler may know of the caller and the request, already authenticated and validated. */
 export interface RequestContext {
   requestId: string;
@@ -34,6 +29,8 @@ export interface RequestContext {
   /** The svc_device_<account> cookies (proofs of earlier sign-ins from this browser), by name. */
   deviceTokens: Readonly<Record<string, string>>;
   log: Log;
+  /** Aborted when the client goes away before the answer is complete, or when the process drains. */
+  signal: AbortSignal;
 }
 
 export interface HandlerRequest<K extends OperationId> {
@@ -54,30 +51,103 @@ export interface CookieToSet {
   path?: string;
 }
 
-/** A handler's answer: one of the statuses the document declares, with the body it declares. */
-export type HandlerResult<K extends OperationId> = {
-  [S in StatusOf<K>]: {
-    status: S;
-    body: ContentOf<Responses<K>[S]>;
-    contentType?: string;
-    headers?: Record<string, string>;
-    cookies?: CookieToSet[];
-  }
-}[StatusOf<K>] | RawResult;
-
-/** The untyped view of any handler's answer, for the response writer. */
-export type AnyResult = {
-  status: number;
-  body: unknown;
-  contentType?: string;
+/** What every kind of answer may carry besides its content. */
+interface AnswerExtras {
   headers?: Record<string, string>;
   cookies?: CookieToSet[];
-} | RawResult;
-
-/** For streams and files: the handler writes the response itself. */
-export interface RawResult {
-  raw: (res: Response) => Promise<void> | void;
 }
+
+/** A media type as the document declares it, optionally with parameters (`text/plain; version=0.0.4`). */
+type MediaTypeOf<M extends string> = M | `${M}; ${string}`;
+
+/** A JSON (or text) body, written whole. */
+export interface BodyResult<S extends number = number, B = unknown, M extends string = string> extends AnswerExtras {
+  status: S;
+  body: B;
+  contentType?: MediaTypeOf<M>;
+  stream?: never;
+  events?: never;
+}
+
+/** A declared status without content (204, 202 without a body). */
+export interface EmptyResult<S extends number = number> extends AnswerExtras {
+  status: S;
+  body?: undefined;
+  stream?: never;
+  events?: never;
+}
+
+/** The bytes of a file, streamed: a Node Readable or any async iterable of Buffers. */
+export type ByteSource = NodeJS.ReadableStream | AsyncIterable<Buffer | Uint8Array>;
+
+/**
+ * A file download, streamed to the client: the writer sets Content-Type, Content-Disposition
+ * (RFC 6266, with filename* for names beyond ASCII) when a filename is given, and Content-Length
+ * when the length is known; the source is destroyed when the client goes away.
+ */
+export interface FileResult<S extends number = number, M extends string = string> extends AnswerExtras {
+  status: S;
+  stream: ByteSource;
+  contentType: MediaTypeOf<M>;
+  /** The download name the browser proposes (Content-Disposition: attachment). */
+  filename?: string;
+  /** Bytes, when known in advance (Content-Length). */
+  length?: number;
+  /** 'inline' shows the file in the browser where it can; default 'attachment' (only with filename). */
+  disposition?: 'attachment' | 'inline';
+  body?: never;
+  events?: never;
+}
+
+/** One server-sent event; `data` is sent as one line of JSON. */
+export interface ServerSentEvent {
+  event: string;
+  id?: string | number;
+  data: unknown;
+}
+
+/**
+ * A server-sent event stream (text/event-stream). The writer flushes each event as it comes,
+ * sends a comment line as heartbeat, calls the iterator's return() when the client goes away and
+ * ends the stream (with a final `event: shutdown`) when the process drains. An event source that
+ * waits on something should also stop on the request's ctx.signal.
+ */
+export interface EventStreamResult<S extends number = number> extends AnswerExtras {
+  status: S;
+  events: AsyncIterable<ServerSentEvent>;
+  /** Milliseconds a client should wait before reconnecting (the `retry:` field). */
+  retryMs?: number;
+  body?: never;
+  stream?: never;
+}
+
+type JsonMedia = 'application/json' | `application/${string}+json`;
+
+/** The answers one declared media type allows: SSE for text/event-stream, files where the content is not JSON. */
+type AnswersFor<S extends number, M extends string, B> =
+  M extends 'text/event-stream' ? EventStreamResult<S>
+    : M extends JsonMedia ? BodyResult<S, B, M> | (B extends string ? FileResult<S, M> : never)
+      : BodyResult<S, string | Buffer, M> & { contentType: MediaTypeOf<M> } | FileResult<S, M>;
+
+type AnswersForStatus<S extends number, R> =
+  R extends { content: infer C } ? { [M in keyof C & string]: AnswersFor<S, M, C[M]> }[keyof C & string] : EmptyResult<S>;
+
+type ResponsesOf<O> = O extends { responses: infer R } ? R : never;
+
+/**
+ * Every answer an operation object allows: for each declared status, per declared media type, a
+ * JSON body of its schema, a text body or a file stream where the content is not JSON, an event
+ * stream where it is text/event-stream; nothing else.
+ */
+export type ResultFor<O> = {
+  [S in Extract<keyof ResponsesOf<O>, number>]: AnswersForStatus<S, ResponsesOf<O>[S]>
+}[Extract<keyof ResponsesOf<O>, number>];
+
+/** A handler's answer: one of the statuses the document declares, with the content it declares. */
+export type HandlerResult<K extends OperationId> = ResultFor<Op<K>>;
+
+/** The untyped view of any handler's answer, for the response writer. */
+export type AnyResult = BodyResult | EmptyResult | FileResult | EventStreamResult;
 
 export type Handler<K extends OperationId> = (req: HandlerRequest<K>) => Promise<HandlerResult<K>>;
 

@@ -4,7 +4,7 @@
  * Handlers never check roles themselves.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { Access, OperationId } from '../generated/operations.js';
+import type { Access, OperationId, Role, Scope } from '../generated/operations.js';
 import { DomainError } from '../core/errors.js';
 import {
   roleAtLeast, scopeAtLeast, type Authenticator, type Credentials, type Principal,
@@ -18,6 +18,33 @@ function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * 403 auth.forbidden naming what was needed: the problem document carries required_role (and,
+ * for API keys, required_scope) beside a detail that says what the caller has.
+ */
+export class AccessDenied extends DomainError {
+  constructor(readonly requiredRole: Role, readonly requiredScope: Scope | undefined, detail: string) {
+    super('auth.forbidden', detail);
+  }
+
+  /** The Problem schema's extension members. */
+  get members(): { required_role: Role; required_scope?: Scope } {
+    return { required_role: this.requiredRole, ...(this.requiredScope ? { required_scope: this.requiredScope } : {}) };
+  }
+}
+
+function denial(principal: Principal, minRole: Role, minScope: Scope): AccessDenied | undefined {
+  const roleOk = roleAtLeast(principal.user.role, minRole);
+  if (principal.kind === 'session') {
+    return roleOk ? undefined
+      : new AccessDenied(minRole, undefined, `This operation needs the ${minRole} role or above; you have the ${principal.user.role} role`);
+  }
+  // A key never exceeds its owner: both the owner's current role and the key's scope must suffice.
+  if (roleOk && scopeAtLeast(principal.scope, minScope)) return undefined;
+  return new AccessDenied(minRole, minScope, `This operation needs an API key of scope ${minScope} or above whose owner has the `
+    + `${minRole} role or above; this key has scope ${principal.scope} and its owner the ${principal.user.role} role (a key never exceeds its owner)`);
 }
 
 export interface AccessInput {
@@ -51,9 +78,7 @@ export async function enforceAccess(authenticator: Authenticator, input: AccessI
   if (principal.user.mustChangePassword && !ALLOWED_BEFORE_PASSWORD_CHANGE.has(input.operationId)) {
     throw new DomainError('auth.password_change_required', 'Choose a new password with POST /api/v1/me/password first');
   }
-  // A key never exceeds its owner: both the owner's current role and the key's scope must suffice.
-  const allowed = roleAtLeast(principal.user.role, access.minRole)
-    && (principal.kind === 'session' || scopeAtLeast(principal.scope, access.minScope));
-  if (!allowed) throw new DomainError('auth.forbidden', 'Your role or key scope is below what this operation needs');
+  const denied = denial(principal, access.minRole, access.minScope);
+  if (denied) throw denied;
   return principal;
 }

@@ -7,6 +7,7 @@ import { openapiPath } from '../infra/paths.js';
 
 export interface Contract {
   api: OpenAPIBackend;
+  /** The file as written (not what is served: createHttpApp serves `document` with its 501 marks, docs.ts). */
   spec: { yaml: string; json: string };
   document: Document;
 }

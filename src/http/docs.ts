@@ -5,11 +5,41 @@
 import express, { type Router } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { descriptionForCode, isProblemCode, statusForCode, titleForCode } from '../handlers/error-status.js';
+import { dump as dumpYaml } from 'js-yaml';
+import type { Document } from 'openapi-backend';
+import {
+  actionForCode, descriptionForCode, isProblemCode, statusForCode, titleForCode,
+} from '../handlers/error-status.js';
+import { usePagePolicy } from './security-headers.js';
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/swagger-ui-bundle.js'));
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The first line of the description of an operation that answers 501. */
+export const NOT_BUILT_NOTE = 'Not built yet: answers 501 not_implemented.';
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+/**
+ * The document as this instance serves it: its own address as the server, and every operation it
+ * does not build yet (NOT_IMPLEMENTED in its handler map) marked `x-not-implemented: true` with a
+ * first line in its description, so Swagger UI and SDK generators show what answers 501.
+ * openapi.yaml itself stays unmarked.
+ */
+export function servedDocument(document: Document, publicUrl: string, notImplemented: ReadonlySet<string>): { yaml: string; json: string } {
+  // A JSON copy (not structuredClone): plain objects of this realm, which the YAML dumper accepts.
+  const served = JSON.parse(JSON.stringify(document)) as Document;
+  served.servers = [{ url: publicUrl, description: 'this instance' }];
+  for (const item of Object.values(served.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item?.[method] as (Record<string, unknown> & { operationId?: string; description?: string }) | undefined;
+      if (!op?.operationId || !notImplemented.has(op.operationId)) continue;
+      op['x-not-implemented'] = true;
+      op.description = op.description ? `${NOT_BUILT_NOTE}\n\n${op.description}` : NOT_BUILT_NOTE;
+    }
+  }
+  return { yaml: dumpYaml(served, { lineWidth: -1, noRefs: true }), json: JSON.stringify(served) };
+}
 
 const INDEX = `<!doctype html>
 <html lang="en">
@@ -41,28 +71,47 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-export function docsRouter(spec: { yaml: string; json: string }, knownCodes: () => string[]): Router {
+const PAGE_FOOT = `<p>Match on the problem document's <code>code</code> field, never on its title. Per-field problems are listed in <code>errors[]</code>; quote <code>request_id</code> when you report an issue.</p>
+<p><a href="/docs/errors">All error codes</a> · <a href="/docs">API reference</a></p>`;
+
+function errorPage(code: string): string {
+  const title = escapeHtml(titleForCode(code));
+  const head = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(code)}</title></head><body>
+<h1><code>${escapeHtml(code)}</code></h1>`;
+  if (!isProblemCode(code)) {
+    return `${head}
+<p>A per-field code, inside a problem&#39;s <code>errors[]</code> (with status 422 <a href="/docs/errors/validation.failed"><code>validation.failed</code></a>). ${title}.</p>
+<p>Each entry names the field (a dotted path such as <code>schedule.timezone</code>) and carries a readable <code>message</code>; fix that field and send the request again.</p>
+${PAGE_FOOT}
+</body></html>`;
+  }
+  return `${head}
+<p>HTTP status ${statusForCode(code)}. ${title}.</p>
+<h2>What causes it</h2>
+<p>${escapeHtml(descriptionForCode(code) ?? '')}</p>
+<h2>What to do</h2>
+<p>${escapeHtml(actionForCode(code) ?? '')}</p>
+${PAGE_FOOT}
+</body></html>`;
+}
+
+export function docsRouter(spec: { yaml: string; json: string }, knownCodes: () => string[], pagePolicy: string): Router {
   const router = express.Router();
   router.get('/api/v1/openapi.yaml', (_req, res) => { res.type('application/yaml').send(spec.yaml); });
   router.get('/api/v1/openapi.json', (_req, res) => { res.type('application/json').send(spec.json); });
-  router.get(['/docs', '/docs/'], (_req, res) => { res.type('html').send(INDEX); });
+  router.get(['/docs', '/docs/'], (_req, res) => { usePagePolicy(res, pagePolicy); res.type('html').send(INDEX); });
   router.get('/docs/init.js', (_req, res) => { res.type('application/javascript').send(INIT); });
   router.use('/docs/assets', (_req, res, next) => { res.locals.route = '/docs/assets'; next(); },
     express.static(swaggerUiDir, { index: false, maxAge: '1h' }));
   router.get('/docs/errors', (_req, res) => {
     const rows = knownCodes().sort().map((code) => `<li><a href="/docs/errors/${escapeHtml(code)}"><code>${escapeHtml(code)}</code></a> — ${escapeHtml(titleForCode(code))}</li>`);
+    // Error pages load nothing: the API's policy (default-src 'none') fits them.
     res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Herald error codes</title></head><body><h1>Herald error codes</h1><ul>${rows.join('')}</ul></body></html>`);
   });
   router.get('/docs/errors/:code', (req, res, next) => {
     const code = req.params.code;
     if (!knownCodes().includes(code)) { next(); return; }
-    res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(code)}</title></head><body>
-<h1><code>${escapeHtml(code)}</code></h1>
-<p>${isProblemCode(code) ? `HTTP status ${statusForCode(code)}` : 'A per-field code, inside a problem&#39;s <code>errors[]</code>'}. ${escapeHtml(titleForCode(code))}.</p>
-${descriptionForCode(code) ? `<p>${escapeHtml(descriptionForCode(code)!)}</p>` : ''}
-<p>Match on the problem document's <code>code</code> field, never on its title. Per-field problems are listed in <code>errors[]</code>; quote <code>request_id</code> when you report an issue.</p>
-<p><a href="/docs/errors">All error codes</a> · <a href="/docs">API reference</a></p>
-</body></html>`);
+    res.type('html').send(errorPage(code));
   });
   return router;
 }

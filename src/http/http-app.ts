@@ -3,22 +3,27 @@
  * → one response writer. Errors from anywhere become problem documents.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import type { OpenAPIBackend, Context } from 'openapi-backend';
+import { parse as parseCookies } from 'cookie';
+import type { OpenAPIBackend, Context, Document } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
-import { operationMeta, type OperationId } from '../generated/operations.js';
+import { operationIds, operationMeta, type OperationId } from '../generated/operations.js';
 import { NOT_IMPLEMENTED, type AnyResult, type HandlerMap, type HandlerRequest, type RequestContext } from '../handlers/types.js';
 import type { Authenticator } from '../domain/identity/principal.js';
 import { DomainError } from '../core/errors.js';
-import { newId } from '../core/ids.js';
 import type { Logger } from '../infra/log/logger.js';
-import { buildProblem, sendProblem } from './problem.js';
-import { enforceAccess } from './access.js';
+import { buildProblem, sendProblem, type ProblemMembers } from './problem.js';
+import { AccessDenied, enforceAccess } from './access.js';
 import { toFieldProblems } from '../infra/validation/ajv-errors.js';
-import { docsRouter } from './docs.js';
-import { documentedCodes, isProblemCode } from '../handlers/error-status.js';
+import { docsRouter, servedDocument } from './docs.js';
+import { documentedCodes, isProblemCode, statusForCode } from '../handlers/error-status.js';
 import { pagesRouter } from './pages.js';
 import { isRedisUnavailable } from '../infra/queue/queues.js';
+import { SSE_HEARTBEAT_MS, writeResult } from './respond.js';
+import { pagePolicy, securityHeaders } from './security-headers.js';
+import { cors } from './cors.js';
+import { challengeOf, localsOf, requestLog, requestSignal, type RequestDone } from './request-log.js';
+
+export type { RequestDone };
 
 export interface HttpAppDeps {
   publicUrl: string;
@@ -28,32 +33,28 @@ export interface HttpAppDeps {
   handlers: HandlerMap;
   authenticator: Authenticator;
   logger: Logger;
-  spec: { yaml: string; json: string };
+  /** openapi.yaml, parsed; served with this instance's address and its 501 operations marked. */
+  document: Document;
   bodyLimit?: string;
   /** When given, the only operations served; every other path answers 404 (a probe listener). */
   only?: ReadonlySet<string>;
-  /** Called once per finished request, e.g. to feed metrics. */
-  onRequestDone?: (info: { operationId: string | undefined; status: number; seconds: number }) => void;
+  /** Called once per finished (or abandoned) request, e.g. to feed metrics. */
+  onRequestDone?: (info: RequestDone) => void;
+  /** Aborted when the process drains: open event streams end (`event: shutdown`), so server.close() is not held up. */
+  shutdownSignal?: AbortSignal;
+  /** Milliseconds between heartbeat comments on event streams (default 15 s). */
+  sseHeartbeatMs?: number;
+  /** SVC_CORS_ORIGINS: exact origins allowed to call the API from a browser; empty or absent: CORS off. */
+  corsOrigins?: readonly string[];
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 const ROUTED_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
 /** HEAD is answered as GET without the body (express leaves the body out). */
 const routingMethod = (method: string) => (method === 'HEAD' ? 'GET' : method);
-const QUIET_OPERATIONS = new Set<string>(['getLiveness', 'getReadiness', 'getMetrics']);
 const STORE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED',
   'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P03', '53300',
   '57014', // statement timeout: the store is too slow right now
 ]);
-
-interface Locals {
-  requestId: string;
-  operationId?: OperationId;
-  route?: string;
-  userId?: string;
-}
-
-const localsOf = (res: Response) => res.locals as Locals;
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -73,12 +74,6 @@ function bearerOf(req: Request, hasSession: boolean): string | undefined {
   return hasSession ? undefined : header;
 }
 
-/** The route a served page matched in its express router (e.g. /docs/errors/:code), if any. */
-function pageRouteOf(req: Request): string | undefined {
-  const p = (req as { route?: { path?: string | string[] } }).route?.path;
-  return Array.isArray(p) ? p[0] : p;
-}
-
 function errorCodeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown; cause?: { code?: unknown } })?.code ?? (err as { cause?: { code?: unknown } })?.cause?.code;
   return typeof code === 'string' ? code : undefined;
@@ -91,42 +86,42 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   app.set('trust proxy', deps.trustProxy);
   app.set('query parser', 'simple');
 
-  const problem = (res: Response, code: string, detail?: string, extras: DomainError['extras'] = {}) =>
-    sendProblem(res, buildProblem(errorsBase, localsOf(res).requestId, code, detail, extras), extras.retryAfterSeconds);
-
-  // 1. Request id and the request log line.
-  app.use((req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId();
-    localsOf(res).requestId = requestId;
-    res.setHeader('X-Request-ID', requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const { operationId, route, userId } = localsOf(res);
-      const quiet = operationId !== undefined && QUIET_OPERATIONS.has(operationId) && res.statusCode < 400;
-      // 501 (not built yet) and 503 from the readiness probe are answers, not faults.
-      const expected = res.statusCode === 501 || (operationId === 'getReadiness' && res.statusCode === 503);
-      const level = quiet ? 'debug' : expected ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
-      deps.logger.log(level, 'http request', {
-        request_id: requestId, method: req.method, route: route ?? pageRouteOf(req) ?? 'unmatched', operation_id: operationId,
-        status: res.statusCode, duration_ms: Math.round(seconds * 1000), user_id: userId,
-      });
-      deps.onRequestDone?.({ operationId, status: res.statusCode, seconds });
-    });
-    next();
-  });
-
-  // 2. The description, Swagger UI and error pages.
-  if (!deps.only) {
-    app.use(docsRouter(deps.spec, documentedCodes));
-    app.use(pagesRouter());
-  }
-
-  // 3. The operation, known before the body is read: its route names the request's log line
-  //    whatever happens next, and a body sent to no operation is answered by routing (404/405).
+  const problem = (res: Response, code: string, detail?: string, extras: DomainError['extras'] = {}, members?: ProblemMembers) => {
+    if (statusForCode(code) === 401) res.setHeader('WWW-Authenticate', challengeOf(localsOf(res).operationId, res.req.headers.authorization));
+    sendProblem(res, buildProblem(errorsBase, localsOf(res).requestId, code, detail, extras, members), extras.retryAfterSeconds);
+  };
   const matchOperation = (method: string, path: string) =>
     deps.api.router.matchOperation({ method: routingMethod(method), path, headers: {} }) as { operationId?: string; path: string } | undefined;
+  /** The methods a path answers on this listener (HEAD wherever GET). */
+  const methodsOf = (path: string): string[] => {
+    const allowed = ROUTED_METHODS.filter((m) => {
+      const op = matchOperation(m, path);
+      return op?.operationId !== undefined && (!deps.only || deps.only.has(op.operationId));
+    });
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    return allowed;
+  };
+
+  // 1. Request id, the request log line and metrics.
+  app.use(requestLog(deps.logger, deps.onRequestDone));
+
+  // 2. Security headers on every answer, and CORS (OPTIONS is answered there).
+  app.use(securityHeaders(deps.publicUrl));
+  app.use(cors({
+    origins: deps.corsOrigins ?? [], methodsOf,
+    notFound: (_req, res) => problem(res, 'not_found', 'There is nothing at this address'),
+  }));
+
+  // 3. The description, Swagger UI and error pages.
+  if (!deps.only) {
+    const notBuilt = new Set(operationIds.filter((id) => deps.handlers[id] === NOT_IMPLEMENTED));
+    const policy = pagePolicy(deps.publicUrl);
+    app.use(docsRouter(servedDocument(deps.document, deps.publicUrl, notBuilt), documentedCodes, policy));
+    app.use(pagesRouter(policy));
+  }
+
+  // 4. The operation, known before the body is read: its route names the request's log line
+  //    whatever happens next, and a body sent to no operation is answered by routing (404/405).
   app.use((req, res, next) => {
     const op = matchOperation(req.method, req.path);
     if (op?.operationId && (!deps.only || deps.only.has(op.operationId))) {
@@ -136,7 +131,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     next();
   });
 
-  // 4. Bodies: JSON only, bounded.
+  // 5. Bodies: JSON only, bounded.
   app.use((req, res, next) => {
     if (localsOf(res).route === undefined) { next(); return; }
     if (!hasBody(req) || ['GET', 'HEAD', 'OPTIONS'].includes(req.method)) { next(); return; }
@@ -147,9 +142,19 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     }
     next();
   });
-  const parseJson = express.json({ limit: deps.bodyLimit ?? '1mb', strict: false, type: ['application/json', 'application/*+json'] });
+  // An empty body (Content-Length: 0, or chunked with no bytes) is no body: body-parser would make it {}.
+  const parseJson = express.json({
+    limit: deps.bodyLimit ?? '1mb', strict: false, type: ['application/json', 'application/*+json'],
+    verify: (req, _res, buf) => { if (buf.length === 0) (req as { emptyBody?: boolean }).emptyBody = true; },
+  });
   // Only a body sent to an operation is read; routing answers the rest (404/405) unread.
-  app.use((req, res, next) => { if (localsOf(res).route === undefined) next(); else parseJson(req, res, next); });
+  app.use((req, res, next) => {
+    if (localsOf(res).route === undefined) { next(); return; }
+    parseJson(req, res, (err?: unknown) => {
+      if (!err && (req as { emptyBody?: boolean }).emptyBody) req.body = undefined;
+      next(err);
+    });
+  });
   app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') { problem(res, 'request.too_large', `The body exceeds ${deps.bodyLimit ?? '1mb'}`); return; }
@@ -160,7 +165,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     next(err);
   });
 
-  // 5. Routing, access, validation and the handler, all from openapi.yaml.
+  // 6. Routing, access, validation and the handler, all from openapi.yaml.
   const dispatch = async (context: Context, req: Request, res: Response): Promise<void> => {
     const operationId = context.operation.operationId as OperationId;
     if (deps.only && !deps.only.has(operationId)) throw new DomainError('not_found', 'This process serves its probes and metrics only');
@@ -203,6 +208,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       sessionToken: credentials.sessionToken,
       deviceTokens: Object.fromEntries(Object.entries(cookies).filter(([name, v]) => name.startsWith('svc_device_') && !!v)) as Record<string, string>,
       log: deps.logger.child({ request_id: locals.requestId }),
+      signal: requestSignal(res, deps.shutdownSignal),
     };
     const headers: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -214,18 +220,17 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       ctx,
     } as HandlerRequest<typeof operationId>;
     const result = await (handler as unknown as (r: typeof request) => Promise<AnyResult>)(request);
-    await writeResult(res, result, deps.publicUrl.startsWith('https:'));
+    await writeResult(res, result, {
+      secureCookies: deps.publicUrl.startsWith('https:'), head: req.method === 'HEAD',
+      heartbeatMs: deps.sseHeartbeatMs ?? SSE_HEARTBEAT_MS, shutdown: deps.shutdownSignal,
+    });
   };
 
   deps.api.register({
     notFound: (_c: Context, _req: Request, res: Response) => problem(res, 'not_found', 'There is nothing at this address'),
     methodNotAllowed: (_c: Context, req: Request, res: Response) => {
-      const allowed = ROUTED_METHODS.filter((m) => {
-        const op = matchOperation(m, req.path);
-        return op?.operationId !== undefined && (!deps.only || deps.only.has(op.operationId));
-      });
+      const allowed = methodsOf(req.path);
       if (allowed.length === 0) { problem(res, 'not_found', 'There is nothing at this address'); return; }
-      if (allowed.includes('GET')) allowed.push('HEAD');
       res.setHeader('Allow', allowed.join(', '));
       problem(res, 'request.method_not_allowed', `This path accepts ${allowed.join(', ')}`);
     },
@@ -234,8 +239,11 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
 
   app.use(async (req, res, next) => {
     try {
+      // A JSON string body goes to openapi-backend as its JSON text: it re-parses strings, and
+      // would call a valid "text" body invalid JSON instead of the wrong type.
+      const body: unknown = typeof req.body === 'string' ? JSON.stringify(req.body) : req.body;
       await deps.api.handleRequest(
-        { method: routingMethod(req.method), path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
+        { method: routingMethod(req.method), path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body },
         req, res,
       );
     } catch (err) {
@@ -243,13 +251,18 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     }
   });
 
-  // 6. Anything thrown becomes a problem document; a 500 says nothing beyond its request id.
+  // 7. Anything thrown becomes a problem document; a 500 says nothing beyond its request id.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) { res.destroy(); return; }
+    if (res.headersSent) {
+      // A stream broke after its first bytes: the client sees a cut connection, never a short answer.
+      deps.logger.warn('an answer broke off after it started', { request_id: localsOf(res).requestId, err });
+      res.destroy();
+      return;
+    }
     if (err instanceof DomainError) {
       // A code the contract's catalogue does not list answers 500 (statusForCode); say why.
       if (!isProblemCode(err.code)) deps.logger.error('an error code missing from openapi.yaml x-problem-codes', { request_id: localsOf(res).requestId, code: err.code, err });
-      problem(res, isProblemCode(err.code) ? err.code : 'internal', err.message, err.extras);
+      problem(res, isProblemCode(err.code) ? err.code : 'internal', err.message, err.extras, err instanceof AccessDenied ? err.members : undefined);
       return;
     }
     const code = errorCodeOf(err);
@@ -262,22 +275,4 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     problem(res, 'internal');
   });
   return app;
-}
-
-async function writeResult(res: Response, result: AnyResult, secureCookies: boolean): Promise<void> {
-  if ('raw' in result) { await result.raw(res); return; }
-  for (const cookie of result.cookies ?? []) {
-    res.append('Set-Cookie', serializeCookie(cookie.name, cookie.value, {
-      httpOnly: cookie.httpOnly, sameSite: 'lax', secure: secureCookies, path: cookie.path ?? '/', maxAge: cookie.maxAge,
-    }));
-  }
-  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-  res.status(result.status);
-  if (result.body === undefined) { res.end(); return; }
-  if (typeof result.body === 'string' || Buffer.isBuffer(result.body)) {
-    res.type(result.contentType ?? 'text/plain').send(result.body);
-    return;
-  }
-  // A final newline, so that a shell prompt after `curl` starts on its own line.
-  res.type(result.contentType ?? 'application/json').send(`${JSON.stringify(result.body)}\n`);
 }

@@ -4,6 +4,7 @@
  * POST /api/v1/auth/password-reset/confirm.
  */
 import express, { type Router } from 'express';
+import { usePagePolicy } from './security-headers.js';
 
 const RESET_PAGE = `<!doctype html>
 <html lang="en">
@@ -40,9 +41,9 @@ const RESET_SCRIPT = `document.getElementById('reset').addEventListener('submit'
 });
 `;
 
-export function pagesRouter(): Router {
+export function pagesRouter(pagePolicy: string): Router {
   const router = express.Router();
-  router.get('/reset-password', (_req, res) => { res.type('html').send(RESET_PAGE); });
+  router.get('/reset-password', (_req, res) => { usePagePolicy(res, pagePolicy); res.type('html').send(RESET_PAGE); });
   router.get('/reset-password.js', (_req, res) => { res.type('application/javascript').send(RESET_SCRIPT); });
   return router;
 }

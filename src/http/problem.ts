@@ -6,8 +6,11 @@ import type { components } from '../generated/openapi.js';
 /** The Problem schema of openapi.yaml. */
 export type ProblemDocument = components['schemas']['Problem'];
 
+/** Extension members some codes add (required_role / required_scope on 403 auth.forbidden). */
+export type ProblemMembers = Pick<ProblemDocument, 'required_role' | 'required_scope'>;
+
 export function buildProblem(
-  errorsBase: string, requestId: string, code: string, detail?: string, extras: DomainErrorExtras = {},
+  errorsBase: string, requestId: string, code: string, detail?: string, extras: DomainErrorExtras = {}, members: ProblemMembers = {},
 ): ProblemDocument {
   const status = statusForCode(code);
   const problem: ProblemDocument = {
@@ -21,7 +24,7 @@ export function buildProblem(
   if (detail !== undefined && status < 500) problem.detail = detail;
   if (extras.errors && extras.errors.length > 0) problem.errors = extras.errors;
   if (extras.dependents) problem.dependents = extras.dependents;
-  return problem;
+  return { ...problem, ...members };
 }
 
 export function sendProblem(res: Response, problem: ProblemDocument, retryAfterSeconds?: number): void {

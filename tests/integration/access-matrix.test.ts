@@ -75,6 +75,22 @@ function expectation(caller: Caller, id: OperationId): 'allowed' | 'auth.unauthe
     ? 'allowed' : 'auth.forbidden';
 }
 
+/** A 403 auth.forbidden names what was needed: the operation's role, and for keys its scope too. */
+function needed(caller: Caller, id: OperationId): Record<string, unknown> {
+  const { access } = metaOf(id);
+  if (access.public) return {};
+  return caller.kind === 'key' ? { required_role: access.minRole, required_scope: access.minScope } : { required_role: access.minRole };
+}
+
+function neededOf(body: { required_role?: string; required_scope?: string; detail?: string }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (body.required_role !== undefined) out.required_role = body.required_role;
+  if (body.required_scope !== undefined) out.required_scope = body.required_scope;
+  // The detail says it in words, too.
+  for (const v of Object.values(out)) if (!body.detail?.includes(String(v))) out.detail = body.detail;
+  return out;
+}
+
 beforeAll(async () => {
   h = await startHerald();
   admin = await setupAdmin(h);
@@ -116,6 +132,8 @@ describe('the access matrix covers every operation of openapi.yaml', () => {
       } else {
         expect([seen, res.body.code]).toEqual([seen, expected]);
         expect(res.status).toBe(expected === 'auth.unauthenticated' ? 401 : 403);
+        if (expected === 'auth.forbidden') expect([seen, neededOf(res.body)]).toEqual([seen, needed(caller, id)]);
+        if (expected === 'auth.unauthenticated') expect([seen, res.headers['www-authenticate']]).toEqual([seen, expect.stringMatching(/^Bearer realm="herald"/)]);
       }
     }
   });

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { load as loadYaml } from 'js-yaml';
 import request from 'supertest';
-import { startHerald, type Herald } from '../support/harness.js';
+import { clientFor, startHerald, type Herald } from '../support/harness.js';
 import { documentedCodes } from '../../src/handlers/error-status.js';
 
 let h: Herald;
-beforeAll(async () => { h = await startHerald(); });
+// A probe listener too (not bound: the tests call its handler), to check its headers.
+beforeAll(async () => { h = await startHerald({ env: { SVC_PROBE_LISTEN: '127.0.0.1:9' } }); });
 afterAll(async () => { await h.stop(); });
 
 describe('the HTTP edge', () => {
@@ -60,7 +63,64 @@ describe('the HTTP edge', () => {
   it('reports a missing body on the field "body"', async () => {
     const res = await h.http.post('/api/v1/setup');
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'body', code: 'validation.required' })]);
+    expect(res.body.errors).toEqual([{ field: 'body', code: 'validation.required', message: 'a JSON body is required' }]);
+  });
+
+  it('reports an empty body, and a body that is no JSON object, on "body" in words that name nothing internal', async () => {
+    const empty = await h.http.post('/api/v1/setup').set('Content-Type', 'application/json').set('Content-Length', '0').send('');
+    expect(empty.body.errors).toEqual([{ field: 'body', code: 'validation.required', message: 'a JSON body is required' }]);
+    for (const body of ['null', '[]', '"text"', '42']) {
+      const res = await h.http.post('/api/v1/setup').set('Content-Type', 'application/json').send(body);
+      expect([body, res.status, res.body.errors?.[0]?.field]).toEqual([body, 422, 'body']);
+      expect(res.body.errors[0].message).toMatch(/^the body must be a JSON object$|^a JSON body is required$/);
+    }
+    const unknown = await h.http.post('/api/v1/setup').send({ name: 'A', email: 'a@example.com', password: 'correct horse battery', colour: 'blue' });
+    expect(unknown.body.errors).toEqual([{ field: 'colour', code: 'validation.unknown_field', message: 'is not a field this operation accepts' }]);
+    const missing = await h.http.post('/api/v1/setup').send({ email: 'a@example.com', password: 'correct horse battery' });
+    expect(missing.body.errors).toEqual([{ field: 'name', code: 'validation.required', message: 'is required' }]);
+    for (const res of [empty, unknown, missing]) expect(res.text).not.toMatch(/requestBody|'query'|'path'|'header'/);
+  });
+
+  it('answers 401 with WWW-Authenticate naming the accepted schemes', async () => {
+    const none = await h.http.get('/api/v1/me');
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe(
+      'Bearer realm="herald", Cookie realm="herald", form-action="/api/v1/auth/login", cookie-name="svc_session"');
+    const badKey = await h.http.get('/api/v1/me').set('Authorization', 'Bearer hk_not-a-key-at-all-000000000000000');
+    expect(badKey.headers['www-authenticate']).toMatch(/^Bearer realm="herald", error="invalid_token", Cookie realm="herald"/);
+    const badLogin = await h.http.post('/api/v1/auth/login').send({ email: 'nobody@example.com', password: 'wrong password here' });
+    expect([badLogin.status, badLogin.headers['www-authenticate']]).toEqual([401, expect.stringMatching(/^Bearer realm="herald"/)]);
+    // Other statuses carry no challenge.
+    expect((await h.http.get('/api/v1/no-such-thing')).headers['www-authenticate']).toBeUndefined();
+  });
+
+  it('sends the security headers on every answer: API, problem documents, the document, docs, pages and the probe listener', async () => {
+    const probe = clientFor(h.process.probeApp!);
+    const answers = [
+      ['api', await h.http.get('/health/live')],
+      ['problem', await h.http.get('/api/v1/no-such-thing')],
+      ['401', await h.http.get('/api/v1/me')],
+      ['document', await h.http.get('/api/v1/openapi.json')],
+      ['swagger ui', await h.http.get('/docs')],
+      ['asset', await h.http.get('/docs/assets/swagger-ui.css')],
+      ['error page', await h.http.get('/docs/errors/not_found')],
+      ['reset page', await request(h.process.app!).get('/reset-password')], // a page, not an operation: read unchecked
+      ['probe', await probe.get('/metrics')],
+      ['probe 404', await probe.get('/api/v1/me')],
+    ] as const;
+    for (const [what, res] of answers) {
+      expect([what, res.headers['x-content-type-options'], res.headers['x-frame-options'], res.headers['referrer-policy']])
+        .toEqual([what, 'nosniff', 'DENY', 'no-referrer']);
+      expect([what, res.headers['content-security-policy']]).toEqual([what, expect.stringContaining("frame-ancestors 'none'")]);
+      // Plain http: no HSTS (it is sent only when SVC_PUBLIC_URL is https).
+      expect([what, res.headers['strict-transport-security']]).toEqual([what, undefined]);
+    }
+    // API answers may load and run nothing; Swagger UI runs its own files only, never inline script.
+    expect(answers[0][1].headers['content-security-policy']).toMatch(/^default-src 'none'/);
+    const ui = answers[4][1].headers['content-security-policy'] as string;
+    expect(ui).toMatch(/script-src 'self'(;|$)/);
+    expect(ui).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(answers[4][1].text).not.toMatch(/<script>|<script [^>]*>[^<]|style=/);
   });
 
   it('answers malformed JSON with 400 request.malformed', async () => {
@@ -129,6 +189,36 @@ describe('the HTTP edge', () => {
     expect(page.text).toContain('422');
     const unknown = await h.http.get('/docs/errors/no.such.code');
     expect(unknown.status).toBe(404);
+  });
+
+  it('answers CORS deliberately when SVC_CORS_ORIGINS is unset: no Access-Control-* header, preflight 204 without allow headers', async () => {
+    const get = await h.http.get('/api/v1/me').set('Origin', 'https://app.example.com');
+    const preflight = await request(h.process.app!).options('/api/v1/users').set('Origin', 'https://app.example.com')
+      .set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'content-type');
+    for (const res of [get, preflight]) {
+      expect(Object.keys(res.headers).filter((k) => k.startsWith('access-control-'))).toEqual([]);
+    }
+    expect([preflight.status, preflight.headers.allow, preflight.text]).toEqual([204, 'GET, POST, HEAD, OPTIONS', '']);
+    const nowhere = await request(h.process.app!).options('/api/v1/nowhere');
+    expect([nowhere.status, nowhere.body.code]).toEqual([404, 'not_found']);
+    expect(nowhere.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('explains on each problem code\'s page what causes it and what to do, from the catalogue', async () => {
+    const doc = loadYaml(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as {
+      components: { 'x-problem-codes': Record<string, { description?: string; action?: string }> };
+    };
+    const catalogue = Object.entries(doc.components['x-problem-codes']);
+    expect(catalogue.length).toBeGreaterThan(30);
+    const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    for (const [code, entry] of catalogue) {
+      expect([code, typeof entry.description, typeof entry.action]).toEqual([code, 'string', 'string']);
+      expect([code, entry.description!.trim().length > 20, entry.action!.trim().length > 20]).toEqual([code, true, true]);
+      const page = await h.http.get(`/docs/errors/${code}`);
+      expect([code, page.text.includes(escape(entry.description!.trim())), page.text.includes(escape(entry.action!.trim()))]).toEqual([code, true, true]);
+      expect(page.text).toContain('What causes it');
+      expect(page.text).toContain('What to do');
+    }
   });
 
   it('explains every code it can answer with at its type URL', async () => {

@@ -72,11 +72,34 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('counts HTTP requests by operation, method and status, with every unmatched path under one label', async () => {
+    const before = await open.http.get('/metrics');
+    const count = (text: string, labels: string) => sample(text, `svc_http_requests_total\\{${labels}\\}`) ?? 0;
+    await open.http.get('/health/live');
+    await open.http.get('/health/live');
+    await open.http.get('/api/v1/me');
+    for (let i = 0; i < 5; i += 1) await open.http.get(`/api/v1/random-${i}-${Date.now()}`);
+    await open.http.get('/docs/errors/not_found');
+    const after = (await open.http.get('/metrics')).text;
+    const live = 'operation="getLiveness",method="GET",status="200"';
+    expect(count(after, live) - count(before.text, live)).toBe(2);
+    expect(count(after, 'operation="getMe",method="GET",status="401"') - count(before.text, 'operation="getMe",method="GET",status="401"')).toBe(1);
+    const unmatched = 'operation="unmatched",method="GET",status="404"';
+    expect(count(after, unmatched) - count(before.text, unmatched)).toBe(5);
+    expect(count(after, 'operation="page",method="GET",status="200"')).toBeGreaterThanOrEqual(1);
+    // Bounded cardinality: no label ever holds a raw path.
+    expect(after).not.toMatch(/svc_http_[a-z_]+\{[^}]*random-/);
+    expect(after).toMatch(/^# TYPE svc_http_request_duration_seconds histogram$/m);
+    expect(after).toMatch(/^svc_http_request_duration_seconds_bucket\{le="0\.005",operation="getLiveness",method="GET",status="200"\} \d+$/m);
+    expect(after).toMatch(/^svc_http_request_duration_seconds_count\{operation="unmatched",method="GET",status="404"\} \d+$/m);
+  });
+
   describe('with SVC_METRICS_TOKEN set', () => {
     it('answers 401 auth.unauthenticated without a bearer token', async () => {
       const res = await guarded.http.get('/metrics');
       expect(res.status).toBe(401);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="herald-metrics"');
       expect(res.body).toMatchObject({ code: 'auth.unauthenticated', status: 401 });
       expect(res.text).not.toContain('svc_');
     });

@@ -4,6 +4,8 @@
  * operation may join it silently.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { load as loadYaml } from 'js-yaml';
 import { operationMeta, type OperationId } from '../../src/generated/operations.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { setupAdmin, type SessionClient } from '../support/identity.js';
@@ -46,4 +48,24 @@ it('answers 501 not_implemented for exactly the operations not built yet', async
     }
   }
   expect(answering501.sort()).toEqual([...NOT_YET_BUILT].sort());
+});
+
+type Doc = { paths: Record<string, Record<string, { operationId?: string; description?: string; 'x-not-implemented'?: boolean }>> };
+const operationsOf = (doc: Doc) => Object.values(doc.paths).flatMap((item) =>
+  (['get', 'put', 'post', 'patch', 'delete'] as const).map((m) => item[m]).filter((op) => op !== undefined));
+
+it('marks exactly these operations in the served document (JSON and YAML), and Swagger UI with it', async () => {
+  const json = (await h.http.get('/api/v1/openapi.json')).body as Doc;
+  const yaml = loadYaml((await h.http.get('/api/v1/openapi.yaml')).text) as Doc;
+  for (const doc of [json, yaml]) {
+    const marked = operationsOf(doc).filter((op) => op['x-not-implemented'] === true);
+    expect(marked.map((op) => op.operationId).sort()).toEqual([...NOT_YET_BUILT].sort());
+    for (const op of marked) expect(op.description?.split('\n')[0]).toBe('Not built yet: answers 501 not_implemented.');
+    for (const op of operationsOf(doc).filter((o) => o['x-not-implemented'] !== true)) {
+      expect([op.operationId, op.description ?? '']).not.toEqual([op.operationId, expect.stringContaining('Not built yet')]);
+    }
+  }
+  // The repository's document stays unmarked: the marks come from the handler map at serve time.
+  const source = loadYaml(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as Doc;
+  expect(operationsOf(source).filter((op) => op['x-not-implemented'] !== undefined || op.description?.includes('Not built yet'))).toEqual([]);
 });

@@ -89,6 +89,20 @@ describe('loadSettings', () => {
   });
 });
 
+describe('SVC_CORS_ORIGINS', () => {
+  it('is off (empty) by default and takes a comma list of exact origins', () => {
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).corsOrigins).toEqual([]);
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }, { cwd: dir }).corsOrigins)
+      .toEqual(['https://app.example.com', 'http://localhost:5173']);
+  });
+
+  it.each(['*', 'app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'https://App.example.com', 'ftp://x.example.com', 'https://app.example.com:443'])(
+    'refuses %s, naming the setting', (bad) => {
+      expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_CORS_ORIGINS: bad }).message).toMatch(/^SVC_CORS_ORIGINS: /);
+    },
+  );
+});
+
 describe('SVC_TRUST_PROXY', () => {
   it('trusts loopback proxies by default, and takes addresses, CIDRs, named ranges or none', () => {
     expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).trustProxy).toEqual(['loopback']);

@@ -1,6 +1,7 @@
 /**
  * Every svc_* metric of api-spec.md, registered at start on a registry of this process, plus the
- * default runtime and process collectors. The issues that produce the events feed them.
+ * default runtime and process collectors. The issues that produce the events feed them. Beyond
+ * the spec's table: HTTP requests by operation (svc_http_*), fed by the HTTP edge.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -24,6 +25,17 @@ function readOr(read: () => Promise<number>, onError: (err: unknown) => void) {
     }
   };
 }
+
+/** One answered request; operation is an operationId, "page", "options" or "unmatched" (bounded labels). */
+export interface HttpRequestSample {
+  operation: string;
+  method: string;
+  status: number;
+  seconds: number;
+}
+
+/** From fast probes to slow reports and long downloads; event streams land in +Inf. */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export function createMetrics(version: string, shared: SharedGauges, onCollectError: (err: unknown) => void = () => undefined) {
   const registry = new Registry();
@@ -63,9 +75,23 @@ export function createMetrics(version: string, shared: SharedGauges, onCollectEr
     buildInfo: new Gauge({
       name: 'svc_build_info', help: 'Always 1; the version is the label', labelNames: ['version'] as const, registers: [registry],
     }),
+    httpRequestsTotal: new Counter({
+      name: 'svc_http_requests_total', help: 'Answered HTTP requests by operation, method and status',
+      labelNames: ['operation', 'method', 'status'] as const, registers: [registry],
+    }),
+    httpRequestDuration: new Histogram({
+      name: 'svc_http_request_duration_seconds', help: 'Duration of HTTP requests, from arrival to the last byte of the answer',
+      labelNames: ['operation', 'method', 'status'] as const, buckets: HTTP_BUCKETS, registers: [registry],
+    }),
   };
   metrics.buildInfo.set({ version }, 1);
-  return metrics;
+  /** Feeds svc_http_*; the HTTP edge calls it once per request (HttpAppDeps.onRequestDone). */
+  const observeHttpRequest = (r: HttpRequestSample): void => {
+    const labels = { operation: r.operation, method: r.method, status: String(r.status) };
+    metrics.httpRequestsTotal.inc(labels);
+    metrics.httpRequestDuration.observe(labels, r.seconds);
+  };
+  return { ...metrics, observeHttpRequest };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

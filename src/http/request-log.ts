@@ -1,0 +1,103 @@
+/**
+ * The first step of every request: its id (X-Request-ID), and once it is answered (or abandoned by
+ * the client) its log line and its metrics sample.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import type { OperationId } from '../generated/operations.js';
+import { newId } from '../core/ids.js';
+import type { Logger } from '../infra/log/logger.js';
+
+/** What the edge knows of a request as it goes (res.locals). */
+export interface Locals {
+  requestId: string;
+  operationId?: OperationId;
+  route?: string;
+  userId?: string;
+}
+
+export const localsOf = (res: Response) => res.locals as Locals;
+
+/** One request, with labels of bounded cardinality (operation: an operationId, "page", "options" or "unmatched"). */
+export interface RequestDone {
+  operation: string;
+  method: string;
+  status: number;
+  seconds: number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+const METRIC_METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS']);
+const QUIET_OPERATIONS = new Set<string>(['getLiveness', 'getReadiness', 'getMetrics']);
+
+/** The route a served page matched in its express router (e.g. /docs/errors/:code), if any. */
+function pageRouteOf(req: Request): string | undefined {
+  const p = (req as { route?: { path?: string | string[] } }).route?.path;
+  return Array.isArray(p) ? p[0] : p;
+}
+
+/** The metric label of a request: never the raw path, so a scan of random paths adds no series. */
+function operationLabel(req: Request, res: Response, pageRoute: string | undefined): string {
+  const { operationId } = localsOf(res);
+  if (operationId) return operationId;
+  if (req.method === 'OPTIONS' && res.statusCode === 204) return 'options';
+  return pageRoute !== undefined ? 'page' : 'unmatched';
+}
+
+export function requestLog(logger: Logger, onRequestDone: ((info: RequestDone) => void) | undefined): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId();
+    localsOf(res).requestId = requestId;
+    res.setHeader('X-Request-ID', requestId);
+    const started = process.hrtime.bigint();
+    let reported = false;
+    // 'finish': the answer is complete; 'close' without it: the client went away first.
+    const done = () => {
+      if (reported) return;
+      reported = true;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const { operationId, route, userId } = localsOf(res);
+      const pageRoute = route ?? pageRouteOf(req);
+      const quiet = operationId !== undefined && QUIET_OPERATIONS.has(operationId) && res.statusCode < 400;
+      // 501 (not built yet) and 503 from the readiness probe are answers, not faults.
+      const expected = res.statusCode === 501 || (operationId === 'getReadiness' && res.statusCode === 503);
+      const level = quiet ? 'debug' : expected ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
+      logger.log(level, 'http request', {
+        request_id: requestId, method: req.method, route: pageRoute ?? 'unmatched', operation_id: operationId,
+        status: res.statusCode, duration_ms: Math.round(seconds * 1000), user_id: userId,
+        ...(res.writableFinished ? {} : { aborted: true }),
+      });
+      onRequestDone?.({
+        operation: operationLabel(req, res, pageRoute), method: METRIC_METHODS.has(req.method) ? req.method : 'OTHER',
+        status: res.statusCode, seconds,
+      });
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
+}
+
+/**
+ * What a 401 asks for (RFC 9110 §11.6.1): API keys as bearer tokens (RFC 6750, with
+ * error="invalid_token" when one was sent and refused), and browser sessions as the cookie set by
+ * signing in (the Cookie scheme of draft-broyer-http-cookie-auth); /metrics wants its own token.
+ */
+export function challengeOf(operationId: string | undefined, authorization: string | undefined): string {
+  const invalid = authorization !== undefined && /^Bearer\s/i.test(authorization) ? ', error="invalid_token"' : '';
+  if (operationId === 'getMetrics') return `Bearer realm="herald-metrics"${invalid}`;
+  return `Bearer realm="herald"${invalid}, Cookie realm="herald", form-action="/api/v1/auth/login", cookie-name="svc_session"`;
+}
+
+/** A handler's ctx.signal: aborted when the client leaves before the answer is complete, or when the process drains. */
+export function requestSignal(res: Response, shutdown: AbortSignal | undefined): AbortSignal {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (shutdown?.aborted) abort();
+  shutdown?.addEventListener('abort', abort);
+  res.on('close', () => {
+    shutdown?.removeEventListener('abort', abort);
+    if (!res.writableFinished) abort();
+  });
+  return controller.signal;
+}

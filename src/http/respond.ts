@@ -1,0 +1,174 @@
+/**
+ * The one response writer: a handler's typed answer (JSON or text body, file stream, server-sent
+ * event stream) onto the wire.
+ */
+import { Readable } from 'node:stream';
+import type { Response } from 'express';
+import { serialize as serializeCookie } from 'cookie';
+import type { AnyResult, BodyResult, EmptyResult, EventStreamResult, FileResult, ServerSentEvent } from '../handlers/types.js';
+
+export interface WriteOptions {
+  secureCookies: boolean;
+  /** HEAD: headers as for GET, no content (sources are released unread). */
+  head: boolean;
+  /** Milliseconds between heartbeat comments on event streams. */
+  heartbeatMs: number;
+  /** Aborted when the process drains: open event streams end with `event: shutdown`. */
+  shutdown?: AbortSignal;
+}
+
+/** The default heartbeat: a comment line at least every 15 s keeps proxies from closing the stream. */
+export const SSE_HEARTBEAT_MS = 15_000;
+
+export async function writeResult(res: Response, result: AnyResult, options: WriteOptions): Promise<void> {
+  for (const cookie of result.cookies ?? []) {
+    res.append('Set-Cookie', serializeCookie(cookie.name, cookie.value, {
+      httpOnly: cookie.httpOnly, sameSite: 'lax', secure: options.secureCookies, path: cookie.path ?? '/', maxAge: cookie.maxAge,
+    }));
+  }
+  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+  res.status(result.status);
+  if (result.events !== undefined) { await writeEventStream(res, result as EventStreamResult, options); return; }
+  if (result.stream !== undefined) { await writeFile(res, result as FileResult, options); return; }
+  writeBody(res, result as BodyResult | EmptyResult);
+}
+
+function writeBody(res: Response, result: BodyResult | EmptyResult): void {
+  if (result.body === undefined) { res.end(); return; }
+  const contentType = (result as BodyResult).contentType;
+  if (typeof result.body === 'string' || Buffer.isBuffer(result.body)) {
+    res.type(contentType ?? 'text/plain').send(result.body);
+    return;
+  }
+  // A final newline, so that a shell prompt after `curl` starts on its own line.
+  res.type(contentType ?? 'application/json').send(`${JSON.stringify(result.body)}\n`);
+}
+
+/**
+ * Content-Disposition per RFC 6266: an ASCII fallback in filename= and, when the name has other
+ * characters, the exact name in filename* (RFC 8187, UTF-8, percent-encoded).
+ */
+export function contentDisposition(filename: string, disposition: 'attachment' | 'inline' = 'attachment'): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = filename.replace(/[\u0000-\u001f\u007f/\\]/g, '_');
+  const fallback = cleaned.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '_').replace(/["%]/g, '_');
+  const header = `${disposition}; filename="${fallback}"`;
+  if (fallback === cleaned) return header;
+  const encoded = encodeURIComponent(cleaned).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${header}; filename*=UTF-8''${encoded}`;
+}
+
+const FILE_HEADERS = ['Content-Type', 'Content-Disposition', 'Content-Length'];
+
+function sourceOf(stream: FileResult['stream']): Readable {
+  return stream instanceof Readable ? stream : Readable.from(stream as AsyncIterable<Buffer>, { objectMode: false });
+}
+
+/** Resolves when the response can take more bytes, or when it is gone. */
+function writable(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+async function writeFile(res: Response, result: FileResult, options: WriteOptions): Promise<void> {
+  const source = sourceOf(result.stream);
+  res.setHeader('Content-Type', result.contentType);
+  if (result.filename !== undefined) res.setHeader('Content-Disposition', contentDisposition(result.filename, result.disposition));
+  else if (result.disposition === 'inline') res.setHeader('Content-Disposition', 'inline');
+  if (result.length !== undefined) res.setHeader('Content-Length', String(result.length));
+  if (options.head) { source.destroy(); res.end(); return; }
+  // The client went away: release the source (a file handle, a cursor on the store).
+  const onClose = () => { if (!res.writableFinished) source.destroy(); };
+  res.on('close', onClose);
+  try {
+    for await (const chunk of source) {
+      if (res.destroyed) break;
+      if (!res.write(chunk as Buffer)) await writable(res);
+    }
+    if (!res.destroyed) res.end();
+  } catch (err) {
+    if (res.destroyed) return; // the client left; the source ended with it
+    if (!res.headersSent) {
+      // Nothing sent yet: the error answers a problem document instead of the file.
+      for (const h of FILE_HEADERS) res.removeHeader(h);
+      throw err;
+    }
+    // Halfway: the client must see a broken transfer, never a short file that looks whole.
+    res.destroy();
+    throw err;
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+const NEWLINE = /[\r\n]/;
+
+/** One event in the text/event-stream format; data is JSON on one line. */
+export function formatEvent(e: ServerSentEvent): string {
+  if (NEWLINE.test(e.event) || (e.id !== undefined && NEWLINE.test(String(e.id)))) {
+    throw new Error('an event name or id must not contain a line break');
+  }
+  const id = e.id === undefined ? '' : `id: ${String(e.id)}\n`;
+  return `event: ${e.event}\n${id}data: ${JSON.stringify(e.data ?? null)}\n\n`;
+}
+
+async function writeEventStream(res: Response, result: EventStreamResult, options: WriteOptions): Promise<void> {
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  // no-transform: a compressing proxy would hold events back; X-Accel-Buffering: nginx likewise.
+  res.setHeader('Cache-Control', 'no-cache, no-store, no-transform');
+  res.setHeader('X-Accel-Buffering', 'no');
+  const iterator = result.events[Symbol.asyncIterator]();
+  if (options.head) {
+    res.end();
+    await iterator.return?.();
+    return;
+  }
+  const socket = res.socket;
+  let stopReason: 'client' | 'shutdown' | undefined;
+  let wake: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => { wake = resolve; });
+  const stop = (reason: 'client' | 'shutdown') => { stopReason ??= reason; wake(); };
+  const onClose = () => stop('client');
+  const onShutdown = () => stop('shutdown');
+  const send = (text: string): boolean => {
+    if (res.destroyed || res.writableEnded) return true;
+    const ok = res.write(text);
+    (res as { flush?: () => void }).flush?.(); // under a compression middleware, send now
+    return ok;
+  };
+  res.on('close', onClose);
+  options.shutdown?.addEventListener('abort', onShutdown);
+  if (options.shutdown?.aborted) onShutdown();
+  res.flushHeaders();
+  if (result.retryMs !== undefined) send(`retry: ${Math.max(0, Math.round(result.retryMs))}\n\n`);
+  const heartbeat = setInterval(() => send(': heartbeat\n\n'), options.heartbeatMs);
+  heartbeat.unref();
+  let finished = false;
+  try {
+    while (stopReason === undefined) {
+      const pending = iterator.next();
+      // Once the stream has stopped nobody awaits this any more: a late failure must not go unhandled.
+      pending.catch(() => undefined);
+      const next = await Promise.race([pending, stopped.then(() => undefined)]);
+      if (next === undefined) break;
+      if (next.done) { finished = true; break; }
+      if (!send(formatEvent(next.value))) await Promise.race([writable(res), stopped]);
+    }
+  } finally {
+    clearInterval(heartbeat);
+    res.off('close', onClose);
+    options.shutdown?.removeEventListener('abort', onShutdown);
+    // A source that has not ended is told to stop (its pending next() may still be waiting).
+    if (!finished) void Promise.resolve().then(() => iterator.return?.()).catch(() => undefined);
+  }
+  if (stopReason === 'shutdown') {
+    send('event: shutdown\ndata: {}\n\n');
+    // The connection ends with the stream, so a draining server does not wait for it.
+    res.end(() => { if (socket && !socket.destroyed) socket.destroySoon(); });
+    return;
+  }
+  if (!res.writableEnded && !res.destroyed) res.end();
+}

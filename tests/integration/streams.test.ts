@@ -1,0 +1,290 @@
+/**
+ * Typed streams through the real HTTP edge: a file download and a server-sent event stream,
+ * answered by test-only handlers (the operations that will stream still answer 501 in the service).
+ * The app is the real createHttpApp on the real contract; only the handler map and the
+ * authenticator are the test's. These operations declare no 200 yet in openapi.yaml, so the
+ * answers are read raw here, not through the contract checker (see the report of the edge work).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable, Writable } from 'node:stream';
+import request from 'supertest';
+import type { Express } from 'express';
+import { loadContract } from '../../src/http/contract.js';
+import { createHttpApp } from '../../src/http/http-app.js';
+import { contentDisposition, formatEvent } from '../../src/http/respond.js';
+import { operationIds } from '../../src/generated/operations.js';
+import { NOT_IMPLEMENTED, type Handler, type HandlerMap, type HandlerRequest, type ServerSentEvent } from '../../src/handlers/types.js';
+import type { Principal } from '../../src/domain/identity/principal.js';
+import { createLogger } from '../../src/infra/log/logger.js';
+
+const KEY = 'hk_test-key-for-streams';
+const viewer: Principal = {
+  kind: 'api_key', apiKeyId: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f70', scope: 'read',
+  user: { id: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f71', name: 'Vera', role: 'viewer', mustChangePassword: false },
+};
+
+/** What the test-only handlers answer, set by each test. */
+let fileAnswer: () => unknown = () => undefined;
+let eventAnswer: (req: HandlerRequest<'streamEvents'>) => unknown = () => undefined;
+const logs: string[] = [];
+
+async function makeApp(options: { publicUrl?: string; shutdownSignal?: AbortSignal } = {}): Promise<Express> {
+  const publicUrl = options.publicUrl ?? 'http://127.0.0.1:8080';
+  const contract = await loadContract(publicUrl);
+  const none = Object.fromEntries(operationIds.map((id) => [id, NOT_IMPLEMENTED])) as HandlerMap;
+  // Casts: these operations declare no 200 yet, so their typed results allow only the 501.
+  const handlers: HandlerMap = {
+    ...none,
+    downloadSharedLink: (async () => fileAnswer()) as unknown as Handler<'downloadSharedLink'>,
+    streamEvents: (async (req: HandlerRequest<'streamEvents'>) => eventAnswer(req)) as unknown as Handler<'streamEvents'>,
+  };
+  return createHttpApp({
+    publicUrl,
+    trustProxy: false,
+    api: contract.api,
+    handlers,
+    authenticator: { authenticate: async (c) => (c.bearerToken === KEY ? viewer : null) },
+    logger: createLogger({ format: 'json', level: 'debug', stream: new Writable({ write(chunk: Buffer, _e, cb) { logs.push(chunk.toString()); cb(); } }) }),
+    document: contract.document,
+    sseHeartbeatMs: 20,
+    ...(options.shutdownSignal ? { shutdownSignal: options.shutdownSignal } : {}),
+  });
+}
+
+/** An endless source of 1 KiB chunks that says when it is destroyed. */
+function endlessSource(): { stream: Readable; destroyed: Promise<void> } {
+  let resolve!: () => void;
+  const destroyed = new Promise<void>((r) => { resolve = r; });
+  const stream = new Readable({ read() { this.push(Buffer.alloc(1024, 97)); } });
+  stream.on('close', () => resolve());
+  return { stream, destroyed };
+}
+
+/** An event source driven by the test: push() yields an event; return() is recorded. */
+function eventSource() {
+  const queue: ServerSentEvent[] = [];
+  let wake: (() => void) | undefined;
+  let returned!: () => void;
+  const returnCalled = new Promise<void>((r) => { returned = r; });
+  const iterator: AsyncIterator<ServerSentEvent> = {
+    async next() {
+      while (queue.length === 0) await new Promise<void>((r) => { wake = r; });
+      return { done: false, value: queue.shift()! };
+    },
+    async return() { returned(); return { done: true, value: undefined }; },
+  };
+  return {
+    events: { [Symbol.asyncIterator]: () => iterator } as AsyncIterable<ServerSentEvent>,
+    push(e: ServerSentEvent) { queue.push(e); wake?.(); },
+    returnCalled,
+  };
+}
+
+/** Listens on a free loopback port; keep-alive sockets linger long, so only ended streams let close() finish. */
+async function listen(app: Express): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 10 * 60 * 1000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** Opens a GET and collects the body as it comes; `until` resolves when the text matches. */
+function openStream(url: string, agent?: http.Agent) {
+  let text = '';
+  const waiters: Array<{ re: RegExp; resolve: () => void }> = [];
+  let response: http.IncomingMessage | undefined;
+  let resolveEnd!: () => void;
+  const ended = new Promise<void>((r) => { resolveEnd = r; });
+  const req = http.get(url, { headers: { authorization: `Bearer ${KEY}` }, agent }, (r) => {
+    response = r;
+    r.setEncoding('utf8');
+    r.on('data', (chunk: string) => {
+      text += chunk;
+      for (const w of [...waiters]) if (w.re.test(text)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+    });
+    r.on('end', resolveEnd);
+    r.on('close', resolveEnd);
+  });
+  req.on('error', resolveEnd);
+  return {
+    request: req,
+    get text() { return text; },
+    get response() { return response!; },
+    ended,
+    until(re: RegExp) { return re.test(text) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ re, resolve })); },
+  };
+}
+
+let app: Express;
+beforeAll(async () => { app = await makeApp(); });
+
+describe('file streams', () => {
+  it('streams a file with its type, length and an RFC 6266 download name', async () => {
+    const chunks = ['id,amount\n', '1,10\n', '2,20\n'];
+    fileAnswer = () => ({
+      status: 200, stream: Readable.from(chunks.map((c) => Buffer.from(c))), contentType: 'text/csv; charset=utf-8',
+      filename: 'Umsätze März.csv', length: chunks.join('').length,
+    });
+    const res = await request(app).get('/r/some-token');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-length']).toBe(String(chunks.join('').length));
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="Umsatze Marz.csv"; filename*=UTF-8''Ums%C3%A4tze%20M%C3%A4rz.csv`);
+    expect(res.text).toBe(chunks.join(''));
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('streams an async iterable of buffers without a known length', async () => {
+    fileAnswer = () => ({
+      status: 200, contentType: 'application/octet-stream',
+      stream: (async function* () { yield Buffer.from('ab'); yield Buffer.from('cd'); })(),
+    });
+    const res = await request(app).get('/r/some-token').buffer(true).parse((r, cb) => {
+      const parts: Buffer[] = [];
+      r.on('data', (c: Buffer) => parts.push(c));
+      r.on('end', () => cb(null, Buffer.concat(parts)));
+    });
+    expect(res.status).toBe(200);
+    expect((res.body as Buffer).toString()).toBe('abcd');
+    expect(res.headers['content-disposition']).toBeUndefined();
+  });
+
+  it('answers HEAD with the headers only and releases the source unread', async () => {
+    const source = endlessSource();
+    fileAnswer = () => ({ status: 200, stream: source.stream, contentType: 'text/csv', filename: 'a.csv', length: 10 });
+    const res = await request(app).head('/r/some-token');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="a.csv"');
+    await source.destroyed;
+  });
+
+  it('destroys the source when the client goes away mid-download', async () => {
+    const source = endlessSource();
+    fileAnswer = () => ({ status: 200, stream: source.stream, contentType: 'application/octet-stream', filename: 'big.bin' });
+    const { server, url } = await listen(app);
+    try {
+      const download = openStream(`${url}/r/some-token`);
+      await download.until(/a{2048}/);
+      download.request.destroy();
+      await source.destroyed;
+      expect(source.stream.destroyed).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('answers a problem document, without the file headers, when the source fails before its first byte', async () => {
+    fileAnswer = () => ({
+      status: 200, contentType: 'text/csv', filename: 'x.csv', length: 99,
+      stream: new Readable({ read() { this.destroy(new Error('the artifact store is gone')); } }),
+    });
+    const res = await request(app).get('/r/some-token');
+    expect(res.status).toBe(500);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.headers['content-disposition']).toBeUndefined();
+    expect(res.body.code).toBe('internal');
+  });
+
+  it('cuts the connection when the source fails halfway, so a short file never looks whole', async () => {
+    fileAnswer = () => ({
+      status: 200, contentType: 'text/csv', filename: 'x.csv',
+      stream: (async function* () { yield Buffer.from('id\n1\n'); await new Promise((r) => setImmediate(r)); throw new Error('disk gone'); })(),
+    });
+    const { server, url } = await listen(app);
+    try {
+      const download = openStream(`${url}/r/some-token`);
+      await download.ended;
+      expect(download.response.complete).toBe(false);
+      expect(download.text).toBe('id\n1\n');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('writes filename* only when the name is not plain ASCII, and never a line break or a quote', () => {
+    expect(contentDisposition('report.csv')).toBe('attachment; filename="report.csv"');
+    expect(contentDisposition('a"b\r\nc.csv')).toBe(`attachment; filename="a_b__c.csv"; filename*=UTF-8''a%22b__c.csv`);
+    expect(contentDisposition('日本.xlsx', 'inline')).toBe(`inline; filename="__.xlsx"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.xlsx`);
+  });
+});
+
+describe('server-sent event streams', () => {
+  it('sends each event as it comes, heartbeats between them, and stops the source when the client leaves', async () => {
+    const source = eventSource();
+    let signal: AbortSignal | undefined;
+    eventAnswer = (req) => { signal = req.ctx.signal; return { status: 200, events: source.events, retryMs: 3000 }; };
+    const { server, url } = await listen(app);
+    try {
+      const stream = openStream(`${url}/api/v1/events`);
+      await stream.until(/^retry: 3000\n\n/);
+      expect(stream.response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+      expect(stream.response.headers['cache-control']).toMatch(/no-cache/);
+      expect(stream.response.headers['x-request-id']).toBeDefined();
+      source.push({ event: 'run.updated', id: 1, data: { id: 'r1', status: 'running' } });
+      await stream.until(/event: run\.updated\nid: 1\ndata: \{"id":"r1","status":"running"\}\n\n/);
+      await stream.until(/\n: heartbeat\n\n/);
+      source.push({ event: 'report.updated', data: { id: 'p1' } });
+      await stream.until(/event: report\.updated\ndata: \{"id":"p1"\}\n\n/);
+      expect(signal?.aborted).toBe(false);
+      stream.request.destroy();
+      await source.returnCalled;
+      expect(signal?.aborted).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('formats events on one data line and refuses line breaks in names and ids', () => {
+    expect(formatEvent({ event: 'a', data: { text: 'two\nlines' } })).toBe('event: a\ndata: {"text":"two\\nlines"}\n\n');
+    expect(() => formatEvent({ event: 'a\ndata: forged', data: 1 })).toThrow(/line break/);
+    expect(() => formatEvent({ event: 'a', id: '1\n2', data: 1 })).toThrow(/line break/);
+  });
+
+  it('still needs the operation\'s access: no stream without a credential', async () => {
+    eventAnswer = () => { throw new Error('not reached'); };
+    const res = await request(app).get('/api/v1/events');
+    expect(res.status).toBe(401);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('draining', () => {
+  it('ends every open event stream with event: shutdown, so server.close() completes', async () => {
+    const shutdown = new AbortController();
+    const drained = await makeApp({ shutdownSignal: shutdown.signal });
+    const sources = [eventSource(), eventSource()];
+    let n = 0;
+    eventAnswer = () => ({ status: 200, events: sources[n++]!.events });
+    const { server, url } = await listen(drained);
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const streams = [openStream(`${url}/api/v1/events`, agent), openStream(`${url}/api/v1/events`, agent)];
+      sources[0]!.push({ event: 'run.updated', id: 1, data: { id: 'r1' } });
+      await streams[0]!.until(/event: run\.updated/);
+      await streams[1]!.until(/: heartbeat/);
+      const closed = new Promise((r) => server.close(r));
+      shutdown.abort();
+      await Promise.all(streams.map((s) => s.ended));
+      for (const s of streams) {
+        expect(s.text.endsWith('event: shutdown\ndata: {}\n\n')).toBe(true);
+        expect(s.response.complete).toBe(true);
+      }
+      await Promise.all(sources.map((s) => s.returnCalled));
+      // Held by nothing: the keep-alive timeout is ten minutes, the test's limit 30 s.
+      await closed;
+      // A stream asked for while draining ends at once.
+      const lateSource = eventSource();
+      eventAnswer = () => ({ status: 200, events: lateSource.events });
+      const late = await request(drained).get('/api/v1/events').set('Authorization', `Bearer ${KEY}`);
+      expect(late.text).toBe('event: shutdown\ndata: {}\n\n');
+      await lateSource.returnCalled;
+    } finally {
+      agent.destroy();
+      server.closeAllConnections();
+    }
+  });
+});
