@@ -33,7 +33,7 @@ import {
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
-  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal'>;
+  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
   return { idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.keys.hmac };
@@ -42,7 +42,7 @@ export function sessionPolicyOf(settings: Container['settings']): SessionPolicy 
 export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerRole | undefined } = {}): Promise<Express> {
   const { settings, identity: store, clock } = c;
   const contract = await loadContract(settings.publicUrl);
-  const hasher = createPasswordHasher(settings.bcryptCost);
+  const hasher = c.passwordHasher ?? createPasswordHasher(settings.bcryptCost);
   const sessionPolicy = sessionPolicyOf(settings);
   const guard = (policy: typeof SIGN_IN_POLICY) => createAttemptGuard(c.redis, settings.queuePrefix, policy, clock);
   const handlers = buildHandlers({

@@ -21,6 +21,7 @@ import { packageVersion } from './infra/paths.js';
 import { createConnectorPools, type ConnectorPools } from './domain/connections/pools.js';
 import type { Connector } from './domain/plugins/connector.js';
 import type { PluginRegistry } from './domain/plugins/plugin.js';
+import type { PasswordHasher } from './domain/identity/passwords.js';
 import { builtInPlugins, createPluginRegistry } from './plugins/registry.js';
 
 export interface Container {
@@ -47,6 +48,8 @@ export interface Container {
   artifacts: null;
   version: string;
   startedAt: Date;
+  /** Set only by tests; the API uses bcrypt at SVC_BCRYPT_COST otherwise. */
+  passwordHasher: PasswordHasher | undefined;
   /** Aborted when the process begins to drain: open event streams end, long work stops. */
   shutdownSignal: AbortSignal;
   /** Begins the drain (aborts shutdownSignal); close() follows once the roles have stopped. */
@@ -59,6 +62,8 @@ export interface ContainerOptions {
   clock?: Clock;
   /** The built-in plugins (src/plugins/registry.ts) unless given. */
   plugins?: PluginRegistry<Connector>;
+  /** bcrypt at SVC_BCRYPT_COST unless given (tests that do not check the cost hash cheaper). */
+  passwordHasher?: PasswordHasher;
 }
 
 /** Pooled connections per saved connection, and how long a connection attempt may take. */
@@ -114,6 +119,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     artifacts: null,
     version: packageVersion,
     startedAt: clock.now(),
+    passwordHasher: options.passwordHasher,
     shutdownSignal: shutdown.signal,
     drain: () => shutdown.abort(),
     async close() {

@@ -12,7 +12,7 @@ let sql: postgres.Sql;
 let admin: SessionClient;
 
 beforeAll(async () => {
-  h = await startHerald();
+  h = await startHerald({ productionBcrypt: true });
   sql = postgres(h.iso.databaseUrl, { max: 1, onnotice: () => undefined });
 });
 afterAll(async () => {

@@ -12,6 +12,7 @@ import { startProcess, type RunningProcess } from '../../src/runtime.js';
 import { isolate, type Isolated } from './isolation.js';
 import { checked } from './contract.js';
 import type { Clock } from '../../src/core/clock.js';
+import { createPasswordHasher } from '../../src/domain/identity/passwords.js';
 
 export interface HttpClient {
   get(url: string): Test;
@@ -36,7 +37,22 @@ export function clientFor(app: Parameters<typeof request>[0]): HttpClient {
   return { get: make('get'), post: make('post'), put: make('put'), patch: make('patch'), delete: make('delete') };
 }
 
-export async function startHerald(options: { env?: Record<string, string>; iso?: Isolated; clock?: Clock } = {}): Promise<Herald> {
+export interface StartHeraldOptions {
+  env?: Record<string, string>;
+  iso?: Isolated;
+  clock?: Clock;
+  /**
+   * Hash passwords at SVC_BCRYPT_COST (12) as in production. By default tests hash at cost 4:
+   * the same bcrypt, a 250th of the time, for the many files that sign in but do not check the
+   * cost (tests/integration/passwords.test.ts does).
+   */
+  productionBcrypt?: boolean;
+}
+
+/** Cheap bcrypt for tests that do not check the cost; made once (its dummy hash costs a little). */
+let cheapHasher: ReturnType<typeof createPasswordHasher> | undefined;
+
+export async function startHerald(options: StartHeraldOptions = {}): Promise<Herald> {
   const iso = options.iso ?? await isolate();
   const logs: string[] = [];
   const stream = new Writable({
@@ -44,7 +60,12 @@ export async function startHerald(options: { env?: Record<string, string>; iso?:
   });
   const settings = loadSettings({ ...iso.env, ...options.env });
   const logger = createProcessLogger(settings, stream);
-  const proc = await startProcess(settings, logger, { listen: false, ...(options.clock ? { clock: options.clock } : {}) });
+  cheapHasher ??= createPasswordHasher(4, 4);
+  const proc = await startProcess(settings, logger, {
+    listen: false,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.productionBcrypt ? {} : { passwordHasher: cheapHasher }),
+  });
   if (!proc.app) throw new Error('the api role is not running');
   return {
     http: clientFor(proc.app),
