@@ -36,7 +36,10 @@ type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'd
   | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
-  return { idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours, secretKey: settings.keys.hmac };
+  return {
+    idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours,
+    secretKey: settings.keys.hmac, previousSecretKeys: settings.keys.hmacKeys.slice(1),
+  };
 }
 
 export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerRole | undefined } = {}): Promise<Express> {

@@ -71,7 +71,8 @@ export async function enforceAccess(authenticator: Authenticator, input: AccessI
     throw new DomainError('auth.session_required', 'Sign in through a browser session for this operation');
   }
   if (principal.kind === 'session' && !SAFE_METHODS.has(input.method)) {
-    if (!input.csrfHeader || !sameToken(input.csrfHeader, principal.csrfToken)) {
+    const header = input.csrfHeader;
+    if (!header || !principal.acceptedCsrfTokens.some((t) => sameToken(header, t))) {
       throw new DomainError('auth.csrf_failed', 'Send the svc_csrf cookie value in X-CSRF-Token');
     }
   }

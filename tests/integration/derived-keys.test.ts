@@ -80,3 +80,24 @@ it('logs none of the keys', () => {
     expect(text).not.toContain(key);
   }
 });
+
+it('keeps a session signed in under a key now in SVC_SECRET_KEY_PREVIOUS working through a rotation', async () => {
+  // Signed in while OLD_KEY was the key: its CSRF token is an HMAC under OLD_KEY's derived key.
+  const before = await startHerald({ iso: h.iso, env: { SVC_SECRET_KEY: OLD_KEY } });
+  const signedIn = await before.http.post('/api/v1/auth/login').send({ email: ADMIN.email, password: ADMIN.password });
+  expect(signedIn.status).toBe(200);
+  await before.stop();
+  const cookies = (signedIn.headers['set-cookie'] as unknown as string[]).map((c) => c.split(';')[0]!);
+  const session = cookies.find((c) => c.startsWith('svc_session='))!;
+  const csrf = signedIn.body.csrf_token as string;
+  expect(csrf).not.toBe(hmac(h.settings.keys.hmac, `csrf:${session.split('=')[1]}`));
+  // After the rotation (KEY current, OLD_KEY previous) the old CSRF token is still accepted.
+  const me = await h.http.get('/api/v1/me').set('Cookie', session);
+  const changed = await h.http.patch('/api/v1/me').set('Cookie', session).set('X-CSRF-Token', csrf)
+    .send({ name: 'Ada Rotated', version: me.body.version });
+  expect(changed.status).toBe(200);
+  // A token under neither key is refused as before.
+  const forged = await h.http.patch('/api/v1/me').set('Cookie', session).set('X-CSRF-Token', hmac(Buffer.alloc(32, 9), 'x'))
+    .send({ name: 'Ada Forged', version: changed.body.version });
+  expect(forged.status).toBe(403);
+});

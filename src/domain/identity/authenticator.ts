@@ -33,7 +33,7 @@ export function createAuthenticator(deps: {
       const now = clock.now();
       if (credentials.sessionToken) {
         const s = await resolveSession(store.sessions, deps.policy, credentials.sessionToken, now);
-        return s ? { kind: 'session', user: s.user, sessionId: s.sessionId, csrfToken: s.csrfToken } : null;
+        return s ? { kind: 'session', user: s.user, sessionId: s.sessionId, csrfToken: s.csrfToken, acceptedCsrfTokens: s.acceptedCsrfTokens } : null;
       }
       if (credentials.bearerToken) {
         const found = await lookUpApiKey(store.apiKeys, credentials.bearerToken, now);

@@ -13,7 +13,7 @@ export interface PrincipalUser {
 }
 
 export type Principal =
-  | { kind: 'session'; user: PrincipalUser; sessionId: string; csrfToken: string }
+  | { kind: 'session'; user: PrincipalUser; sessionId: string; csrfToken: string; acceptedCsrfTokens: string[] }
   | { kind: 'api_key'; user: PrincipalUser; apiKeyId: string; scope: Scope };
 
 export interface Credentials {

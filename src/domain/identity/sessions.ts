@@ -15,7 +15,12 @@ export interface SessionPolicy {
   maxHours: number;
   /** The HMAC key CSRF and device tokens are derived with. */
   secretKey: Buffer;
+  /** Earlier HMAC keys (SVC_SECRET_KEY_PREVIOUS): tokens made under them still verify during a rotation. */
+  previousSecretKeys?: Buffer[];
 }
+
+/** Every key a token may have been made under: the current one first. */
+export const verifyingKeys = (policy: SessionPolicy): Buffer[] => [policy.secretKey, ...(policy.previousSecretKeys ?? [])];
 
 export interface IssuedSession {
   id: string;
@@ -50,6 +55,8 @@ export async function issueSession(
 export interface ActiveSession {
   sessionId: string;
   csrfToken: string;
+  /** The CSRF tokens this session accepts: under the current key, then under previous keys. */
+  acceptedCsrfTokens: string[];
   user: PrincipalUser;
 }
 
@@ -64,6 +71,7 @@ export async function resolveSession(
   return {
     sessionId: row.id,
     csrfToken: csrfTokenFor(policy.secretKey, token),
+    acceptedCsrfTokens: verifyingKeys(policy).map((k) => csrfTokenFor(k, token)),
     user: { id: row.userId, name: row.name, role: row.role, mustChangePassword: row.mustChangePassword },
   };
 }

@@ -7,7 +7,7 @@ import type { Clock } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
 import type { PasswordHasher } from './passwords.js';
 import { recordSecurityEvent } from './security-events.js';
-import { issueSession, type SessionPolicy } from './sessions.js';
+import { issueSession, verifyingKeys, type SessionPolicy } from './sessions.js';
 import { deviceCookieName, isDeviceTokenFor, normalizeEmail, tokenHash } from './tokens.js';
 import { anonymous, asUser, deviceFor, type RequestMeta, type SignedIn } from './auth-shared.js';
 import type { User } from './model.js';
@@ -35,7 +35,7 @@ export function createSignInService(deps: {
       const deviceToken = browser.deviceTokens?.[deviceCookieName(email)];
       const keys = {
         account: email, ip: meta.ip,
-        knownDevice: !!user && isDeviceTokenFor(deps.sessionPolicy.secretKey, deviceToken, user, clock.now()),
+        knownDevice: !!user && verifyingKeys(deps.sessionPolicy).some((k) => isDeviceTokenFor(k, deviceToken, user, clock.now())),
         familiarTag: user ? familiarTag(user) : undefined,
       };
       try {
