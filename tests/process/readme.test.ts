@@ -7,13 +7,19 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { isolate, type Isolated } from '../support/isolation.js';
 import { freePorts, herald, killChildren, waitUntilLive } from '../support/child-process.js';
+import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 
 const execFileAsync = promisify(execFile);
 let iso: Isolated;
 let port: number;
+let shop: PostgresSource;
 
 beforeAll(async () => {
   iso = await isolate();
+  shop = await createPostgresSource(async (sql) => {
+    await sql`create table orders (id int primary key, status text not null, total numeric(12,2) not null)`;
+    await sql`insert into orders values (1, 'shipped', 10.50), (2, 'open', 99), (3, 'shipped', 5.25)`;
+  });
   [port] = (await freePorts(1)) as [number];
   const server = herald(['serve'], { ...iso.env, SVC_ROLES: 'api,scheduler,worker', SVC_LISTEN: `127.0.0.1:${port}` });
   await waitUntilLive(server, port);
@@ -21,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await killChildren();
   await iso?.release();
+  await shop?.drop();
 }, 20_000);
 
 /** The first ```sh block after the heading. */
@@ -32,13 +39,14 @@ function readmeBlock(heading: string): string {
   return m![1]!;
 }
 
+const json = (line: string) => JSON.parse(line) as Record<string, unknown>;
+const firstRun = () => readmeBlock('First run with curl').replace('http://127.0.0.1:8080', `http://127.0.0.1:${port}`);
+
 it('runs the first-run curl examples as written', async () => {
-  const block = readmeBlock('First run with curl');
-  expect(block).toContain('B=http://127.0.0.1:8080/api/v1');
-  const script = `set -euo pipefail\n${block.replace('http://127.0.0.1:8080', `http://127.0.0.1:${port}`)}`;
+  expect(readmeBlock('First run with curl')).toContain('B=http://127.0.0.1:8080/api/v1');
+  const script = `set -euo pipefail\n${firstRun()}`;
   const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
   const lines = stdout.split('\n').filter((l) => l.trim() !== '');
-  const json = (line: string) => JSON.parse(line) as Record<string, unknown>;
   // setup status, setup, token, /me, /users, new user, sign-in, sessions
   expect(lines).toHaveLength(8);
   expect(json(lines[0]!)).toEqual({ needs_setup: true });
@@ -51,4 +59,32 @@ it('runs the first-run curl examples as written', async () => {
   const sessions = json(lines[7]!).items as Array<{ current: boolean }>;
   expect(sessions).toHaveLength(2);
   expect(sessions.filter((s) => s.current)).toHaveLength(1);
+}, 60_000);
+
+it('runs the connections and queries examples as written, after the first-run ones (only the database changed)', async () => {
+  const block = readmeBlock('Connections and queries with curl');
+  const db = /^DB='.*'$/m;
+  expect(block).toMatch(db);
+  const ours = JSON.stringify({ ...shop.connection('Shop'), password: 'reader password' });
+  // The first-run block ran above in another shell: run it again on a fresh setup is impossible,
+  // so sign in with the admin it made and take a new key, as a returning user would.
+  const resume = [
+    `B=http://127.0.0.1:${port}/api/v1`,
+    `JAR=$(mktemp)`,
+    `curl -s -c $JAR -X POST $B/auth/login -H 'Content-Type: application/json' -d '{"email":"ada@example.com","password":"correct horse battery staple"}' >/dev/null`,
+    `CSRF=$(awk '$6=="svc_csrf"{print $7}' $JAR)`,
+    `TOKEN=$(curl -s -b $JAR -X POST $B/api-keys -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d '{"name":"again","scope":"admin"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
+  ].join('\n');
+  const script = `set -euo pipefail\n${resume}\n${block.replace(db, `DB='${ours}'`)}`;
+  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  // test, connection id, preview, two changes, versions, restore
+  expect(lines).toHaveLength(7);
+  expect(json(lines[0]!)).toMatchObject({ ok: true, server_version: expect.any(String) });
+  expect(lines[1]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(json(lines[2]!)).toMatchObject({ columns: [{ name: 'id' }, { name: 'total' }], rows: [[1, '10.50'], [3, '5.25']], row_count: 2, truncated: false });
+  expect(json(lines[3]!)).toMatchObject({ current_version: 2, version: 2 });
+  expect(json(lines[4]!)).toMatchObject({ current_version: 3, version: 3 });
+  expect((json(lines[5]!).items as Array<{ number: number }>).map((v) => v.number)).toEqual([3, 2, 1]);
+  expect(json(lines[6]!)).toMatchObject({ current_version: 4, version: 4, sql: expect.stringContaining('order by id') });
 }, 60_000);
