@@ -1,0 +1,34 @@
+/**
+ * The installed plugins: one explicit list. A new connector (or, later, channel) lives in its own
+ * folder src/plugins/<id>/ and is added here with one line; nothing else changes.
+ */
+import type { Connector } from '../domain/plugins/connector.js';
+import type { Plugin, PluginManifest, PluginRegistry } from '../domain/plugins/plugin.js';
+import { mysqlConnector } from './mysql/index.js';
+import { postgresConnector } from './postgres/index.js';
+
+export const builtInPlugins: readonly Plugin[] = [
+  postgresConnector,
+  mysqlConnector,
+];
+
+function isConnector(plugin: Plugin): plugin is Connector {
+  return plugin.manifest.kind === 'connector';
+}
+
+/** The registry the composition root hands to the domain; ids must be unique. */
+export function createPluginRegistry(plugins: readonly Plugin[] = builtInPlugins): PluginRegistry<Connector> {
+  const byId = new Map<string, Plugin>();
+  for (const plugin of plugins) {
+    if (byId.has(plugin.manifest.id)) throw new Error(`Two plugins have the id ${plugin.manifest.id}`);
+    byId.set(plugin.manifest.id, plugin);
+  }
+  const manifests: PluginManifest[] = plugins.map((p) => p.manifest);
+  return {
+    list: () => manifests,
+    connector(id) {
+      const plugin = byId.get(id);
+      return plugin && isConnector(plugin) ? plugin : undefined;
+    },
+  };
+}
