@@ -641,6 +641,144 @@ ensure_test_tools() {
   apt_install "${missing[@]}" || log "warning: apt-get install ${missing[*]} failed"
 }
 
+# ---------------------------------------------------------------- MariaDB ---
+# (Connector tests, issue 9.) With HERALD_TEST_TOOLS=1 (make test, make test-file)
+# the suite also needs a MySQL-compatible server: the mysql connector's tests
+# make a database there as root without a password. Chosen like PostgreSQL:
+#   1. HERALD_TEST_MYSQL_URL from the environment, if set (used as is);
+#   2. a server already answering on 127.0.0.1:${HERALD_MYSQL_PROBE_PORT:-3306}
+#      where root logs in without a password;
+#   3. a private mariadbd under $HERALD_DATA_DIR/mariadb on 127.0.0.1:33069,
+#      started if needed and reused if already running;
+#   4. without server binaries: apt-get install mariadb-server (root only),
+#      then 2 (the package may have started one) or 3.
+# Prints `export HERALD_TEST_MYSQL_URL='mysql://root@127.0.0.1:PORT'` (main).
+# scripts/stop-services.sh stops the private instance (mariadb_stop_private).
+
+MY_PRIVATE_PORT=33069
+
+mariadb_init_paths() {
+  MY_DIR=$DATA_DIR/mariadb
+  MY_LOG=$DATA_DIR/mariadb.log
+  MY_PIDFILE=$DATA_DIR/mariadb.pid
+  MY_SOCK=$DATA_DIR/mariadb.sock
+  # A Unix socket path is limited to 107 bytes; we connect over TCP anyway.
+  ((${#MY_SOCK} <= 100)) || MY_SOCK=/tmp/herald-mariadb-$(printf '%s' "$DATA_DIR" | sha256sum | cut -c1-12).sock
+}
+
+# Sets MY_CLIENT to the mariadb (or mysql) command-line client; 1 if none.
+mariadb_find_client() {
+  MY_CLIENT=$(exe_path mariadb) || MY_CLIENT=$(exe_path mysql) || { MY_CLIENT=""; return 1; }
+}
+
+# Sets MY_SERVER (mariadbd or mysqld) and MY_INSTALL_DB; 1 if either is missing.
+mariadb_find_server() {
+  local p
+  MY_SERVER="" MY_INSTALL_DB=""
+  for p in mariadbd mysqld /usr/sbin/mariadbd /usr/sbin/mysqld; do
+    if [[ $p == /* ]]; then [[ -x $p ]] && { MY_SERVER=$p; break; }
+    elif MY_SERVER=$(exe_path "$p"); then break; fi
+  done
+  MY_INSTALL_DB=$(exe_path mariadb-install-db) || MY_INSTALL_DB=$(exe_path mysql_install_db) || MY_INSTALL_DB=""
+  [[ -n $MY_SERVER && -n $MY_INSTALL_DB ]]
+}
+
+# Does root log in without a password on 127.0.0.1:PORT?
+mariadb_root_answers() {
+  [[ -n ${MY_CLIENT:-} ]] || return 1
+  [[ $(with_timeout 5 env -u MYSQL_PWD -u MYSQL_HOST -u MYSQL_TCP_PORT "$MY_CLIENT" --no-defaults \
+    --protocol=TCP -h 127.0.0.1 -P "$1" -u root --connect-timeout=3 -N -B -e 'SELECT 1' \
+    </dev/null 2>/dev/null) == 1 ]]
+}
+
+mariadb_private_answers() { mariadb_root_answers "$MY_PRIVATE_PORT"; }
+
+mariadb_start_private() {
+  local user_opt=()
+  is_root && user_opt=(--user=root)
+  mkdir -p "$MY_DIR" || die "cannot create $MY_DIR"
+  if [[ ! -d $MY_DIR/mysql ]]; then
+    log "initialising a private MariaDB in $MY_DIR"
+    if ! (cd / && close_extra_fds && exec "$MY_INSTALL_DB" --no-defaults --datadir="$MY_DIR" \
+      --auth-root-authentication-method=normal --skip-test-db --skip-name-resolve "${user_opt[@]}") \
+      </dev/null >>"$MY_LOG" 2>&1 9>&-; then
+      show_log_tail "$MY_LOG"
+      die "initialising the private MariaDB failed (see $MY_LOG)"
+    fi
+  fi
+  if port_open "$MY_PRIVATE_PORT"; then
+    die "127.0.0.1:$MY_PRIVATE_PORT is taken by something where root cannot log in without a password; stop it or set HERALD_TEST_MYSQL_URL"
+  fi
+  log "starting the private MariaDB on 127.0.0.1:$MY_PRIVATE_PORT (data $MY_DIR, log $MY_LOG)"
+  (cd / && close_extra_fds && exec setsid "$MY_SERVER" --no-defaults --datadir="$MY_DIR" \
+    --port="$MY_PRIVATE_PORT" --bind-address=127.0.0.1 --socket="$MY_SOCK" --pid-file="$MY_PIDFILE" \
+    --log-error="$MY_LOG" --skip-name-resolve --skip-log-bin --innodb-buffer-pool-size=64M "${user_opt[@]}") \
+    </dev/null >>"$MY_LOG" 2>&1 9>&- &
+  if ! wait_until "$WAIT_SECS" mariadb_private_answers; then
+    show_log_tail "$MY_LOG"
+    die "the private MariaDB on 127.0.0.1:$MY_PRIVATE_PORT did not accept root within ${WAIT_SECS}s (see $MY_LOG)"
+  fi
+}
+
+# Sets MY_URL. Runs only for the tests (HERALD_TEST_TOOLS=1); MY_URL stays empty otherwise.
+ensure_mariadb() {
+  MY_URL=""
+  [[ ${HERALD_TEST_TOOLS:-} == 1 || -n ${HERALD_TEST_MYSQL_URL:-} ]] || return 0
+  if [[ -n ${HERALD_TEST_MYSQL_URL:-} ]]; then
+    log "using HERALD_TEST_MYSQL_URL from the environment"
+    MY_URL=$HERALD_TEST_MYSQL_URL
+    return 0
+  fi
+  local port=${HERALD_MYSQL_PROBE_PORT:-3306}
+  mariadb_init_paths
+  mariadb_find_client || true
+  if mariadb_root_answers "$port"; then
+    log "using the MariaDB/MySQL on 127.0.0.1:$port as root"
+    MY_URL="mysql://root@127.0.0.1:$port"
+    return 0
+  fi
+  es_lock
+  if ! mariadb_private_answers; then
+    if ! mariadb_find_server || [[ -z $MY_CLIENT ]]; then
+      is_root || die "no MariaDB answers on 127.0.0.1:$port (root without a password) and no MariaDB server binaries were found; install MariaDB (apt-get install mariadb-server) or set HERALD_TEST_MYSQL_URL"
+      log "no MariaDB server binaries found"
+      apt_install mariadb-server mariadb-client || die "could not install MariaDB with apt-get; install it by hand or set HERALD_TEST_MYSQL_URL"
+      mariadb_find_client || die "MariaDB was installed but no mariadb client was found"
+      if mariadb_root_answers "$port"; then
+        log "using the MariaDB the package started on 127.0.0.1:$port"
+        MY_URL="mysql://root@127.0.0.1:$port"
+        return 0
+      fi
+      mariadb_find_server || die "MariaDB was installed but mariadbd or mariadb-install-db was not found"
+    fi
+    mariadb_start_private
+  else
+    log "reusing the private MariaDB on 127.0.0.1:$MY_PRIVATE_PORT"
+  fi
+  MY_URL="mysql://root@127.0.0.1:$MY_PRIVATE_PORT"
+}
+
+mariadb_gone() { ! proc_alive "$1"; }
+
+# For scripts/stop-services.sh: stop the private mariadbd, if it runs.
+mariadb_stop_private() {
+  local pid
+  mariadb_init_paths
+  if [[ ! -f $MY_PIDFILE ]]; then
+    log "the private MariaDB is not running (no $MY_PIDFILE)"
+    return 0
+  fi
+  pid=$(head -n 1 "$MY_PIDFILE")
+  if ! proc_alive "$pid"; then
+    log "the private MariaDB is not running (stale $MY_PIDFILE)"
+    rm -f "$MY_PIDFILE"
+    return 0
+  fi
+  log "stopping the private MariaDB on 127.0.0.1:$MY_PRIVATE_PORT (pid $pid)"
+  kill -TERM "$pid"
+  wait_until 60 mariadb_gone "$pid" || die "the private MariaDB (pid $pid) did not stop within 60s"
+}
+
 # ------------------------------------------------------------------- main ---
 
 es_usage() {
@@ -661,8 +799,10 @@ es_main() {
   ensure_postgres >&2
   ensure_redis >&2
   ensure_test_tools >&2
+  ensure_mariadb >&2
   printf 'export SVC_DATABASE_URL=%s\n' "$(shq "$DB_URL")"
   printf 'export SVC_REDIS_URL=%s\n' "$(shq "$REDIS_URL")"
+  if [[ -n $MY_URL ]]; then printf 'export HERALD_TEST_MYSQL_URL=%s\n' "$(shq "$MY_URL")"; fi
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

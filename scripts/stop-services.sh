@@ -103,6 +103,7 @@ stop_main() {
   es_lock
   stop_postgres >&2
   stop_redis >&2
+  mariadb_stop_private >&2
 }
 
 stop_main "$@"

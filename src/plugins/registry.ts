@@ -1,16 +1,34 @@
 /**
- * The installed plugins, from one explicit list: adding a plugin is its folder under
- * src/plugins/<id>/ and one line here.
+ * The installed plugins: one explicit list. A new connector (or, later, channel) lives in its own
+ * folder src/plugins/<id>/ and is added here with one line; nothing else changes.
  */
 import type { Connector } from '../domain/plugins/connector.js';
-import type { PluginRegistry } from '../domain/plugins/plugin.js';
+import type { Plugin, PluginManifest, PluginRegistry } from '../domain/plugins/plugin.js';
+import { mysqlConnector } from './mysql/index.js';
+import { postgresConnector } from './postgres/index.js';
 
-export const builtInPlugins: Connector[] = [];
+export const builtInPlugins: readonly Plugin[] = [
+  postgresConnector,
+  mysqlConnector,
+];
 
-export function createPluginRegistry(plugins: Connector[]): PluginRegistry<Connector> {
-  const byId = new Map(plugins.map((p) => [p.manifest.id, p]));
+function isConnector(plugin: Plugin): plugin is Connector {
+  return plugin.manifest.kind === 'connector';
+}
+
+/** The registry the composition root hands to the domain; ids must be unique. */
+export function createPluginRegistry(plugins: readonly Plugin[] = builtInPlugins): PluginRegistry<Connector> {
+  const byId = new Map<string, Plugin>();
+  for (const plugin of plugins) {
+    if (byId.has(plugin.manifest.id)) throw new Error(`Two plugins have the id ${plugin.manifest.id}`);
+    byId.set(plugin.manifest.id, plugin);
+  }
+  const manifests: PluginManifest[] = plugins.map((p) => p.manifest);
   return {
-    list: () => plugins.map((p) => p.manifest),
-    connector: (id) => byId.get(id),
+    list: () => manifests,
+    connector(id) {
+      const plugin = byId.get(id);
+      return plugin && isConnector(plugin) ? plugin : undefined;
+    },
   };
 }
