@@ -52,7 +52,6 @@ ALTER TABLE "query_versions" ADD CONSTRAINT "query_versions_query_id_queries_id_
 ALTER TABLE "query_versions" ADD CONSTRAINT "query_versions_connection_id_connections_id_fk" FOREIGN KEY ("connection_id") REFERENCES "public"."connections"("id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "query_versions" ADD CONSTRAINT "query_versions_created_by_users_id_fk" FOREIGN KEY ("created_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "connections_name_key" ON "connections" USING btree (lower("name"));--> statement-breakpoint
-CREATE INDEX "connections_name_idx" ON "connections" USING btree ("name","id");--> statement-breakpoint
 CREATE INDEX "connections_created_by_idx" ON "connections" USING btree ("created_by");--> statement-breakpoint
 CREATE UNIQUE INDEX "queries_name_key" ON "queries" USING btree (lower("name"));--> statement-breakpoint
 CREATE INDEX "queries_updated_idx" ON "queries" USING btree ("updated_at","id");--> statement-breakpoint

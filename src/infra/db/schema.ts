@@ -127,8 +127,8 @@ export const connections = pgTable('connections', {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
+  // Also the list order: by name, as people read it (case-insensitive).
   uniqueIndex('connections_name_key').on(sql`lower(${t.name})`),
-  index('connections_name_idx').on(t.name, t.id),
   index('connections_created_by_idx').on(t.createdBy),
   check('connections_port_check', sql`${t.port} between 1 and 65535`),
 ]);

@@ -1,5 +1,5 @@
 /** Connections in the store (the connections domain's ConnectionsRepo). */
-import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { asc, eq, gt, or, sql } from 'drizzle-orm';
 import { connections, queries, queryVersions, type StoredSchemaSnapshot } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
@@ -61,13 +61,12 @@ export function connectionsRepo(db: Db) {
       await tx.update(connections).set({ schemaSnapshot: snapshot, schemaRefreshedAt: at }).where(eq(connections.id, id));
     },
     async list(q: PageRequest): Promise<Page<ConnectionRow>> {
-      let where;
-      if (q.cursor) {
-        const [name, cid] = decodeStringCursor(q.cursor, 2);
-        where = or(gt(connections.name, name!), and(eq(connections.name, name!), gt(connections.id, cid!)));
-      }
-      const rows = await tx.select().from(connections).where(where).orderBy(asc(connections.name), asc(connections.id)).limit(q.limit + 1);
-      return toPage(rows, q.limit, (r) => [r.name, r.id], (r) => r);
+      // Names are unique case-insensitively, so lower(name) alone orders (the unique index serves it).
+      const key = sql<string>`lower(${connections.name})`;
+      const where = q.cursor ? gt(key, decodeStringCursor(q.cursor, 2)[0]!) : undefined;
+      const rows = await tx.select({ row: connections, sortKey: key }).from(connections).where(where).orderBy(asc(key)).limit(q.limit + 1);
+      // The cursor holds the store's own lower(name), so no other case folding can disagree with it.
+      return toPage(rows, q.limit, (r) => [r.sortKey, r.row.id], (r) => r.row);
     },
   };
 }
