@@ -13,6 +13,7 @@
  * destroyed instead of going back to the pool.
  */
 import type mysql from 'mysql2';
+import { abortReason } from '../../core/abort.js';
 import { DomainError } from '../../core/errors.js';
 import type { CellValue, ExecuteOptions, ResultColumn, RowStream, Statement } from '../../domain/plugins/connector.js';
 import { isReadingStatement } from './client.js';
@@ -33,9 +34,7 @@ export interface ExecutionContext {
 
 const noop = (): void => undefined;
 
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
-}
+export { abortReason };
 
 export function run(conn: mysql.Connection | Conn, sql: string, values: unknown[] = []): Promise<unknown[][]> {
   return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@
  * after 60 s) for one saved connection or one test of unsaved settings.
  */
 import type mysql from 'mysql2';
+import { acquireUnlessAborted } from '../../core/abort.js';
 import { DomainError } from '../../core/errors.js';
 import type {
   ConnectionConfig, ConnectorLimits, ConnectorSession, SchemaSnapshot, SchemaTable,
@@ -51,22 +52,8 @@ export function openMysqlSession(config: ConnectionConfig, limits: ConnectorLimi
         throw err;
       }
     };
-    const pending = attempt();
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        pending.then((conn) => conn.release(), () => undefined);
-        reject(abortReason(signal));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      pending.then((conn) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) conn.release();
-        else resolve(conn);
-      }, (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(signal.aborted ? abortReason(signal) : connectError(err, where));
-      });
-    });
+    return acquireUnlessAborted(attempt(), signal, (conn) => conn.release(),
+      (err) => (signal.aborted ? abortReason(signal) : connectError(err, where)));
   };
 
   const versionOf = async (conn: mysql.PoolConnection): Promise<string> => String((await run(conn, 'SELECT VERSION()'))[0]?.[0] ?? '');

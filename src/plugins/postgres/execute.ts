@@ -13,6 +13,7 @@
  * in flight, closes the portal and rolls back.
  */
 import { DomainError } from '../../core/errors.js';
+import { abortReason } from '../../core/abort.js';
 import type { CellValue, ExecuteOptions, ResultColumn, RowStream, Statement } from '../../domain/plugins/connector.js';
 import { extended, type Param, type PgSql } from './client.js';
 import { statementError } from './errors.js';
@@ -24,9 +25,7 @@ type Raw = Array<Buffer | null>;
 
 const noop = (): void => undefined;
 
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
-}
+export { abortReason };
 
 /**
  * Cancels a query on the server once postgres.js has sent it. (A query still waiting in a

@@ -3,6 +3,7 @@
  * closed after 60 s) for one saved connection or one test of unsaved settings.
  */
 import { DomainError } from '../../core/errors.js';
+import { acquireUnlessAborted } from '../../core/abort.js';
 import type {
   ConnectionConfig, ConnectorLimits, ConnectorSession, SchemaSnapshot, SchemaTable,
 } from '../../domain/plugins/connector.js';
@@ -52,22 +53,7 @@ export function openPostgresSession(config: ConnectionConfig, limits: ConnectorL
   const reserve = async (signal: AbortSignal) => {
     if (closed) throw new DomainError('connection.unreachable', 'The connection was closed');
     if (signal.aborted) throw abortReason(signal);
-    const pending = sql.reserve();
-    return new Promise<Awaited<typeof pending>>((resolve, reject) => {
-      const onAbort = (): void => {
-        pending.then((conn) => conn.release(), () => undefined);
-        reject(abortReason(signal));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      pending.then((conn) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) conn.release();
-        else resolve(conn);
-      }, (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(connecting(err, signal));
-      });
-    });
+    return acquireUnlessAborted(sql.reserve(), signal, (conn) => conn.release(), (err) => connecting(err, signal));
   };
 
   return {
