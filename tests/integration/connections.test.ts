@@ -113,6 +113,17 @@ describe('connections', () => {
     }
   }, 30_000);
 
+  it('never sends a stored password to another server: moving host or port needs the password again', async () => {
+    const moved = await admin.post('/api/v1/connections/test').send({ connection_id: id, port: 1 });
+    expect(moved.status).toBe(422);
+    expect(moved.body.errors).toEqual([expect.objectContaining({ field: 'password', code: 'validation.required' })]);
+    const patched = await admin.patch(`/api/v1/connections/${id}`).send({ version: 1, host: 'elsewhere.example.com' });
+    expect(patched.body.errors).toEqual([expect.objectContaining({ field: 'password', code: 'validation.required' })]);
+    // With the password given again, the settings are simply tried (here: nothing listens).
+    const resent = await admin.post('/api/v1/connections/test').send({ connection_id: id, port: 1, password: PASSWORD });
+    expect(resent.body.code).toBe('connection.unreachable');
+  });
+
   it('answers connection.auth_failed when the database refuses the login', async () => {
     const res = await admin.post('/api/v1/connections/test').send({ ...src.connection('x'), username: 'no_such_role_herald' });
     expect(res.status).toBe(422);

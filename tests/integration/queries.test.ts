@@ -89,6 +89,13 @@ describe('an editor writes, previews, changes and restores a query', () => {
     expect(v4.body).toMatchObject({ number: 4, restored_from: 1 });
   });
 
+  it('answers 422 on cursor for a cursor that was not made by the server', async () => {
+    const forged = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'x'])).toString('base64url');
+    const res = await editor.get(`/api/v1/queries?cursor=${forged}`);
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'cursor', code: 'validation.invalid' })]);
+  });
+
   it('lists queries most recently changed first', async () => {
     const other = await editor.post('/api/v1/queries').send({ name: 'Newest', connection_id: connectionId, sql: 'select 1' });
     const list = await editor.get('/api/v1/queries');

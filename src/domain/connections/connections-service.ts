@@ -90,9 +90,32 @@ export function createConnectionsService(deps: {
     return row;
   };
 
+  /** Runs a test or an introspection within its time limit; past it, the database is unreachable for us. */
   const bounded = async <T>(limits: ConnectorLimits, work: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const signal = AbortSignal.timeout(limits.connectTimeoutMs + OPERATION_LIMIT_MS);
-    return work(signal);
+    try {
+      return await work(signal);
+    } catch (err) {
+      if (signal.aborted && !(err instanceof DomainError)) {
+        throw new DomainError('connection.unreachable', `The database did not answer within ${(limits.connectTimeoutMs + OPERATION_LIMIT_MS) / 1000} s`);
+      }
+      throw err;
+    }
+  };
+
+  /**
+   * A stored password only ever goes where it was given for: settings that send it to another
+   * server or account must carry the password again (else an admin could read it off a server
+   * of their own).
+   */
+  const guardStoredPassword = (input: ConnectionSettingsInput, base: ConnectionRecord, config: ConnectionConfig): void => {
+    if (!base.passwordSealed || (typeof input.password === 'string')) return;
+    const moved = config.host !== base.host || config.port !== base.port || config.username !== base.username
+      || config.database !== base.database || (input.type !== undefined && input.type !== base.type)
+      || (config.sslMode !== base.sslMode && config.sslMode === 'disable');
+    if (moved && config.password !== null) {
+      throw validationFailed([{ field: 'password', code: 'validation.required', message: 'send the password again when the host, port, database, user or TLS mode changes' }]);
+    }
   };
 
   const audit = (type: 'connection.created' | 'connection.updated' | 'connection.deleted', actor: Actor, c: { id: string; name: string }, details: Record<string, string | number | boolean | null> = {}) =>
@@ -122,6 +145,7 @@ export function createConnectionsService(deps: {
       const connector = connectorOf(before.type);
       const basePassword = before.passwordSealed ? deps.secrets.open(before.passwordSealed, passwordContext(id)) : null;
       const config = merge(connector, input, before, basePassword);
+      guardStoredPassword(input, before, config);
       const changes: ConnectionChanges = {
         host: config.host, port: config.port, database: config.database, username: config.username,
         sslMode: config.sslMode, sslCa: config.sslCa, options: config.options,
@@ -160,6 +184,7 @@ export function createConnectionsService(deps: {
       }
       const basePassword = base ? configOf(base, deps.secrets).password : null;
       const config = merge(connector, input, base, basePassword);
+      if (base) guardStoredPassword(input, base, config);
       const session = connector.open(config, { ...deps.limits, poolSize: 1 });
       try {
         return await bounded(deps.limits, (signal) => session.test(signal));

@@ -55,7 +55,8 @@ export function createPreviewService(deps: {
   };
 
   return {
-    async preview(input: PreviewInput): Promise<Preview> {
+    /** `signal` aborts when the caller goes away (or the process drains): the statement is cancelled then too. */
+    async preview(input: PreviewInput, signal?: AbortSignal): Promise<Preview> {
       const limit = input.limit ?? PREVIEW_DEFAULT_LIMIT;
       const timeoutMs = (input.timeoutSeconds ?? PREVIEW_DEFAULT_TIMEOUT_SECONDS) * 1000;
       const { sql, connectionId, declared } = await source(input);
@@ -72,7 +73,8 @@ export function createPreviewService(deps: {
       const guard = setTimeout(() => controller.abort(new DomainError('query.timeout', `The query took longer than ${timeoutMs / 1000} s`)), timeoutMs + CANCEL_GRACE_MS);
       const started = performance.now();
       try {
-        const stream = await session.execute(statement, { signal: controller.signal, timeoutMs, batchSize: Math.min(limit + 1, 1000) });
+        const stop = signal ? AbortSignal.any([controller.signal, signal]) : controller.signal;
+        const stream = await session.execute(statement, { signal: stop, timeoutMs, batchSize: Math.min(limit + 1, 1000) });
         const rows: CellValue[][] = [];
         let truncated = false;
         for await (const batch of stream.batches) {

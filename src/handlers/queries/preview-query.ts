@@ -8,6 +8,6 @@ export const previewQuery = (d: Deps): Handler<'previewQuery'> => async (req) =>
   const p = await d.preview.preview({
     queryId: req.body.query_id, connectionId: req.body.connection_id, sql: req.body.sql, parameters: req.body.parameters,
     limit: req.body.limit, timeoutSeconds: req.body.timeout_seconds,
-  });
+  }, req.ctx.signal);
   return { status: 200, body: previewView(p) };
 };

@@ -5,6 +5,7 @@ import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError } from '../../../core/errors.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import { isUuid } from '../../../core/ids.js';
 
 export type QueryRow = typeof queries.$inferSelect;
 type QueryInsert = typeof queries.$inferInsert;
@@ -56,7 +57,7 @@ function repo(tx: Tx) {
       let where;
       if (q.cursor) {
         const [at, id] = decodeCursor(q.cursor, 2);
-        if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at))) throw invalidCursor();
+        if (typeof at !== 'string' || typeof id !== 'string' || !isUuid(id) || Number.isNaN(Date.parse(at))) throw invalidCursor();
         const when = new Date(at);
         where = or(lt(queries.updatedAt, when), and(eq(queries.updatedAt, when), lt(queries.id, id)));
       }
