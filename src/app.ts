@@ -10,6 +10,7 @@ import { createSchemaCheck } from './infra/validation/json-schema.js';
 import { createConnectionsService } from './domain/connections/connections-service.js';
 import { createQueriesService } from './domain/queries/queries-service.js';
 import { createPreviewService } from './domain/queries/preview-service.js';
+import { createSchedulesService } from './domain/schedules/schedules-service.js';
 import { storeAnswers } from './infra/db/client.js';
 import { pendingMigrations } from './infra/db/migrate.js';
 import { loadContract } from './http/contract.js';
@@ -86,7 +87,7 @@ export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerR
   });
 }
 
-/** Plugins, connections, queries and preview. */
+/** Plugins, connections, queries, preview and schedules. */
 function dataServices(c: ApiContainer) {
   const connectionsRepo = createConnectionsRepo(c.db);
   const queriesStore = createQueriesStore(c.db);
@@ -98,6 +99,7 @@ function dataServices(c: ApiContainer) {
     }),
     queries: createQueriesService({ store: queriesStore, usage: createQueryUsage(c.db), clock: c.clock }),
     preview: createPreviewService({ queries: queriesStore, connections: connectionsRepo, pools: c.pools }),
+    schedules: createSchedulesService({ clock: c.clock }),
   };
 }
 

@@ -1459,7 +1459,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Next occurrences and description of a schedule */
+        /**
+         * Next occurrences and description of a schedule
+         * @description Checks a schedule and answers its English description and its next `count` times
+         *     (default 5, at most 50) strictly after `from` (default now). Times are instants in UTC;
+         *     the schedule's wall-clock times are read in its time zone, and across DST changes a time
+         *     that does not exist runs once at the first valid minute after the gap, a time that occurs
+         *     twice runs once, at its first occurrence. An invalid cron is 422 on field `cron`, an
+         *     unknown time zone 422 on field `timezone`. `next` holds fewer than `count` times only
+         *     when the schedule has no more before the year 3000.
+         */
         post: operations["previewSchedule"];
         delete?: never;
         options?: never;
@@ -2341,6 +2350,50 @@ export interface components {
             /** @description True when the result had more rows than limit */
             truncated: boolean;
             elapsed_ms: number;
+        };
+        /**
+         * @description Five-field cron (minute hour day-of-month month day-of-week), minute precision: numbers,
+         *     names (JAN-DEC, SUN-SAT; 0 and 7 are Sunday), `*`, ranges `a-b`, steps `*\/n` and
+         *     `a-b/n`, and lists. When both day fields are restricted (neither is `*`), a day matching
+         *     either runs. The nicknames @hourly, @daily,
+         *     @midnight, @weekly, @monthly, @yearly and @annually are accepted. Seconds or year
+         *     fields, `L`, `W`, `#`, `?` and a cron that matches no date (`0 0 30 2 *`) are refused.
+         * @example 0 8 * * 1-5
+         */
+        CronExpression: string;
+        /**
+         * @description IANA time zone name, spelled as the time zone database spells it
+         * @example Europe/Berlin
+         */
+        TimeZoneName: string;
+        /** @description When a report runs; the cron's times are wall-clock times in the time zone */
+        Schedule: {
+            cron: components["schemas"]["CronExpression"];
+            timezone: components["schemas"]["TimeZoneName"];
+        };
+        SchedulePreviewRequest: {
+            cron: components["schemas"]["CronExpression"];
+            timezone: components["schemas"]["TimeZoneName"];
+            /**
+             * @description How many next times to answer
+             * @default 5
+             */
+            count: number;
+            /**
+             * Format: date-time
+             * @description Answer the times strictly after this instant (default now); between 1970 and the year 3000
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            from?: string;
+        };
+        SchedulePreview: {
+            /**
+             * @description The cron in English
+             * @example At 08:00, Monday through Friday
+             */
+            description: string;
+            /** @description The next times, ascending */
+            next: components["schemas"]["Timestamp"][];
         };
     };
     responses: {
@@ -4317,9 +4370,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulePreviewRequest"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The description and the next times */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePreview"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

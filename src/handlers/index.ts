@@ -49,6 +49,7 @@ import { deleteQuery } from './queries/delete-query.js';
 import { listQueryVersions } from './queries/list-query-versions.js';
 import { getQueryVersion } from './queries/get-query-version.js';
 import { restoreQueryVersion } from './queries/restore-query-version.js';
+import { previewSchedule } from './reports/preview-schedule.js';
 
 export function buildHandlers(s: ApiServices): HandlerMap {
   return {
@@ -150,7 +151,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     pauseReport: NOT_IMPLEMENTED,
     resumeReport: NOT_IMPLEMENTED,
     runReport: NOT_IMPLEMENTED,
-    previewSchedule: NOT_IMPLEMENTED,
+    previewSchedule: previewSchedule(s),
     listDeliveries: NOT_IMPLEMENTED,
     createDelivery: NOT_IMPLEMENTED,
     replaceDelivery: NOT_IMPLEMENTED,

@@ -17,6 +17,7 @@ import type { PluginRegistry } from '../domain/plugins/plugin.js';
 import type { ConnectionsService } from '../domain/connections/connections-service.js';
 import type { QueriesService } from '../domain/queries/queries-service.js';
 import type { PreviewService } from '../domain/queries/preview-service.js';
+import type { SchedulesService } from '../domain/schedules/schedules-service.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -34,4 +35,5 @@ export interface ApiServices {
   connections: ConnectionsService;
   queries: QueriesService;
   preview: PreviewService;
+  schedules: SchedulesService;
 }

@@ -24,7 +24,7 @@ const NOT_YET_BUILT: OperationId[] = [
   'retryFailedChannelDeliveries',
   'listLinks', 'createLink', 'getLink', 'revokeLink', 'downloadSharedLink',
   'listReports', 'createReport', 'getReport', 'updateReport', 'deleteReport', 'pauseReport', 'resumeReport', 'runReport',
-  'previewSchedule', 'listDeliveries', 'createDelivery', 'replaceDelivery', 'deleteDelivery', 'previewDelivery', 'testDeliverReport',
+  'listDeliveries', 'createDelivery', 'replaceDelivery', 'deleteDelivery', 'previewDelivery', 'testDeliverReport',
   'listRuns', 'getRun', 'cancelRun', 'retryDeliveryAttempt', 'getRunResult',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard', 'streamEvents',
 ];
