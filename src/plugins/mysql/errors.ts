@@ -3,6 +3,7 @@
  * number (a server never echoes the password; mysql2 says "using password: YES" at most).
  */
 import { DomainError } from '../../core/errors.js';
+import { NETWORK_ERROR_REASONS } from '../shared/network-errors.js';
 
 interface MysqlError {
   code?: unknown;
@@ -20,13 +21,7 @@ export const ER_MARIADB_STATEMENT_TIMEOUT = 1969;
 export const ER_MYSQL_QUERY_TIMEOUT = 3024;
 
 const NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: 'the connection was refused',
-  ENOTFOUND: 'the host name does not resolve',
-  EAI_AGAIN: 'the host name does not resolve (temporary DNS failure)',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  ECONNRESET: 'the server closed the connection',
-  EPIPE: 'the server closed the connection',
+  ...NETWORK_ERROR_REASONS,
   ETIMEDOUT: 'no answer within the connect timeout',
   PROTOCOL_CONNECTION_LOST: 'the server closed the connection',
   HANDSHAKE_NO_SSL_SUPPORT: 'the server does not offer TLS (choose ssl_mode prefer or disable)',

@@ -3,6 +3,7 @@
  * password: neither the server nor postgres.js puts it in a message) and the SQLSTATE.
  */
 import { DomainError } from '../../core/errors.js';
+import { NETWORK_ERROR_REASONS } from '../shared/network-errors.js';
 
 interface PgError {
   code?: unknown;
@@ -14,13 +15,7 @@ interface PgError {
 
 const AUTH_STATES = new Set(['28P01', '28000', '3D000', '42501']);
 const NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: 'the connection was refused',
-  ENOTFOUND: 'the host name does not resolve',
-  EAI_AGAIN: 'the host name does not resolve (temporary DNS failure)',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  ECONNRESET: 'the server closed the connection',
-  EPIPE: 'the server closed the connection',
+  ...NETWORK_ERROR_REASONS,
   ETIMEDOUT: 'the connection timed out',
   CONNECT_TIMEOUT: 'no answer within the connect timeout',
   CONNECTION_CLOSED: 'the server closed the connection',
