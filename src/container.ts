@@ -23,6 +23,8 @@ import type { Connector } from './domain/plugins/connector.js';
 import type { PluginRegistry } from './domain/plugins/plugin.js';
 import type { PasswordHasher } from './domain/identity/passwords.js';
 import { builtInPlugins, createPluginRegistry } from './plugins/registry.js';
+import type { ArtifactStore } from './domain/artifacts/ports.js';
+import { createLocalArtifactStore } from './infra/artifacts/local-store.js';
 
 export interface Container {
   settings: Settings;
@@ -44,8 +46,8 @@ export interface Container {
   plugins: PluginRegistry<Connector>;
   /** One pooled connector session per saved connection, closed with the container. */
   pools: ConnectorPools;
-  /** Filled by the result-files issue: where run results are stored. */
-  artifacts: null;
+  /** Where run results are stored (local files under SVC_DATA_DIR). */
+  artifacts: ArtifactStore;
   version: string;
   startedAt: Date;
   /** Set only by tests; the API uses bcrypt at SVC_BCRYPT_COST otherwise. */
@@ -116,7 +118,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     connectionProblem,
     plugins,
     pools,
-    artifacts: null,
+    artifacts: createLocalArtifactStore(settings.dataDir),
     version: packageVersion,
     startedAt: clock.now(),
     passwordHasher: options.passwordHasher,

@@ -1361,10 +1361,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reports, ordered by title, with last run */
+        /**
+         * Reports, ordered by title, with last run
+         * @description Reports ordered by title as people read it (case folded), each with its last run.
+         *     Filter with `query_id` or `paused`.
+         */
         get: operations["listReports"];
         put?: never;
-        /** Create a report and schedule its first run */
+        /**
+         * Create a report and schedule its first run
+         * @description `parameters` are checked against the query's declared parameters (of `query_version`
+         *     when it is pinned, of the query's current version otherwise): an unknown name, a value of
+         *     the wrong type or a missing required value is 422 on `parameters.<name>`. With a schedule
+         *     (and not paused) `next_run_at` is the schedule's first time after now; without one the
+         *     report runs only on demand.
+         */
         post: operations["createReport"];
         delete?: never;
         options?: never;
@@ -1385,11 +1396,20 @@ export interface paths {
         get: operations["getReport"];
         put?: never;
         post?: never;
-        /** Delete the report and its runs */
+        /**
+         * Delete the report and its runs
+         * @description Deletes the report, its runs and their stored result files. A run still going is
+         *     cancelled on its database.
+         */
         delete: operations["deleteReport"];
         options?: never;
         head?: never;
-        /** Change a report */
+        /**
+         * Change a report
+         * @description Send the current `version`. A changed schedule takes effect from now: `next_run_at` is
+         *     its first time after the change. Parameters are checked again when the query, the pinned
+         *     version or the parameters change.
+         */
         patch: operations["updateReport"];
         trace?: never;
     };
@@ -1404,7 +1424,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop scheduling */
+        /**
+         * Stop scheduling
+         * @description No scheduled run is made while paused (`next_run_at` is null); manual runs still work. Pausing a paused report changes nothing.
+         */
         post: operations["pauseReport"];
         delete?: never;
         options?: never;
@@ -1423,7 +1446,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Schedule again from now */
+        /**
+         * Schedule again from now
+         * @description The next run is the schedule's first time after now: the times missed while paused are
+         *     not run. Resuming a report that is not paused changes nothing.
+         */
         post: operations["resumeReport"];
         delete?: never;
         options?: never;
@@ -1442,7 +1469,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a manual run */
+        /**
+         * Queue a manual run
+         * @description Queues a run with trigger `manual` and answers 202 with it, pending. `deliver: false`
+         *     runs the query and the condition and keeps the result without sending anything. With an
+         *     `Idempotency-Key`, the same key from the same user within 24 hours answers the same run
+         *     (also when the repeats arrive together); the same key with a different body or for
+         *     another report is 409 idempotency.mismatch.
+         */
         post: operations["runReport"];
         delete?: never;
         options?: never;
@@ -1545,7 +1579,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run the report now and deliver only to the caller */
+        /**
+         * Run the report now and deliver only to the caller
+         * @description Queues a run with trigger `test` and answers 202 with it, pending. The run's deliveries
+         *     go only to the caller (deliveries arrive with channels; until then the run executes the
+         *     query, the condition and the result file).
+         */
         post: operations["testDeliverReport"];
         delete?: never;
         options?: never;
@@ -1600,7 +1639,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a pending or running run */
+        /**
+         * Cancel a pending or running run
+         * @description A pending run is cancelled at once (200, status cancelled). A running run's statement is
+         *     cancelled on its database: the answer is 202 with `cancel_requested_at` set, and the run
+         *     ends as cancelled moments later (GET /events says when). A finished run is 409
+         *     run.finished.
+         */
         post: operations["cancelRun"];
         delete?: never;
         options?: never;
@@ -1724,7 +1769,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-sent event stream */
+        /**
+         * Server-sent event stream
+         * @description A text/event-stream of every change, from every process of the instance (workers and
+         *     schedulers publish through Redis). Each event has `event: <kind>`, an `id:` that
+         *     increases within the stream and `data:` one line of JSON holding only ids and what
+         *     changed:
+         *
+         *     - `run.updated`: `{"id", "report_id", "status", "trigger"}` and, once finished,
+         *       `finished_at` (and `error_code` when it failed); sent when a run is queued and each
+         *       time its status changes.
+         *     - `report.updated`: `{"id", "change"}` with change `created`, `updated`, `paused`,
+         *       `resumed`, `deleted` or `scheduled` (its next run moved), plus `next_run_at` where it
+         *       moved and `last_run` `{id, status}` when a run of it finished.
+         *
+         *     A comment line comes at least every 15 s; the stream ends with `event: shutdown` when
+         *     the instance stops (reconnect then). Events are not replayed: after a reconnect, read
+         *     the state again with GET /runs or GET /reports.
+         */
         get: operations["streamEvents"];
         put?: never;
         post?: never;
@@ -2351,6 +2413,193 @@ export interface components {
             truncated: boolean;
             elapsed_ms: number;
         };
+        ReportTitle: string;
+        /** @description Values by parameter name of the query; those not given take the parameter's default */
+        ReportParameterValues: {
+            [key: string]: components["schemas"]["ParameterValue"];
+        };
+        /**
+         * @description When the run delivers (null: always). `rows_exist`: the result has a row. `row_count`:
+         *     the number of rows compared with `value` by `op` (eq, ne, gt, gte, lt, lte). `value`:
+         *     the first row's `column` compared with `value` by `op` (also contains, is_null,
+         *     is_not_null; numbers compare as numbers when both sides are numeric, otherwise as text;
+         *     no row makes it false). `changed`: the result differs from the last successful run's.
+         *     A false condition ends the run as skipped.
+         * @example {
+         *       "type": "row_count",
+         *       "op": "gt",
+         *       "value": 10
+         *     }
+         */
+        Condition: {
+            /** @enum {string} */
+            type: "rows_exist" | "row_count" | "value" | "changed";
+            /** @enum {string} */
+            op?: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "contains" | "is_null" | "is_not_null";
+            column?: string;
+            value?: components["schemas"]["ParameterValue"];
+        } | null;
+        LastRun: {
+            id: components["schemas"]["Uuid"];
+            status: components["schemas"]["RunStatus"];
+            trigger: components["schemas"]["RunTrigger"];
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            finished_at: string | null;
+        } | null;
+        Report: {
+            id: components["schemas"]["Uuid"];
+            title: string;
+            description: string | null;
+            query_id: components["schemas"]["Uuid"];
+            /** @description The pinned query version, or null to run the query's current version */
+            query_version: number | null;
+            parameters: components["schemas"]["ReportParameterValues"];
+            schedule: components["schemas"]["ScheduleOrNull"];
+            /**
+             * @description The schedule in English, with its time zone
+             * @example At 08:00, Monday through Friday (Europe/Berlin)
+             */
+            schedule_description: string | null;
+            condition: components["schemas"]["Condition"];
+            paused: boolean;
+            /**
+             * Format: date-time
+             * @description The next scheduled run; null when paused or without a schedule
+             */
+            next_run_at: string | null;
+            last_run: components["schemas"]["LastRun"];
+            /**
+             * Format: uuid
+             * @description The user who created it (null once that user is deleted)
+             */
+            owner_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["Version"];
+        };
+        ReportPage: {
+            items: components["schemas"]["Report"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        CreateReport: {
+            title: components["schemas"]["ReportTitle"];
+            description?: string | null;
+            query_id: components["schemas"]["Uuid"];
+            /** @description Pin a version of the query (null or absent follows its current version) */
+            query_version?: number | null;
+            parameters?: components["schemas"]["ReportParameterValues"];
+            schedule?: components["schemas"]["ScheduleOrNull"];
+            condition?: components["schemas"]["Condition"];
+            /** @default false */
+            paused: boolean;
+        };
+        UpdateReport: {
+            version: components["schemas"]["Version"];
+            title?: components["schemas"]["ReportTitle"];
+            description?: string | null;
+            query_id?: components["schemas"]["Uuid"];
+            query_version?: number | null;
+            parameters?: components["schemas"]["ReportParameterValues"];
+            schedule?: components["schemas"]["ScheduleOrNull"];
+            condition?: components["schemas"]["Condition"];
+        };
+        RunReportRequest: {
+            /**
+             * @description False runs the query and condition and keeps the result, sending nothing
+             * @default true
+             */
+            deliver: boolean;
+        };
+        /** @enum {string} */
+        RunStatus: "pending" | "running" | "success" | "partial" | "skipped" | "failed" | "cancelled";
+        /** @enum {string} */
+        RunTrigger: "schedule" | "manual" | "test";
+        RunError: {
+            /**
+             * @description A stable code: query.failed, query.timeout, query.not_read_only, connection.unreachable, connection.auth_failed, run.parameters_invalid, run.worker_lost, run.timeout, run.result_too_large, …
+             * @example query.timeout
+             */
+            code: string;
+            message: string;
+        } | null;
+        RunStep: {
+            /** @enum {string} */
+            name: "query" | "condition" | "result_file" | "delivery";
+            /** @enum {string} */
+            status: "running" | "success" | "skipped" | "failed" | "cancelled";
+            started_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            finished_at: string | null;
+            error: components["schemas"]["RunError"];
+            /** @description What the step adds: rows and elapsed_ms (query), met (condition), bytes (result_file) */
+            detail?: {
+                [key: string]: unknown;
+            };
+        };
+        RunSummary: {
+            id: components["schemas"]["Uuid"];
+            report_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["RunStatus"];
+            trigger: components["schemas"]["RunTrigger"];
+            deliver: boolean;
+            /**
+             * Format: date-time
+             * @description The schedule's time this run is for (trigger schedule), else null
+             */
+            scheduled_for: string | null;
+            row_count: number | null;
+            error: components["schemas"]["RunError"];
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description From start to end, deliveries included */
+            duration_ms: number | null;
+        };
+        RunPage: {
+            items: components["schemas"]["RunSummary"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        Run: {
+            id: components["schemas"]["Uuid"];
+            report_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["RunStatus"];
+            trigger: components["schemas"]["RunTrigger"];
+            deliver: boolean;
+            /** Format: date-time */
+            scheduled_for: string | null;
+            row_count: number | null;
+            error: components["schemas"]["RunError"];
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            duration_ms: number | null;
+            /**
+             * Format: uuid
+             * @description Who queued it (manual and test runs); null for scheduled runs
+             */
+            created_by: string | null;
+            /** @description The query version it ran (known once it started) */
+            query_version: number | null;
+            parameters: components["schemas"]["ReportParameterValues"];
+            condition: components["schemas"]["Condition"];
+            /** @description The condition's outcome (null before it was checked, or without a condition) */
+            condition_met: boolean | null;
+            columns: components["schemas"]["ResultColumn"][] | null;
+            /** @description The first 20 rows */
+            sample: components["schemas"]["ResultValue"][][] | null;
+            steps: components["schemas"]["RunStep"][];
+            /** @description Whether a result file is stored (GET …/result) */
+            has_result: boolean;
+            /** @description How many times a worker started it (more than 1 after a worker was lost) */
+            attempts: number;
+            /** Format: date-time */
+            cancel_requested_at: string | null;
+        };
         /**
          * @description Five-field cron (minute hour day-of-month month day-of-week), minute precision: numbers,
          *     names (JAN-DEC, SUN-SAT; 0 and 7 are Sunday), `*`, ranges `a-b`, steps `*\/n` and
@@ -2371,6 +2620,11 @@ export interface components {
             cron: components["schemas"]["CronExpression"];
             timezone: components["schemas"]["TimeZoneName"];
         };
+        /** @description When a report runs (wall-clock times of the cron in the time zone), or null to run on demand only */
+        ScheduleOrNull: {
+            cron: components["schemas"]["CronExpression"];
+            timezone: components["schemas"]["TimeZoneName"];
+        } | null;
         SchedulePreviewRequest: {
             cron: components["schemas"]["CronExpression"];
             timezone: components["schemas"]["TimeZoneName"];
@@ -2426,6 +2680,8 @@ export interface components {
         Limit: number;
         /** @description Opaque cursor from a previous page's next_cursor */
         Cursor: string;
+        /** @description Any unique string (a UUID is good); repeats within 24 hours answer the first result */
+        IdempotencyKey: string;
         SessionId: components["schemas"]["Uuid"];
         PasskeyId: components["schemas"]["Uuid"];
         UserId: components["schemas"]["Uuid"];
@@ -4241,6 +4497,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only reports of this query */
+                query_id?: components["schemas"]["Uuid"];
+                /** @description Only paused (true) or only scheduled (false) reports */
+                paused?: boolean;
             };
             header?: never;
             path?: never;
@@ -4248,7 +4508,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Reports, ordered by title */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4260,9 +4528,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReport"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The report, at version 1 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4278,7 +4558,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4294,7 +4582,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Deleted, with its runs and result files */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4308,9 +4602,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateReport"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The changed report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4326,7 +4632,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The paused report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4342,7 +4656,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The resumed report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4350,15 +4672,30 @@ export interface operations {
     runReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string (a UUID is good); repeats within 24 hours answer the first result */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 reportId: components["parameters"]["ReportId"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RunReportRequest"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The queued run (or, for a repeated Idempotency-Key, the run it made) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4480,7 +4817,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The queued test run */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4492,6 +4837,12 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only runs with this status */
+                status?: components["schemas"]["RunStatus"];
+                /** @description Only runs of this report */
+                report_id?: components["schemas"]["Uuid"];
+                /** @description Only runs with this trigger */
+                trigger?: components["schemas"]["RunTrigger"];
             };
             header?: never;
             path?: never;
@@ -4499,7 +4850,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Runs, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4515,7 +4874,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4531,7 +4898,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The cancelled run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description The running run, whose cancellation is under way */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4641,7 +5025,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

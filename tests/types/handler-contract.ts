@@ -63,8 +63,10 @@ export const metricsText: HandlerResult<'getMetrics'> = { status: 200, body: '# 
 export const metricsFile: HandlerResult<'getMetrics'> = { status: 200, stream: bytes, contentType: 'text/plain' };
 // @ts-expect-error a text body must say its declared type
 export const metricsUntyped: HandlerResult<'getMetrics'> = { status: 200, body: '# TYPE x counter\n' };
-// @ts-expect-error operations that declare no event stream (streamEvents declares only its 501 yet) cannot answer one
-export const notYet: HandlerResult<'streamEvents'> = { status: 200, events: events() };
+// streamEvents declares text/event-stream: an event stream, and not a JSON body.
+export const eventStream: HandlerResult<'streamEvents'> = { status: 200, events: events() };
+// @ts-expect-error no JSON body where the document declares an event stream
+export const eventsAsJson: HandlerResult<'streamEvents'> = { status: 200, body: { x: 1 } };
 
 // Statuses without content take no body.
 export const noContent: HandlerResult<'logout'> = { status: 204 };

@@ -1,7 +1,14 @@
-/** The scheduler role. */
+/** The scheduler and worker roles: tick interval, worker concurrency, run time limit. */
 import { integer } from './schema.js';
 
 export const schedulerSettings = {
-  schedulerTickSeconds: integer('SVC_SCHEDULER_TICK_SECONDS', { fallback: 5, min: 1, max: 60 },
-    'scheduler tick interval (readiness wants a tick within three)'),
+  schedulerTickSeconds: integer('SVC_SCHEDULER_TICK_SECONDS', { fallback: 10, min: 1, max: 60 },
+    'scheduler tick interval: due reports are queued within one tick (readiness wants a tick within three)'),
+};
+
+export const workerSettings = {
+  workerConcurrency: integer('SVC_WORKER_CONCURRENCY', { fallback: 4, min: 1, max: 200 },
+    'runs one worker process executes at once'),
+  runTimeoutSeconds: integer('SVC_RUN_TIMEOUT_SECONDS', { fallback: 900, min: 10, max: 86_400 },
+    'longest a run may take (its query included) before it is stopped and ends failed with run.timeout'),
 };

@@ -14,7 +14,7 @@ import { mailSettings } from './mail.js';
 import { outboundSettings } from './outbound.js';
 import { processSettings } from './process.js';
 import { queueSettings } from './queue.js';
-import { schedulerSettings } from './scheduler.js';
+import { schedulerSettings, workerSettings } from './scheduler.js';
 import { securitySettings } from './security.js';
 import { sessionSettings } from './sessions.js';
 import { storeSettings } from './store.js';
@@ -37,6 +37,7 @@ export const SCHEMAS = {
   outbound: outboundSettings,
   gitops: gitopsSettings,
   scheduler: schedulerSettings,
+  worker: workerSettings,
   sessions: sessionSettings,
 } as const;
 

@@ -4,7 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
-  boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
+  bigint, boolean, check, type AnyPgColumn, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
@@ -175,4 +175,114 @@ export const queryVersions = pgTable('query_versions', {
   primaryKey({ columns: [t.queryId, t.number] }),
   index('query_versions_connection_id_idx').on(t.connectionId),
   index('query_versions_created_by_idx').on(t.createdBy),
+]);
+
+export interface StoredCondition {
+  type: 'rows_exist' | 'row_count' | 'value' | 'changed';
+  op?: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'is_null' | 'is_not_null';
+  column?: string;
+  value?: string | number | boolean | null;
+}
+
+/**
+ * A query on a schedule (or on demand) with a condition. next_run_at is the scheduler's truth:
+ * null when paused or without a schedule; the partial index keeps a tick's cost to the due ones.
+ */
+export const reports = pgTable('reports', {
+  id: uuid('id').primaryKey(),
+  title: text('title').notNull(),
+  description: text('description'),
+  queryId: uuid('query_id').notNull().references(() => queries.id, { onDelete: 'restrict' }),
+  /** A pinned query version, or null for the query's current one. */
+  queryVersion: integer('query_version'),
+  parameters: jsonb('parameters').$type<Record<string, string | number | boolean | null>>().notNull().default({}),
+  scheduleCron: text('schedule_cron'),
+  scheduleTimezone: text('schedule_timezone'),
+  condition: jsonb('condition').$type<StoredCondition>(),
+  paused: boolean('paused').notNull().default(false),
+  nextRunAt: ts('next_run_at'),
+  /** The newest run (any trigger), for lists; kept by the run engine and the API. */
+  lastRunId: uuid('last_run_id').references((): AnyPgColumn => runs.id, { onDelete: 'set null' }),
+  ownerId: uuid('owner_id').references(() => users.id, { onDelete: 'set null' }),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  // The list order: by title as people read it, then id.
+  index('reports_title_idx').on(sql`lower(${t.title})`, t.id),
+  index('reports_query_id_idx').on(t.queryId),
+  index('reports_owner_id_idx').on(t.ownerId),
+  index('reports_due_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null and not ${t.paused}`),
+  check('reports_schedule_check', sql`(${t.scheduleCron} is null) = (${t.scheduleTimezone} is null)`),
+]);
+
+export interface StoredRunStep {
+  name: 'query' | 'condition' | 'result_file' | 'delivery';
+  status: 'running' | 'success' | 'skipped' | 'failed' | 'cancelled';
+  startedAt: string;
+  finishedAt: string | null;
+  error: { code: string; message: string } | null;
+  detail?: Record<string, unknown>;
+}
+
+export type StoredRunStatus = 'pending' | 'running' | 'success' | 'partial' | 'skipped' | 'failed' | 'cancelled';
+
+/**
+ * One execution of a report. A scheduled run carries its slot (the schedule's time), unique per
+ * report, so that racing schedulers can never make the same slot twice.
+ */
+export const runs = pgTable('runs', {
+  id: uuid('id').primaryKey(),
+  reportId: uuid('report_id').notNull().references(() => reports.id, { onDelete: 'cascade' }),
+  trigger: text('trigger').$type<'schedule' | 'manual' | 'test'>().notNull(),
+  status: text('status').$type<StoredRunStatus>().notNull().default('pending'),
+  deliver: boolean('deliver').notNull().default(true),
+  slot: ts('slot'),
+  parameters: jsonb('parameters').$type<Record<string, string | number | boolean | null>>().notNull().default({}),
+  condition: jsonb('condition').$type<StoredCondition>(),
+  conditionMet: boolean('condition_met'),
+  queryVersion: integer('query_version'),
+  rowCount: integer('row_count'),
+  columns: jsonb('columns').$type<Array<{ name: string; type: string }>>(),
+  sample: jsonb('sample').$type<Array<Array<string | number | boolean | null>>>(),
+  steps: jsonb('steps').$type<StoredRunStep[]>().notNull().default([]),
+  errorCode: text('error_code'),
+  errorMessage: text('error_message'),
+  /** The stored result file's key in the artifact store, and its size and content hash. */
+  resultKey: text('result_key'),
+  resultBytes: bigint('result_bytes', { mode: 'number' }),
+  resultHash: text('result_hash'),
+  attempts: integer('attempts').notNull().default(0),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  startedAt: ts('started_at'),
+  finishedAt: ts('finished_at'),
+  cancelRequestedAt: ts('cancel_requested_at'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('runs_report_slot_key').on(t.reportId, t.slot),
+  index('runs_created_idx').on(t.createdAt, t.id),
+  index('runs_report_created_idx').on(t.reportId, t.createdAt, t.id),
+  index('runs_unfinished_idx').on(t.status, t.createdAt).where(sql`${t.status} in ('pending', 'running')`),
+  index('runs_created_by_idx').on(t.createdBy),
+  check('runs_trigger_check', sql`${t.trigger} in ('schedule', 'manual', 'test')`),
+  check('runs_status_check', sql`${t.status} in ('pending', 'running', 'success', 'partial', 'skipped', 'failed', 'cancelled')`),
+]);
+
+/**
+ * Idempotency-Key records: one per (caller, operation, key), with a hash of the request, for 24
+ * hours. The row is written in the transaction that makes the run, so concurrent repeats wait
+ * on the key and then find the first one's run.
+ */
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  operation: text('operation').notNull(),
+  key: text('key').notNull(),
+  requestHash: text('request_hash').notNull(),
+  runId: uuid('run_id').references(() => runs.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.userId, t.operation, t.key] }),
+  index('idempotency_keys_created_idx').on(t.createdAt),
+  index('idempotency_keys_run_id_idx').on(t.runId),
 ]);

@@ -1,0 +1,34 @@
+/**
+ * The artifact store: where runs keep their result files. A result file holds the columns and
+ * every row, written as the rows stream from the database and read back the same way, so neither
+ * side holds a whole result in memory. The local backend writes under SVC_DATA_DIR; an
+ * S3-compatible one can stand in for fleets (result-files issue).
+ */
+import type { CellValue, ResultColumn } from '../plugins/connector.js';
+
+export interface ResultWriter {
+  /** Appends rows; resolves once they are handed to the file (backpressure is honoured). */
+  write(rows: CellValue[][]): Promise<void>;
+  /** Completes the file (it appears under its key only now) and answers its size in bytes. */
+  finish(): Promise<{ bytes: number }>;
+  /** Drops a half-written file. Safe to call after finish() or twice. */
+  abort(): Promise<void>;
+}
+
+export interface StoredResult {
+  columns: ResultColumn[];
+  /** Batches of rows in column order. Breaking out of the loop closes the file. */
+  batches: AsyncIterable<CellValue[][]>;
+}
+
+export interface ArtifactStore {
+  /** A writer for the result file `key` (a later finish replaces a file a lost attempt left). */
+  createResult(key: string, columns: ResultColumn[]): Promise<ResultWriter>;
+  /** The stored result, or undefined when there is no file under `key`. */
+  readResult(key: string): Promise<StoredResult | undefined>;
+  /** Removes the file under `key`; nothing happens when there is none. */
+  remove(key: string): Promise<void>;
+}
+
+/** The key of a run's result file. */
+export const resultKeyOf = (reportId: string, runId: string): string => `${reportId}/${runId}`;

@@ -1,0 +1,67 @@
+/**
+ * The change events of reports and runs (decisions.md "Events"): data holds only ids and what
+ * changed. They travel on the event bus (Redis pub/sub) from whichever process made the change
+ * to every API process, whose GET /events streams the public kinds. `run.cancel` is internal:
+ * it tells the worker holding a run to stop it.
+ */
+import type { RunRecord } from './model.js';
+
+export type PublicEventKind = 'run.updated' | 'report.updated';
+export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(['run.updated', 'report.updated']);
+
+export interface ChangeEvent {
+  type: PublicEventKind | 'run.cancel';
+  data: Record<string, unknown>;
+}
+
+/** Where services publish changes (the event bus). Publishing is best effort: see `publishQuietly`. */
+export interface EventSink {
+  publish(event: ChangeEvent): Promise<void>;
+}
+
+export type ReportChange = 'created' | 'updated' | 'paused' | 'resumed' | 'deleted' | 'scheduled' | 'ran';
+
+export function runUpdated(run: Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger' | 'finishedAt' | 'error'>): ChangeEvent {
+  return {
+    type: 'run.updated',
+    data: {
+      id: run.id, report_id: run.reportId, status: run.status, trigger: run.trigger,
+      ...(run.finishedAt ? { finished_at: run.finishedAt.toISOString() } : {}),
+      ...(run.error ? { error_code: run.error.code } : {}),
+    },
+  };
+}
+
+export function reportUpdated(reportId: string, change: ReportChange, extra: {
+  nextRunAt?: Date | null; lastRun?: { id: string; status: string };
+} = {}): ChangeEvent {
+  return {
+    type: 'report.updated',
+    data: {
+      id: reportId, change,
+      ...(extra.nextRunAt !== undefined ? { next_run_at: extra.nextRunAt?.toISOString() ?? null } : {}),
+      ...(extra.lastRun ? { last_run: extra.lastRun } : {}),
+    },
+  };
+}
+
+export const runCancelRequested = (runId: string): ChangeEvent => ({ type: 'run.cancel', data: { id: runId } });
+
+/**
+ * Publishes after the change committed; a publishing failure (Redis away) is logged, never
+ * undoes or fails the change: the store stays the truth and readers look again.
+ */
+export async function publishQuietly(sink: EventSink, events: ChangeEvent[], onError: (err: unknown) => void): Promise<void> {
+  for (const e of events) {
+    try {
+      await sink.publish(e);
+    } catch (err) {
+      onError(err);
+    }
+  }
+}
+
+/** Enqueues a run's job (the job id is the run id, so a repeat adds nothing). */
+export interface RunQueue {
+  enqueue(runId: string): Promise<void>;
+}

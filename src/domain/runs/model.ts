@@ -1,0 +1,65 @@
+/** Runs: one execution of a report (decisions.md "Reports, schedules, runs"). */
+import type { CellValue, ResultColumn } from '../plugins/connector.js';
+import type { BoundValue } from '../queries/sql-template.js';
+import type { Condition } from '../reports/model.js';
+
+export type RunStatus = 'pending' | 'running' | 'success' | 'partial' | 'skipped' | 'failed' | 'cancelled';
+export type RunTrigger = 'schedule' | 'manual' | 'test';
+export const FINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['success', 'partial', 'skipped', 'failed', 'cancelled']);
+export const isFinished = (s: RunStatus): boolean => FINISHED_STATUSES.has(s);
+
+/** How many first rows a run keeps as its sample. */
+export const SAMPLE_ROWS = 20;
+
+export interface RunError {
+  /** A stable code: query.failed, query.timeout, run.worker_lost, run.parameters_invalid, … */
+  code: string;
+  message: string;
+}
+
+export type StepName = 'query' | 'condition' | 'result_file' | 'delivery';
+export type StepStatus = 'running' | 'success' | 'skipped' | 'failed' | 'cancelled';
+
+export interface RunStep {
+  name: StepName;
+  status: StepStatus;
+  startedAt: Date;
+  finishedAt: Date | null;
+  error: RunError | null;
+  /** rows and elapsed_ms (query), met (condition), bytes (result_file), … */
+  detail?: Record<string, unknown>;
+}
+
+export interface RunRecord {
+  id: string;
+  reportId: string;
+  trigger: RunTrigger;
+  status: RunStatus;
+  deliver: boolean;
+  /** The schedule's time a scheduled run is for; null otherwise. */
+  slot: Date | null;
+  parameters: Record<string, BoundValue>;
+  condition: Condition | null;
+  conditionMet: boolean | null;
+  queryVersion: number | null;
+  rowCount: number | null;
+  columns: ResultColumn[] | null;
+  sample: CellValue[][] | null;
+  steps: RunStep[];
+  error: RunError | null;
+  /** The stored result file's key in the artifact store (null: none kept). */
+  resultKey: string | null;
+  resultBytes: number | null;
+  resultHash: string | null;
+  attempts: number;
+  createdBy: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  cancelRequestedAt: Date | null;
+}
+
+/** The job that executes a run: the BullMQ job id is the run id (ids are UUIDs: no ':'). */
+export interface RunJobPayload {
+  runId: string;
+}

@@ -1,0 +1,109 @@
+/**
+ * The local artifact store: result files under <SVC_DATA_DIR>/results/<report>/<run>.ndjson.gz.
+ * The format is gzip-compressed NDJSON: the first line is {"columns": [...]}, each further line
+ * one row as a JSON array (values as api-spec.md's result rows). It is written to a temporary
+ * name and renamed on finish, so a reader never sees half a file and a lost attempt's leftovers
+ * are replaced.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createGunzip, createGzip } from 'node:zlib';
+import type { ArtifactStore, ResultWriter, StoredResult } from '../../domain/artifacts/ports.js';
+import type { CellValue, ResultColumn } from '../../domain/plugins/connector.js';
+
+const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+/** Rows per batch when reading back. */
+const READ_BATCH = 1000;
+
+export function createLocalArtifactStore(dataDir: string): ArtifactStore {
+  const root = path.join(dataDir, 'results');
+  const fileOf = (key: string) => {
+    if (!SAFE_KEY.test(key)) throw new Error(`not a result key: ${key}`);
+    return path.join(root, `${key}.ndjson.gz`);
+  };
+
+  return {
+    async createResult(key, columns): Promise<ResultWriter> {
+      const final = fileOf(key);
+      await mkdir(path.dirname(final), { recursive: true });
+      const temp = `${final}.${randomBytes(6).toString('hex')}.part`;
+      const out = createWriteStream(temp);
+      const gzip = createGzip({ level: 6 });
+      gzip.pipe(out);
+      let failure: Error | undefined;
+      const fail = (err: Error) => { failure ??= err; };
+      out.on('error', fail);
+      gzip.on('error', fail);
+      let done = false;
+      const push = async (text: string) => {
+        if (failure) throw failure;
+        if (!gzip.write(text)) await once(gzip, 'drain');
+        if (failure) throw failure;
+      };
+      await push(`${JSON.stringify({ columns })}\n`);
+      return {
+        async write(rows) {
+          let chunk = '';
+          for (const row of rows) chunk += `${JSON.stringify(row)}\n`;
+          if (chunk) await push(chunk);
+        },
+        async finish() {
+          if (failure) throw failure;
+          const closed = once(out, 'close');
+          gzip.end();
+          await closed;
+          if (failure) throw failure;
+          await rename(temp, final);
+          done = true;
+          return { bytes: (await stat(final)).size };
+        },
+        async abort() {
+          if (done) return;
+          done = true;
+          gzip.destroy();
+          out.destroy();
+          await rm(temp, { force: true });
+        },
+      };
+    },
+
+    async readResult(key): Promise<StoredResult | undefined> {
+      const file = fileOf(key);
+      try {
+        await stat(file);
+      } catch {
+        return undefined;
+      }
+      const input = createReadStream(file).pipe(createGunzip());
+      const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+      const first = await lines.next();
+      if (first.done) throw new Error(`result file ${key} is empty`);
+      const { columns } = JSON.parse(first.value) as { columns: ResultColumn[] };
+      async function* batches(): AsyncGenerator<CellValue[][]> {
+        let batch: CellValue[][] = [];
+        try {
+          for (;;) {
+            const next = await lines.next();
+            if (next.done) break;
+            if (next.value === '') continue;
+            batch.push(JSON.parse(next.value) as CellValue[]);
+            if (batch.length === READ_BATCH) { yield batch; batch = []; }
+          }
+          if (batch.length > 0) yield batch;
+        } finally {
+          await lines.return?.();
+          input.destroy();
+        }
+      }
+      return { columns, batches: batches() };
+    },
+
+    async remove(key) {
+      await rm(fileOf(key), { force: true });
+    },
+  };
+}
