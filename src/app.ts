@@ -6,11 +6,13 @@ import type { Express } from 'express';
 import { CONNECTOR_LIMITS, type Container } from './container.js';
 import { connectionsRepo as createConnectionsRepo } from './infra/db/stores/connections-repo.js';
 import { createQueriesStore, createQueryUsage } from './infra/db/stores/queries-repo.js';
+import { createReportsStore } from './infra/db/stores/reports-repo.js';
 import { createSchemaCheck } from './infra/validation/json-schema.js';
 import { createConnectionsService } from './domain/connections/connections-service.js';
 import { createQueriesService } from './domain/queries/queries-service.js';
 import { createPreviewService } from './domain/queries/preview-service.js';
 import { createSchedulesService } from './domain/schedules/schedules-service.js';
+import { createReportsService } from './domain/reports/reports-service.js';
 import { storeAnswers } from './infra/db/client.js';
 import { pendingMigrations } from './infra/db/migrate.js';
 import { loadContract } from './http/contract.js';
@@ -34,7 +36,7 @@ import {
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
-  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher'>;
+  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher' | 'events' | 'artifacts'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
   return {
@@ -87,7 +89,7 @@ export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerR
   });
 }
 
-/** Plugins, connections, queries, preview and schedules. */
+/** Plugins, connections, queries, preview, schedules and reports. */
 function dataServices(c: ApiContainer) {
   const connectionsRepo = createConnectionsRepo(c.db);
   const queriesStore = createQueriesStore(c.db);
@@ -100,6 +102,9 @@ function dataServices(c: ApiContainer) {
     queries: createQueriesService({ store: queriesStore, usage: createQueryUsage(c.db), clock: c.clock }),
     preview: createPreviewService({ queries: queriesStore, connections: connectionsRepo, pools: c.pools }),
     schedules: createSchedulesService({ clock: c.clock }),
+    reports: createReportsService({
+      store: createReportsStore(c.db), queries: queriesStore, files: c.artifacts, events: c.events, clock: c.clock, log: c.logger,
+    }),
   };
 }
 

@@ -50,6 +50,13 @@ import { listQueryVersions } from './queries/list-query-versions.js';
 import { getQueryVersion } from './queries/get-query-version.js';
 import { restoreQueryVersion } from './queries/restore-query-version.js';
 import { previewSchedule } from './reports/preview-schedule.js';
+import { listReports } from './reports/list-reports.js';
+import { createReport } from './reports/create-report.js';
+import { getReport } from './reports/get-report.js';
+import { updateReport } from './reports/update-report.js';
+import { deleteReport } from './reports/delete-report.js';
+import { pauseReport } from './reports/pause-report.js';
+import { resumeReport } from './reports/resume-report.js';
 
 export function buildHandlers(s: ApiServices): HandlerMap {
   return {
@@ -143,13 +150,13 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     getLink: NOT_IMPLEMENTED,
     revokeLink: NOT_IMPLEMENTED,
     downloadSharedLink: NOT_IMPLEMENTED,
-    listReports: NOT_IMPLEMENTED,
-    createReport: NOT_IMPLEMENTED,
-    getReport: NOT_IMPLEMENTED,
-    updateReport: NOT_IMPLEMENTED,
-    deleteReport: NOT_IMPLEMENTED,
-    pauseReport: NOT_IMPLEMENTED,
-    resumeReport: NOT_IMPLEMENTED,
+    listReports: listReports(s),
+    createReport: createReport(s),
+    getReport: getReport(s),
+    updateReport: updateReport(s),
+    deleteReport: deleteReport(s),
+    pauseReport: pauseReport(s),
+    resumeReport: resumeReport(s),
     runReport: NOT_IMPLEMENTED,
     previewSchedule: previewSchedule(s),
     listDeliveries: NOT_IMPLEMENTED,

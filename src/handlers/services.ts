@@ -18,6 +18,7 @@ import type { ConnectionsService } from '../domain/connections/connections-servi
 import type { QueriesService } from '../domain/queries/queries-service.js';
 import type { PreviewService } from '../domain/queries/preview-service.js';
 import type { SchedulesService } from '../domain/schedules/schedules-service.js';
+import type { ReportsService } from '../domain/reports/reports-service.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -36,4 +37,5 @@ export interface ApiServices {
   queries: QueriesService;
   preview: PreviewService;
   schedules: SchedulesService;
+  reports: ReportsService;
 }

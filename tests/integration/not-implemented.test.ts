@@ -23,7 +23,7 @@ const NOT_YET_BUILT: OperationId[] = [
   'listChannels', 'createChannel', 'testChannelSettings', 'getChannel', 'updateChannel', 'deleteChannel', 'testChannel',
   'retryFailedChannelDeliveries',
   'listLinks', 'createLink', 'getLink', 'revokeLink', 'downloadSharedLink',
-  'listReports', 'createReport', 'getReport', 'updateReport', 'deleteReport', 'pauseReport', 'resumeReport', 'runReport',
+  'runReport',
   'listDeliveries', 'createDelivery', 'replaceDelivery', 'deleteDelivery', 'previewDelivery', 'testDeliverReport',
   'listRuns', 'getRun', 'cancelRun', 'retryDeliveryAttempt', 'getRunResult',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard', 'streamEvents',

@@ -1,6 +1,6 @@
 /** Queries and their versions in the store (the queries domain's QueriesStore). */
-import { and, desc, eq, lt, or } from 'drizzle-orm';
-import { queries, queryVersions } from '../schema.js';
+import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { queries, queryVersions, reports } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError } from '../../../core/errors.js';
@@ -50,8 +50,16 @@ function repo(tx: Tx) {
       }
     },
     async delete(id: string): Promise<boolean> {
-      const rows = await tx.delete(queries).where(eq(queries.id, id)).returning({ id: queries.id });
-      return rows.length > 0;
+      try {
+        const rows = await tx.delete(queries).where(eq(queries.id, id)).returning({ id: queries.id });
+        return rows.length > 0;
+      } catch (err) {
+        // A report made since the service looked for dependents: the foreign key refuses.
+        if (pgErrorCode(err) === '23503' && (pgConstraint(err)?.startsWith('reports_') ?? false)) {
+          throw new DomainError('query.in_use', 'This query is still used', { dependents: await createQueryUsage(tx).dependentsOf(id) });
+        }
+        throw err;
+      }
     },
     async list(q: PageRequest): Promise<Page<QueryRow>> {
       let where;
@@ -97,7 +105,13 @@ export function createQueriesStore(db: Db) {
   };
 }
 
-/** Reports land in a later issue; until then no report can use a query. */
-export function createQueryUsage(_db: Db) {
-  return { dependentsOf: async (_queryId: string) => [] as Array<{ type: string; id: string; name: string }> };
+/** The reports that use a query (its current or a pinned version), by title: such a query cannot be deleted. */
+export function createQueryUsage(db: Tx) {
+  return {
+    async dependentsOf(queryId: string): Promise<Array<{ type: string; id: string; name: string }>> {
+      const rows = await db.select({ id: reports.id, title: reports.title }).from(reports)
+        .where(eq(reports.queryId, queryId)).orderBy(asc(sql`lower(${reports.title})`), asc(reports.id));
+      return rows.map((r) => ({ type: 'report', id: r.id, name: r.title }));
+    },
+  };
 }

@@ -1,0 +1,52 @@
+/** The ports of the reports domain (stored by src/infra/db/stores/reports-repo.ts). */
+import type { Page, PageRequest } from '../../core/cursor.js';
+import type { ArtifactStore } from '../artifacts/ports.js';
+import type { QueriesRepo } from '../queries/ports.js';
+import type { EventSink } from '../runs/events.js';
+import type { ReportRecord } from './model.js';
+
+/** The fields a change may set (version and updated_at are the store's). */
+export type ReportChanges = Partial<Pick<ReportRecord,
+  'title' | 'description' | 'queryId' | 'queryVersion' | 'parameters' | 'schedule' | 'condition' | 'paused' | 'nextRunAt'>>;
+
+export interface ReportFilter {
+  queryId?: string | undefined;
+  paused?: boolean | undefined;
+}
+
+/** What a report's runs leave behind: result files to remove and runs to stop. */
+export interface ReportRunLeftovers {
+  resultKeys: string[];
+  /** Runs still pending or running. */
+  unfinishedRunIds: string[];
+}
+
+export interface ReportsRepo {
+  find(id: string): Promise<ReportRecord | undefined>;
+  /** Reads the report and locks its row until the transaction ends (use inside `transaction`). */
+  findForUpdate(id: string): Promise<ReportRecord | undefined>;
+  /** Throws validation.failed on query_id (validation.invalid) when the query does not exist. */
+  insert(report: Omit<ReportRecord, 'version' | 'lastRun'>): Promise<ReportRecord>;
+  /**
+   * Versioned when `version` is given: not_found for an unknown id, conflict.version for a stale
+   * one. Bumps the version either way.
+   */
+  update(id: string, version: number | undefined, changes: ReportChanges, now: Date): Promise<ReportRecord>;
+  /** Deletes the report; its runs go with it. False when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Ordered by title as people read it (lower(title)), then id. */
+  list(q: PageRequest & ReportFilter): Promise<Page<ReportRecord>>;
+  runLeftovers(reportId: string): Promise<ReportRunLeftovers>;
+}
+
+export interface ReportsStore extends ReportsRepo {
+  transaction<T>(work: (tx: ReportsRepo) => Promise<T>): Promise<T>;
+}
+
+/** Where the reports domain reads the queries it runs (the queries store fits). */
+export type QuerySource = Pick<QueriesRepo, 'find' | 'findVersion'>;
+
+/** Where deleted reports' result files are removed. */
+export type ResultFiles = Pick<ArtifactStore, 'remove'>;
+
+export type { EventSink };

@@ -1,0 +1,203 @@
+/**
+ * Reports: a query (its current or a pinned version) with parameter values, an optional schedule
+ * and an optional condition. next_run_at is the scheduler's truth: the schedule's first time after
+ * now while scheduled and not paused, null otherwise. Every change publishes one report.updated
+ * event after it committed. Deleting a report deletes its runs, removes their result files and
+ * stops the runs still going.
+ */
+import type { Clock } from '../../core/clock.js';
+import type { PageRequest } from '../../core/cursor.js';
+import { notFound, validationFailed, versionConflict } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import type { Log } from '../../core/log.js';
+import type { Actor } from '../identity/security-events.js';
+import { bindValues, type QueryParameter } from '../queries/parameters.js';
+import type { BoundValue } from '../queries/sql-template.js';
+import { publishQuietly, reportUpdated, runCancelRequested, type ChangeEvent, type ReportChange } from '../runs/events.js';
+import { nextOccurrence, validateSchedule, type Schedule } from '../schedules/schedule.js';
+import { validateCondition } from './condition.js';
+import type { Condition, ReportRecord } from './model.js';
+import type { EventSink, QuerySource, ReportChanges, ReportFilter, ReportsRepo, ReportsStore, ResultFiles } from './ports.js';
+
+export type ParameterValues = Record<string, BoundValue>;
+
+export interface CreateReportInput {
+  title: string;
+  description?: string | null | undefined;
+  queryId: string;
+  queryVersion?: number | null | undefined;
+  parameters?: ParameterValues | undefined;
+  schedule?: Schedule | null | undefined;
+  condition?: Condition | null | undefined;
+  paused?: boolean | undefined;
+}
+
+export interface UpdateReportInput {
+  version: number;
+  title?: string | undefined;
+  description?: string | null | undefined;
+  queryId?: string | undefined;
+  queryVersion?: number | null | undefined;
+  parameters?: ParameterValues | undefined;
+  schedule?: Schedule | null | undefined;
+  condition?: Condition | null | undefined;
+}
+
+const sameSchedule = (a: Schedule | null, b: Schedule | null): boolean =>
+  a === b || (a !== null && b !== null && a.cron === b.cron && a.timezone === b.timezone);
+
+const sameValues = (a: ParameterValues, b: ParameterValues): boolean => {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+};
+
+/** The next scheduled time after `now`, or null without a schedule or while paused. */
+export function nextRunOf(schedule: Schedule | null, paused: boolean, now: Date): Date | null {
+  return schedule && !paused ? nextOccurrence(schedule, now) : null;
+}
+
+/**
+ * The values to store: those given, coerced to their declared types (defaults are not copied in,
+ * so a later change of a default applies). Throws 422 on `parameters.<name>` for an unknown name,
+ * a value of the wrong type or a required parameter left without a value.
+ */
+export function checkParameterValues(declared: QueryParameter[], given: ParameterValues): ParameterValues {
+  const bound = bindValues(declared, given, []);
+  const stored: ParameterValues = {};
+  for (const name of Object.keys(given)) stored[name] = bound[name] ?? null;
+  return stored;
+}
+
+export function createReportsService(deps: {
+  store: ReportsStore; queries: QuerySource; files: ResultFiles; events: EventSink; clock: Clock; log: Log;
+}) {
+  const { store, clock } = deps;
+  const log = deps.log.child({ component: 'reports' });
+
+  const get = async (repo: Pick<ReportsRepo, 'find'>, id: string): Promise<ReportRecord> => {
+    const row = await repo.find(id);
+    if (!row) throw notFound('report');
+    return row;
+  };
+  /** Reads and locks the report's row for the rest of the transaction. */
+  const lock = (tx: ReportsRepo, id: string) => get({ find: (i) => tx.findForUpdate(i) }, id);
+
+  /** The declared parameters of the pinned version, or of the query's current version. */
+  const declaredParameters = async (queryId: string, queryVersion: number | null): Promise<QueryParameter[]> => {
+    const query = await deps.queries.find(queryId);
+    if (!query) throw validationFailed([{ field: 'query_id', code: 'validation.invalid', message: 'is not a query' }]);
+    if (queryVersion === null) return query.parameters;
+    const version = await deps.queries.findVersion(queryId, queryVersion);
+    if (!version) {
+      throw validationFailed([{ field: 'query_version', code: 'validation.invalid', message: `is not a version of this query (its current version is ${query.currentVersion})` }]);
+    }
+    return version.parameters;
+  };
+
+  const publish = (events: ChangeEvent[]) => publishQuietly(deps.events, events, (err) => {
+    log.warn('a report event could not be published; readers see the change on their next read', { err });
+  });
+
+  const changed = async (report: ReportRecord, change: ReportChange): Promise<ReportRecord> => {
+    await publish([reportUpdated(report.id, change, { nextRunAt: report.nextRunAt })]);
+    return report;
+  };
+
+  return {
+    list: (q: PageRequest & ReportFilter) => store.list(q),
+    get: (id: string) => get(store, id),
+
+    async create(input: CreateReportInput, actor: Actor): Promise<ReportRecord> {
+      const schedule = input.schedule ?? null;
+      if (schedule) validateSchedule(schedule, 'schedule');
+      const condition = input.condition ?? null;
+      validateCondition(condition, 'condition');
+      const queryVersion = input.queryVersion ?? null;
+      const parameters = checkParameterValues(await declaredParameters(input.queryId, queryVersion), input.parameters ?? {});
+      const paused = input.paused ?? false;
+      const now = clock.now();
+      const row = await store.insert({
+        id: newId(), title: input.title.trim(), description: input.description ?? null, queryId: input.queryId, queryVersion,
+        parameters, schedule, condition, paused, nextRunAt: nextRunOf(schedule, paused, now),
+        ownerId: actor.userId ?? null, createdAt: now, updatedAt: now,
+      });
+      return changed(row, 'created');
+    },
+
+    async update(id: string, input: UpdateReportInput): Promise<ReportRecord> {
+      if (input.schedule) validateSchedule(input.schedule, 'schedule');
+      if (input.condition !== undefined) validateCondition(input.condition, 'condition');
+      const after = await store.transaction(async (tx) => {
+        const before = await lock(tx, id);
+        if (before.version !== input.version) throw versionConflict();
+        const now = clock.now();
+        const changes: ReportChanges = {};
+        if (input.title !== undefined) changes.title = input.title.trim();
+        if (input.description !== undefined) changes.description = input.description;
+        if (input.condition !== undefined) changes.condition = input.condition;
+
+        const queryId = input.queryId ?? before.queryId;
+        const queryVersion = input.queryVersion !== undefined ? input.queryVersion : before.queryVersion;
+        const given = input.parameters ?? before.parameters;
+        if (queryId !== before.queryId || queryVersion !== before.queryVersion || !sameValues(given, before.parameters)) {
+          // A pin kept across a change of query must name a version of the new query.
+          changes.parameters = checkParameterValues(await declaredParameters(queryId, queryVersion), given);
+          changes.queryId = queryId;
+          changes.queryVersion = queryVersion;
+        }
+
+        if (input.schedule !== undefined && !sameSchedule(input.schedule, before.schedule)) {
+          // A changed schedule takes effect from now.
+          changes.schedule = input.schedule;
+          changes.nextRunAt = nextRunOf(input.schedule, before.paused, now);
+        }
+        return tx.update(id, input.version, changes, now);
+      });
+      return changed(after, 'updated');
+    },
+
+    async pause(id: string): Promise<ReportRecord> {
+      let change = false;
+      const after = await store.transaction(async (tx) => {
+        const before = await lock(tx, id);
+        if (before.paused) return before;
+        change = true;
+        return tx.update(id, undefined, { paused: true, nextRunAt: null }, clock.now());
+      });
+      return change ? changed(after, 'paused') : after;
+    },
+
+    async resume(id: string): Promise<ReportRecord> {
+      let change = false;
+      const after = await store.transaction(async (tx) => {
+        const before = await lock(tx, id);
+        if (!before.paused) return before;
+        change = true;
+        const now = clock.now();
+        // From now: the times missed while paused are not made up.
+        return tx.update(id, undefined, { paused: false, nextRunAt: nextRunOf(before.schedule, false, now) }, now);
+      });
+      return change ? changed(after, 'resumed') : after;
+    },
+
+    async delete(id: string): Promise<void> {
+      const leftovers = await store.transaction(async (tx) => {
+        await lock(tx, id);
+        const found = await tx.runLeftovers(id);
+        if (!(await tx.delete(id))) throw notFound('report');
+        return found;
+      });
+      for (const key of leftovers.resultKeys) {
+        try {
+          await deps.files.remove(key);
+        } catch (err) {
+          log.warn('a deleted report\'s result file could not be removed', { report_id: id, result_key: key, err });
+        }
+      }
+      await publish([...leftovers.unfinishedRunIds.map(runCancelRequested), reportUpdated(id, 'deleted')]);
+      for (const runId of leftovers.unfinishedRunIds) log.info('run of a deleted report: cancel requested', { run_id: runId, report_id: id });
+    },
+  };
+}
+
+export type ReportsService = ReturnType<typeof createReportsService>;
