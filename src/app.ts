@@ -11,6 +11,9 @@ import { createConnectionsService } from './domain/connections/connections-servi
 import { createQueriesService } from './domain/queries/queries-service.js';
 import { createPreviewService } from './domain/queries/preview-service.js';
 import { createSchedulesService } from './domain/schedules/schedules-service.js';
+import { createRunsService } from './domain/runs/runs-service.js';
+import { createRunsRepo } from './infra/db/stores/runs-repo.js';
+import { createRunQueue } from './jobs/run-report-spec.js';
 import { storeAnswers } from './infra/db/client.js';
 import { pendingMigrations } from './infra/db/migrate.js';
 import { loadContract } from './http/contract.js';
@@ -34,7 +37,7 @@ import {
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
-  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher'>;
+  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher' | 'events' | 'artifacts'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
   return {
@@ -100,6 +103,17 @@ function dataServices(c: ApiContainer) {
     queries: createQueriesService({ store: queriesStore, usage: createQueryUsage(c.db), clock: c.clock }),
     preview: createPreviewService({ queries: queriesStore, connections: connectionsRepo, pools: c.pools }),
     schedules: createSchedulesService({ clock: c.clock }),
+    ...runServices(c),
+  };
+}
+
+/** Runs (manual and test runs, cancel) and the live event stream. */
+function runServices(c: ApiContainer) {
+  return {
+    runs: createRunsService({
+      runs: createRunsRepo(c.db), queue: createRunQueue(c.enqueue), events: c.events, clock: c.clock, log: c.logger,
+    }),
+    eventSource: c.events,
   };
 }
 

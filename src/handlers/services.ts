@@ -18,6 +18,8 @@ import type { ConnectionsService } from '../domain/connections/connections-servi
 import type { QueriesService } from '../domain/queries/queries-service.js';
 import type { PreviewService } from '../domain/queries/preview-service.js';
 import type { SchedulesService } from '../domain/schedules/schedules-service.js';
+import type { RunsService } from '../domain/runs/runs-service.js';
+import type { ChangeEventSource } from '../domain/runs/live-events.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -36,4 +38,6 @@ export interface ApiServices {
   queries: QueriesService;
   preview: PreviewService;
   schedules: SchedulesService;
+  runs: RunsService;
+  eventSource: ChangeEventSource;
 }
