@@ -11,6 +11,8 @@ import postgres from 'postgres';
 import { manualClock } from '../../src/core/clock.js';
 import { newId } from '../../src/core/ids.js';
 import { createRedis } from '../../src/infra/queue/queues.js';
+import { createRunsRepo } from '../../src/infra/db/stores/runs-repo.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../../src/domain/runs/runs-service.js';
 import { createEventBus, type BusEvent } from '../../src/infra/events/event-bus.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createKey, createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
@@ -280,6 +282,12 @@ describe('the Idempotency-Key window', () => {
     const later = await editor.post(`/api/v1/reports/${reportId}/run`).set('Idempotency-Key', 'daily').send({ deliver: false });
     expect(later.status).toBe(202);
     expect(later.body.id).not.toBe(first.body.id);
+    // The scheduler's hourly housekeeping deletes the records past the window.
+    const before = (await store`select count(*)::int as n from idempotency_keys`)[0]!.n as number;
+    const purged = await createRunsRepo(h.process.container.db).purgeIdempotencyKeys(new Date(clock.now().getTime() - IDEMPOTENCY_WINDOW_MS));
+    const left = await store`select key from idempotency_keys`;
+    expect(purged).toBe(before - left.length);
+    expect(left.map((r) => r.key)).toEqual(['daily']);
   });
 
 });

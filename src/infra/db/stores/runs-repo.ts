@@ -131,6 +131,12 @@ export function createRunsRepo(db: Db) {
       return current ? { run: runRecordOf(current), cancelled: false } : undefined;
     },
 
+    /** Deletes Idempotency-Key records older than `before` (they answer nothing any more). */
+    async purgeIdempotencyKeys(before: Date): Promise<number> {
+      const rows = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, before)).returning({ key: idempotencyKeys.key });
+      return rows.length;
+    },
+
     async requestCancel(id: string, now: Date): Promise<{ run: RunRecordRow; requested: boolean } | undefined> {
       const [row] = await db.update(runs).set({ cancelRequestedAt: rawSql`coalesce(${runs.cancelRequestedAt}, ${now.toISOString()}::timestamptz)`, updatedAt: now })
         .where(and(eq(runs.id, id), eq(runs.status, 'running'))).returning();
