@@ -13,6 +13,9 @@ import { createQueriesService } from './domain/queries/queries-service.js';
 import { createPreviewService } from './domain/queries/preview-service.js';
 import { createSchedulesService } from './domain/schedules/schedules-service.js';
 import { createReportsService } from './domain/reports/reports-service.js';
+import { createRunsService } from './domain/runs/runs-service.js';
+import { createRunsRepo } from './infra/db/stores/runs-repo.js';
+import { createRunQueue } from './jobs/run-report-spec.js';
 import { storeAnswers } from './infra/db/client.js';
 import { pendingMigrations } from './infra/db/migrate.js';
 import { loadContract } from './http/contract.js';
@@ -105,6 +108,17 @@ function dataServices(c: ApiContainer) {
     reports: createReportsService({
       store: createReportsStore(c.db), queries: queriesStore, files: c.artifacts, events: c.events, clock: c.clock, log: c.logger,
     }),
+    ...runServices(c),
+  };
+}
+
+/** Runs (manual and test runs, cancel) and the live event stream. */
+function runServices(c: ApiContainer) {
+  return {
+    runs: createRunsService({
+      runs: createRunsRepo(c.db), queue: createRunQueue(c.enqueue), events: c.events, clock: c.clock, log: c.logger,
+    }),
+    eventSource: c.events,
   };
 }
 

@@ -57,6 +57,12 @@ import { updateReport } from './reports/update-report.js';
 import { deleteReport } from './reports/delete-report.js';
 import { pauseReport } from './reports/pause-report.js';
 import { resumeReport } from './reports/resume-report.js';
+import { runReport } from './reports/run-report.js';
+import { testDeliverReport } from './reports/test-deliver-report.js';
+import { listRuns } from './runs/list-runs.js';
+import { getRun } from './runs/get-run.js';
+import { cancelRun } from './runs/cancel-run.js';
+import { streamEvents } from './events/stream-events.js';
 
 export function buildHandlers(s: ApiServices): HandlerMap {
   return {
@@ -157,24 +163,24 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     deleteReport: deleteReport(s),
     pauseReport: pauseReport(s),
     resumeReport: resumeReport(s),
-    runReport: NOT_IMPLEMENTED,
+    runReport: runReport(s),
     previewSchedule: previewSchedule(s),
     listDeliveries: NOT_IMPLEMENTED,
     createDelivery: NOT_IMPLEMENTED,
     replaceDelivery: NOT_IMPLEMENTED,
     deleteDelivery: NOT_IMPLEMENTED,
     previewDelivery: NOT_IMPLEMENTED,
-    testDeliverReport: NOT_IMPLEMENTED,
-    listRuns: NOT_IMPLEMENTED,
-    getRun: NOT_IMPLEMENTED,
-    cancelRun: NOT_IMPLEMENTED,
+    testDeliverReport: testDeliverReport(s),
+    listRuns: listRuns(s),
+    getRun: getRun(s),
+    cancelRun: cancelRun(s),
     retryDeliveryAttempt: NOT_IMPLEMENTED,
     getRunResult: NOT_IMPLEMENTED,
     listNotifications: NOT_IMPLEMENTED,
     markAllNotificationsRead: NOT_IMPLEMENTED,
     markNotificationRead: NOT_IMPLEMENTED,
     getDashboard: NOT_IMPLEMENTED,
-    streamEvents: NOT_IMPLEMENTED,
+    streamEvents: streamEvents(s),
   };
 }
 

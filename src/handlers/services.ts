@@ -19,6 +19,8 @@ import type { QueriesService } from '../domain/queries/queries-service.js';
 import type { PreviewService } from '../domain/queries/preview-service.js';
 import type { SchedulesService } from '../domain/schedules/schedules-service.js';
 import type { ReportsService } from '../domain/reports/reports-service.js';
+import type { RunsService } from '../domain/runs/runs-service.js';
+import type { ChangeEventSource } from '../domain/runs/live-events.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -38,4 +40,6 @@ export interface ApiServices {
   preview: PreviewService;
   schedules: SchedulesService;
   reports: ReportsService;
+  runs: RunsService;
+  eventSource: ChangeEventSource;
 }

@@ -23,10 +23,9 @@ const NOT_YET_BUILT: OperationId[] = [
   'listChannels', 'createChannel', 'testChannelSettings', 'getChannel', 'updateChannel', 'deleteChannel', 'testChannel',
   'retryFailedChannelDeliveries',
   'listLinks', 'createLink', 'getLink', 'revokeLink', 'downloadSharedLink',
-  'runReport',
-  'listDeliveries', 'createDelivery', 'replaceDelivery', 'deleteDelivery', 'previewDelivery', 'testDeliverReport',
-  'listRuns', 'getRun', 'cancelRun', 'retryDeliveryAttempt', 'getRunResult',
-  'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard', 'streamEvents',
+  'listDeliveries', 'createDelivery', 'replaceDelivery', 'deleteDelivery', 'previewDelivery',
+  'retryDeliveryAttempt', 'getRunResult',
+  'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard',
 ];
 
 let h: Herald;
@@ -38,6 +37,7 @@ it('answers 501 not_implemented for exactly the operations not built yet', async
   const answering501: string[] = [];
   for (const id of Object.keys(operationMeta) as OperationId[]) {
     if (id === 'logout' || id === 'revokeAllMySessions') continue; // they end the admin session; they are built
+    if (id === 'streamEvents') continue; // built: an endless stream (tests/integration/runs-api.test.ts reads it)
     const meta = operationMeta[id];
     const path = meta.path.replace(/\{(\w+)\}/g, (_m, n: string) => (n === 'number' ? '1' : n === 'token' ? 'tok' : randomUUID()));
     const client = meta.access.public ? h.http : admin;

@@ -1,0 +1,63 @@
+/** The ports of the runs API: reading runs, queuing manual and test runs, cancelling. */
+import type { Page, PageRequest } from '../../core/cursor.js';
+import type { Condition } from '../reports/model.js';
+import type { BoundValue } from '../queries/sql-template.js';
+import type { RunRecord, RunStatus, RunTrigger } from './model.js';
+
+export interface RunFilter {
+  status?: RunStatus | undefined;
+  reportId?: string | undefined;
+  trigger?: RunTrigger | undefined;
+}
+
+/** What a new run copies from its report. */
+export interface RunSource {
+  id: string;
+  parameters: Record<string, BoundValue>;
+  condition: Condition | null;
+}
+
+export interface NewRun {
+  id: string;
+  reportId: string;
+  trigger: RunTrigger;
+  deliver: boolean;
+  parameters: Record<string, BoundValue>;
+  condition: Condition | null;
+  createdBy: string | null;
+  createdAt: Date;
+}
+
+export interface IdempotencyClaim {
+  userId: string;
+  operation: string;
+  key: string;
+  requestHash: string;
+  /** Records older than this are expired: the key may be used afresh. */
+  notBefore: Date;
+}
+
+export type IdempotentOutcome =
+  | { kind: 'created'; run: RunRecord }
+  | { kind: 'repeated'; run: RunRecord }
+  | { kind: 'mismatch' };
+
+export interface RunsRepo {
+  find(id: string): Promise<RunRecord | undefined>;
+  /** Newest first (created_at, id). */
+  list(filter: RunFilter, page: PageRequest): Promise<Page<RunRecord>>;
+  /** The report a new run is made from, or undefined. */
+  runSource(reportId: string): Promise<RunSource | undefined>;
+  /** Inserts the run and points the report's last run at it. */
+  insert(run: NewRun): Promise<RunRecord>;
+  /**
+   * Inserts the run under an Idempotency-Key in one transaction: when the key was used (and has
+   * not expired) answers that run (same request hash) or a mismatch; concurrent repeats wait on
+   * the key and then see the first one's run.
+   */
+  insertIdempotent(run: NewRun, claim: IdempotencyClaim): Promise<IdempotentOutcome>;
+  /** pending → cancelled at once; answers the run after the attempt and whether it was cancelled now (undefined: no such run). */
+  cancelPending(id: string, now: Date): Promise<{ run: RunRecord; cancelled: boolean } | undefined>;
+  /** Marks a running run's cancellation as asked for (cancel_requested_at); answers the run after the attempt and whether it is running with the request recorded. */
+  requestCancel(id: string, now: Date): Promise<{ run: RunRecord; requested: boolean } | undefined>;
+}

@@ -1,0 +1,119 @@
+/**
+ * The runs API: read runs, queue manual and test runs (idempotent with an Idempotency-Key), and
+ * cancel. A new run is committed first and enqueued after (job id = run id); a run whose enqueue
+ * failed stays pending and the scheduler's sweep enqueues it again, so nothing is lost.
+ */
+import { createHash } from 'node:crypto';
+import { DomainError, notFound } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import type { Clock } from '../../core/clock.js';
+import type { Log } from '../../core/log.js';
+import type { Page, PageRequest } from '../../core/cursor.js';
+import { isFinished, type RunRecord, type RunTrigger } from './model.js';
+import type { RunFilter, RunsRepo } from './ports.js';
+import { publishQuietly, reportUpdated, runCancelRequested, runUpdated, type EventSink, type RunQueue } from './events.js';
+
+/** How long an Idempotency-Key answers its first run (api-spec.md limits). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
+
+export interface QueueRunInput {
+  reportId: string;
+  trigger: Exclude<RunTrigger, 'schedule'>;
+  deliver: boolean;
+  userId: string;
+  idempotencyKey?: string | undefined;
+}
+
+export function createRunsService(deps: {
+  runs: RunsRepo; queue: RunQueue; events: EventSink; clock: Clock; log: Log;
+}) {
+  const published = (run: RunRecord) => publishQuietly(deps.events, [runUpdated(run)],
+    (err) => deps.log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
+
+  const enqueue = async (run: RunRecord) => {
+    try {
+      await deps.queue.enqueue(run.id);
+    } catch (err) {
+      // Committed but not queued: the scheduler's sweep enqueues pending runs whose job is missing.
+      deps.log.warn('a run could not be queued now; the sweep will queue it', { run_id: run.id, report_id: run.reportId, err });
+    }
+  };
+
+  return {
+    async get(id: string): Promise<RunRecord> {
+      const run = await deps.runs.find(id);
+      if (!run) throw notFound('run');
+      return run;
+    },
+
+    list(filter: RunFilter, page: PageRequest): Promise<Page<RunRecord>> {
+      return deps.runs.list(filter, page);
+    },
+
+    /** Queues a manual or test run; with an Idempotency-Key a repeat answers the first run. */
+    async queue(input: QueueRunInput): Promise<RunRecord> {
+      const source = await deps.runs.runSource(input.reportId);
+      if (!source) throw notFound('report');
+      const now = deps.clock.now();
+      const run = {
+        id: newId(), reportId: source.id, trigger: input.trigger, deliver: input.deliver,
+        parameters: source.parameters, condition: source.condition, createdBy: input.userId, createdAt: now,
+      };
+      let created: RunRecord;
+      if (input.idempotencyKey === undefined) {
+        created = await deps.runs.insert(run);
+      } else {
+        const operation = input.trigger === 'test' ? 'testDeliverReport' : 'runReport';
+        const requestHash = createHash('sha256')
+          .update(JSON.stringify({ operation, report_id: input.reportId, deliver: input.deliver })).digest('hex');
+        const outcome = await deps.runs.insertIdempotent(run, {
+          userId: input.userId, operation, key: input.idempotencyKey, requestHash,
+          notBefore: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
+        });
+        if (outcome.kind === 'mismatch') {
+          throw new DomainError('idempotency.mismatch', 'This Idempotency-Key was used within 24 hours for a different request');
+        }
+        if (outcome.kind === 'repeated') return outcome.run;
+        created = outcome.run;
+      }
+      deps.log.info('run queued', { run_id: created.id, report_id: created.reportId, trigger: created.trigger });
+      await enqueue(created);
+      await published(created);
+      await publishQuietly(deps.events, [reportUpdated(created.reportId, 'ran', { lastRun: { id: created.id, status: created.status } })],
+        (err) => deps.log.warn('a report event could not be published', { report_id: created.reportId, err }));
+      return created;
+    },
+
+    /**
+     * Cancels a pending run at once ('cancelled'), or asks the worker running it to stop
+     * ('requested': its statement is cancelled on the database and it ends cancelled).
+     */
+    async cancel(id: string): Promise<{ outcome: 'cancelled' | 'requested'; run: RunRecord }> {
+      const now = deps.clock.now();
+      const attempt = await deps.runs.cancelPending(id, now);
+      if (!attempt) throw notFound('run');
+      let { run } = attempt;
+      if (attempt.cancelled) {
+        deps.log.info('run cancelled before it started', { run_id: run.id, report_id: run.reportId });
+        await published(run);
+        return { outcome: 'cancelled', run };
+      }
+      if (run.status === 'running') {
+        const asked = await deps.runs.requestCancel(id, now);
+        if (!asked) throw notFound('run');
+        run = asked.run;
+        if (asked.requested) {
+          deps.log.info('run cancellation asked for', { run_id: run.id, report_id: run.reportId });
+          const { reportId } = run;
+          await publishQuietly(deps.events, [runCancelRequested(run.id)],
+            (err) => deps.log.warn('a cancellation could not be published; the worker sees it at its next check', { run_id: id, report_id: reportId, err }));
+          return { outcome: 'requested', run };
+        }
+      }
+      if (isFinished(run.status)) throw new DomainError('run.finished', `The run has already finished (${run.status})`);
+      throw new Error(`run ${id} is ${run.status} after a cancellation attempt`);
+    },
+  };
+}
+
+export type RunsService = ReturnType<typeof createRunsService>;

@@ -1,0 +1,12 @@
+import type { Handler } from '../types.js';
+import type { ApiServices } from '../services.js';
+import { openLiveEvents } from '../../domain/runs/live-events.js';
+
+type Deps = Pick<ApiServices, 'eventSource'>;
+
+/** How long a client waits before reconnecting after the stream ends. */
+const RECONNECT_MS = 3000;
+
+/** GET /events: run.updated and report.updated from every process, as server-sent events. */
+export const streamEvents = (d: Deps): Handler<'streamEvents'> => async (req) =>
+  ({ status: 200, events: await openLiveEvents(d.eventSource, req.ctx.signal), retryMs: RECONNECT_MS });

@@ -1,0 +1,11 @@
+import type { Handler } from '../types.js';
+import { runView } from '../run-views.js';
+import type { ApiServices } from '../services.js';
+
+type Deps = Pick<ApiServices, 'runs'>;
+
+/** POST /runs/{runId}/cancel: 200 when a pending run is cancelled, 202 while a running one stops. */
+export const cancelRun = (d: Deps): Handler<'cancelRun'> => async (req) => {
+  const { outcome, run } = await d.runs.cancel(req.params.runId);
+  return outcome === 'cancelled' ? { status: 200, body: runView(run) } : { status: 202, body: runView(run) };
+};

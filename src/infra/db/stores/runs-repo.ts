@@ -1,0 +1,148 @@
+/**
+ * Runs in the store, for the runs API (the runs domain's RunsRepo): reading, queuing manual and
+ * test runs (with Idempotency-Keys) and cancelling. Records are plain objects that fit the
+ * domain's RunRecord.
+ */
+import { and, desc, eq, lt, or, sql as rawSql, type SQL } from 'drizzle-orm';
+import { idempotencyKeys, reports, runs, type StoredRunStatus } from '../schema.js';
+import type { Db, Tx } from '../client.js';
+import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import { isUuid } from '../../../core/ids.js';
+
+type RunRow = typeof runs.$inferSelect;
+type Value = string | number | boolean | null;
+
+/** A run row as the domain reads it: errors and steps as objects, times as Dates. */
+export function runRecordOf(r: RunRow) {
+  return {
+    id: r.id,
+    reportId: r.reportId,
+    trigger: r.trigger,
+    status: r.status,
+    deliver: r.deliver,
+    slot: r.slot,
+    parameters: r.parameters,
+    condition: r.condition ?? null,
+    conditionMet: r.conditionMet,
+    queryVersion: r.queryVersion,
+    rowCount: r.rowCount,
+    columns: r.columns ?? null,
+    sample: r.sample ?? null,
+    steps: r.steps.map((s) => ({
+      name: s.name, status: s.status, startedAt: new Date(s.startedAt), finishedAt: s.finishedAt ? new Date(s.finishedAt) : null,
+      error: s.error, ...(s.detail ? { detail: s.detail } : {}),
+    })),
+    error: r.errorCode ? { code: r.errorCode, message: r.errorMessage ?? '' } : null,
+    resultKey: r.resultKey,
+    resultBytes: r.resultBytes,
+    resultHash: r.resultHash,
+    attempts: r.attempts,
+    createdBy: r.createdBy,
+    createdAt: r.createdAt,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    cancelRequestedAt: r.cancelRequestedAt,
+  };
+}
+
+export type RunRecordRow = ReturnType<typeof runRecordOf>;
+
+interface NewRunRow {
+  id: string;
+  reportId: string;
+  trigger: 'manual' | 'test' | 'schedule';
+  deliver: boolean;
+  parameters: Record<string, Value>;
+  condition: RunRow['condition'];
+  createdBy: string | null;
+  createdAt: Date;
+}
+
+async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow> {
+  const [row] = await tx.insert(runs).values({ ...run, status: 'pending', updatedAt: run.createdAt }).returning();
+  await tx.update(reports).set({ lastRunId: run.id }).where(eq(reports.id, run.reportId));
+  return runRecordOf(row!);
+}
+
+export function createRunsRepo(db: Db) {
+  return {
+    async find(id: string): Promise<RunRecordRow | undefined> {
+      const [row] = await db.select().from(runs).where(eq(runs.id, id));
+      return row ? runRecordOf(row) : undefined;
+    },
+
+    async list(filter: { status?: StoredRunStatus | undefined; reportId?: string | undefined; trigger?: RunRow['trigger'] | undefined },
+      q: PageRequest): Promise<Page<RunRecordRow>> {
+      const where: SQL[] = [];
+      if (filter.status) where.push(eq(runs.status, filter.status));
+      if (filter.reportId) where.push(eq(runs.reportId, filter.reportId));
+      if (filter.trigger) where.push(eq(runs.trigger, filter.trigger));
+      if (q.cursor) {
+        const [at, id] = decodeCursor(q.cursor, 2);
+        if (typeof at !== 'string' || typeof id !== 'string' || !isUuid(id) || Number.isNaN(Date.parse(at))) throw invalidCursor();
+        const when = new Date(at);
+        where.push(or(lt(runs.createdAt, when), and(eq(runs.createdAt, when), lt(runs.id, id)))!);
+      }
+      const rows = await db.select().from(runs).where(and(...where))
+        .orderBy(desc(runs.createdAt), desc(runs.id)).limit(q.limit + 1);
+      return toPage(rows, q.limit, (r) => [r.createdAt.toISOString(), r.id], runRecordOf);
+    },
+
+    async runSource(reportId: string) {
+      const [row] = await db.select({ id: reports.id, parameters: reports.parameters, condition: reports.condition })
+        .from(reports).where(eq(reports.id, reportId));
+      return row ? { id: row.id, parameters: row.parameters, condition: row.condition ?? null } : undefined;
+    },
+
+    insert(run: NewRunRow): Promise<RunRecordRow> {
+      return db.transaction((tx) => insertRun(tx, run));
+    },
+
+    async insertIdempotent(run: NewRunRow, claim: { userId: string; operation: string; key: string; requestHash: string; notBefore: Date }):
+      Promise<{ kind: 'created' | 'repeated'; run: RunRecordRow } | { kind: 'mismatch' }> {
+      return db.transaction(async (tx) => {
+        const keyOf = and(eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.operation, claim.operation), eq(idempotencyKeys.key, claim.key));
+        // An expired record frees its key.
+        await tx.delete(idempotencyKeys).where(and(keyOf, lt(idempotencyKeys.createdAt, claim.notBefore)));
+        // Concurrent repeats wait here on the key until the first one commits, then see its row.
+        const claimed = await tx.insert(idempotencyKeys).values({
+          userId: claim.userId, operation: claim.operation, key: claim.key, requestHash: claim.requestHash, createdAt: run.createdAt,
+        }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
+        if (claimed.length === 0) {
+          const [held] = await tx.select().from(idempotencyKeys).where(keyOf);
+          if (!held || held.requestHash !== claim.requestHash || !held.runId) return { kind: 'mismatch' as const };
+          const [first] = await tx.select().from(runs).where(eq(runs.id, held.runId));
+          if (!first) return { kind: 'mismatch' as const };
+          return { kind: 'repeated' as const, run: runRecordOf(first) };
+        }
+        const created = await insertRun(tx, run);
+        await tx.update(idempotencyKeys).set({ runId: created.id }).where(keyOf);
+        return { kind: 'created' as const, run: created };
+      });
+    },
+
+    async cancelPending(id: string, now: Date): Promise<{ run: RunRecordRow; cancelled: boolean } | undefined> {
+      const [row] = await db.update(runs).set({
+        status: 'cancelled', finishedAt: now, cancelRequestedAt: now, updatedAt: now,
+        errorCode: 'run.cancelled', errorMessage: 'Cancelled before it started',
+      }).where(and(eq(runs.id, id), eq(runs.status, 'pending'))).returning();
+      if (row) return { run: runRecordOf(row), cancelled: true };
+      const [current] = await db.select().from(runs).where(eq(runs.id, id));
+      return current ? { run: runRecordOf(current), cancelled: false } : undefined;
+    },
+
+    /** Deletes Idempotency-Key records older than `before` (they answer nothing any more). */
+    async purgeIdempotencyKeys(before: Date): Promise<number> {
+      const rows = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, before)).returning({ key: idempotencyKeys.key });
+      return rows.length;
+    },
+
+    async requestCancel(id: string, now: Date): Promise<{ run: RunRecordRow; requested: boolean } | undefined> {
+      const [row] = await db.update(runs).set({ cancelRequestedAt: rawSql`coalesce(${runs.cancelRequestedAt}, ${now.toISOString()}::timestamptz)`, updatedAt: now })
+        .where(and(eq(runs.id, id), eq(runs.status, 'running'))).returning();
+      if (row) return { run: runRecordOf(row), requested: true };
+      const [current] = await db.select().from(runs).where(eq(runs.id, id));
+      return current ? { run: runRecordOf(current), requested: false } : undefined;
+    },
+  };
+}
