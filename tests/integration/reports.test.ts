@@ -318,6 +318,19 @@ describe('delete', () => {
   });
 });
 
+describe('with the runs API', () => {
+  it('a manual run shows as last_run; deleting the report removes the run and asks to stop it', async () => {
+    const id = (await editor.post('/api/v1/reports').send(report({ title: 'Run me' })).expect(201)).body.id as string;
+    const run = await editor.post(`/api/v1/reports/${id}/run`).send({ deliver: false });
+    expect(run.status).toBe(202);
+    const got = await viewer.get(`/api/v1/reports/${id}`).expect(200);
+    expect(got.body.last_run).toMatchObject({ id: run.body.id, status: 'pending', trigger: 'manual', finished_at: null });
+    await editor.delete(`/api/v1/reports/${id}`).expect(204);
+    await editor.get(`/api/v1/runs/${run.body.id}`).expect(404);
+    await waitFor(() => events.find((e) => e.type === 'run.cancel' && e.data.id === run.body.id), 'run.cancel');
+  });
+});
+
 describe('a query a report uses', () => {
   it('cannot be deleted: 409 query.in_use naming the reports', async () => {
     const q = await editor.post('/api/v1/queries').send({ name: 'Used', connection_id: (await admin.get('/api/v1/connections')).body.items[0].id, sql: 'select 1' }).expect(201);
