@@ -94,7 +94,10 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   if (settings.roles.includes('worker')) {
     workerRedis = createRedis(settings.redisUrl, 'worker');
     workerRedis.on('error', (err) => c.connectionProblem('worker-redis', 'redis connection problem', { err }));
-    worker = createWorker({ connection: workerRedis, prefix: settings.queuePrefix, catalog: buildJobCatalog(c), logger });
+    worker = createWorker({
+      connection: workerRedis, prefix: settings.queuePrefix, catalog: buildJobCatalog(c), logger, concurrency: settings.workerConcurrency,
+      lockDurationMs: settings.workerLockSeconds * 1000,
+    });
     worker.start();
   }
   if (settings.roles.includes('api')) app = await createApi(c, { scheduler });

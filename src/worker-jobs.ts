@@ -6,8 +6,15 @@ import type { Container } from './container.js';
 import { jobCatalog, type JobCatalog } from './jobs/catalog.js';
 import { createMailer } from './infra/mail/mailer.js';
 import { passwordResetMailJob } from './jobs/password-reset-mail.js';
+import { createActiveRuns, runReportJob } from './jobs/run-report.js';
+import { createRunEngine } from './domain/runs/run-engine.js';
+import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
+import { connectionsRepo as createConnectionsRepo } from './infra/db/stores/connections-repo.js';
+import { publishQuietly, runUpdated } from './domain/runs/events.js';
 
-export function buildJobCatalog(c: Pick<Container, 'settings' | 'identity' | 'clock'>): JobCatalog {
+type WorkerContainer = Pick<Container, 'settings' | 'identity' | 'clock' | 'db' | 'pools' | 'artifacts' | 'events' | 'metrics' | 'logger'>;
+
+export function buildJobCatalog(c: WorkerContainer): JobCatalog {
   return jobCatalog([
     passwordResetMailJob({
       store: c.identity,
@@ -16,5 +23,48 @@ export function buildJobCatalog(c: Pick<Container, 'settings' | 'identity' | 'cl
       secretKey: c.settings.keys.hmac,
       clock: c.clock,
     }),
+    runJob(c),
   ]);
+}
+
+/** The run job: the engine, the runs this process holds (to cancel them), and the lost-run record. */
+function runJob(c: WorkerContainer) {
+  const store = createRunEngineRepo(c.db);
+  const log = c.logger.child({ component: 'runs' });
+  const engine = createRunEngine({
+    store,
+    connections: createConnectionsRepo(c.db),
+    pools: c.pools,
+    artifacts: c.artifacts,
+    events: c.events,
+    metrics: {
+      finished: (status, trigger, seconds) => {
+        c.metrics.runsTotal.inc({ status, trigger });
+        c.metrics.runDuration.observe(seconds);
+      },
+      rows: (count) => c.metrics.queryRows.observe(count),
+    },
+    clock: c.clock,
+    log,
+    timeoutMs: c.settings.runTimeoutSeconds * 1000,
+  });
+  const active = createActiveRuns();
+  // A cancellation asked for on any API process reaches the worker holding the run.
+  c.events.subscribe((e) => {
+    if (e.type === 'run.cancel' && typeof e.data.id === 'string' && active.cancel(e.data.id)) {
+      log.info('run cancellation received', { run_id: e.data.id });
+    }
+  }).catch((err: unknown) => log.warn('cancellations are not received (the engine still polls for them)', { err }));
+  return runReportJob({
+    engine,
+    timeoutMs: c.settings.runTimeoutSeconds * 1000,
+    active,
+    async markLost(runId, error) {
+      const run = await store.markLost(runId, error, c.clock.now());
+      if (!run) return;
+      log.error('run failed for good', { run_id: run.id, report_id: run.reportId, error_code: error.code, error: error.message });
+      c.metrics.runsTotal.inc({ status: 'failed', trigger: run.trigger });
+      await publishQuietly(c.events, [runUpdated(run)], (err) => log.warn('a run event could not be published', { run_id: run.id, err }));
+    },
+  });
 }

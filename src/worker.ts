@@ -98,6 +98,17 @@ export function createWorker(deps: {
       cancel?.removeEventListener('abort', onCancel);
     }
   };
+  /** A job that will not be tried again: its type records that (a run ends failed, say). */
+  const finalFailure = async (job: Job, err: Error) => {
+    const type = deps.catalog.get(job.name);
+    const final = err instanceof UnrecoverableError || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    if (!type?.onFinalFailure || !final) return;
+    try {
+      await type.onFinalFailure(type.parse(job.data), err);
+    } catch (failure) {
+      deps.logger.error('a failed job could not be recorded as failed', { job_id: job.id, job_name: job.name, err: failure });
+    }
+  };
   return {
     start() {
       const queues = new Set<QueueName>(['runs', ...[...deps.catalog.values()].map((t) => t.queue)]);
@@ -111,9 +122,10 @@ export function createWorker(deps: {
           maxStalledCount: MAX_STALLED,
           autorun: true,
         });
-        worker.on('failed', (job, err) => deps.logger.warn('job failed', {
-          job_id: job?.id, job_name: job?.name, attempts_made: job?.attemptsMade, err,
-        }));
+        worker.on('failed', (job, err) => {
+          deps.logger.warn('job failed', { job_id: job?.id, job_name: job?.name, attempts_made: job?.attemptsMade, err });
+          if (job) void finalFailure(job, err);
+        });
         worker.on('error', (err) => workerError(`worker:${queue}`, 'worker error', { queue, err }));
         return worker;
       });

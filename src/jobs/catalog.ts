@@ -36,6 +36,12 @@ export interface JobContext {
 
 export interface JobType<P = unknown> extends JobSpec<P> {
   handle(payload: P, context: JobContext): Promise<void>;
+  /**
+   * Called once when the job has failed for good: its attempts are spent, it failed
+   * unrecoverably, or its workers were lost more often than allowed (stalled). The job's own
+   * records must not stay "in progress" after this.
+   */
+  onFinalFailure?(payload: P, error: Error): Promise<void>;
 }
 
 export type JobCatalog = ReadonlyMap<string, JobType>;

@@ -5,6 +5,7 @@
  * owner). Below the minimum the answer is 401 / 403 auth.forbidden / 403 auth.session_required;
  * at or above it, anything but 401 and 403.
  */
+import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { load as loadYaml } from 'js-yaml';
@@ -65,7 +66,8 @@ function call(client: HttpClient, id: OperationId): Test {
   const test = client[meta.method](pathOf(id));
   if (id !== 'streamEvents') return test;
   // An allowed caller gets an endless event stream: take its headers, then hang up.
-  return test.buffer(true).parse((res, done) => {
+  return test.buffer(true).parse((response, done) => {
+    const res = response as unknown as IncomingMessage; // superagent's node response
     if (/^text\/event-stream/.test(String(res.headers['content-type']))) {
       res.destroy();
       done(null, {});

@@ -63,3 +63,16 @@ export interface RunRecord {
 export interface RunJobPayload {
   runId: string;
 }
+
+/** Abort reason of a run's signal when someone cancelled it: the run ends `cancelled`. */
+export class RunCancelled extends Error {
+  constructor() { super('The run was cancelled'); this.name = 'RunCancelled'; }
+}
+
+/** Abort reason of a run's signal past SVC_RUN_TIMEOUT_SECONDS: the run ends `failed` with run.timeout. */
+export class RunTimedOut extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`The run took longer than its limit of ${Math.round(timeoutMs / 1000)} s and was stopped`);
+    this.name = 'RunTimedOut';
+  }
+}

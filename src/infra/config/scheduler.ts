@@ -11,4 +11,6 @@ export const workerSettings = {
     'runs one worker process executes at once'),
   runTimeoutSeconds: integer('SVC_RUN_TIMEOUT_SECONDS', { fallback: 900, min: 10, max: 86_400 },
     'longest a run may take (its query included) before it is stopped and ends failed with run.timeout'),
+  workerLockSeconds: integer('SVC_WORKER_LOCK_SECONDS', { fallback: 30, min: 2, max: 600 },
+    'how long a worker holds a run without renewing its lock; a crashed worker\'s run is taken again by another after it'),
 };

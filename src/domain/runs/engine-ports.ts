@@ -1,0 +1,55 @@
+/** The ports of the run engine: the few store operations a run needs, its metrics, its events. */
+import type { QueryParameter } from '../queries/parameters.js';
+import type { RunError, RunRecord, RunStatus, RunStep, RunTrigger } from './model.js';
+import type { CellValue, ResultColumn } from '../plugins/connector.js';
+
+/** The SQL a run executes: the pinned query version, or the query's current one. */
+export interface RunQuerySource {
+  sql: string;
+  parameters: QueryParameter[];
+  connectionId: string;
+  version: number;
+}
+
+export interface RunProgress {
+  steps: RunStep[];
+  queryVersion?: number | null;
+  rowCount?: number | null;
+  columns?: ResultColumn[] | null;
+  sample?: CellValue[][] | null;
+  conditionMet?: boolean | null;
+  resultKey?: string | null;
+  resultBytes?: number | null;
+  resultHash?: string | null;
+}
+
+export interface RunOutcome extends RunProgress {
+  status: Exclude<RunStatus, 'pending' | 'running'>;
+  error: RunError | null;
+  finishedAt: Date;
+}
+
+export interface RunEngineStore {
+  /**
+   * Takes the run: pending or running (a lost worker's) → running, attempts + 1, steps cleared.
+   * Undefined when the run is gone, finished or cancelled.
+   */
+  start(runId: string, now: Date): Promise<RunRecord | undefined>;
+  /** The report's pinned query version or its query's current one; undefined when gone. */
+  querySource(reportId: string): Promise<RunQuerySource | undefined>;
+  /** Saves progress of a running run; false when it is no longer running (gone, or ended elsewhere). */
+  saveProgress(runId: string, progress: RunProgress, now: Date): Promise<boolean>;
+  /** Ends a running (or pending) run; the record after, or undefined when it was gone or already finished. */
+  finish(runId: string, outcome: RunOutcome): Promise<RunRecord | undefined>;
+  /** The content hash of the report's newest successful run before this one. */
+  previousSuccessHash(reportId: string, beforeRunId: string): Promise<string | undefined>;
+  /** Whether a cancellation was asked for, or the run is no longer running. */
+  shouldStop(runId: string): Promise<boolean>;
+  /** Whether the run row still exists. */
+  exists(runId: string): Promise<boolean>;
+}
+
+export interface RunMetrics {
+  finished(status: RunStatus, trigger: RunTrigger, seconds: number): void;
+  rows(count: number): void;
+}

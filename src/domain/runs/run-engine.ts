@@ -1,0 +1,236 @@
+/**
+ * The run engine: execute(runId, { signal }) takes a queued run and carries it to its end.
+ *
+ * Steps: `query` (the rows stream from the user database into the result file, counted, hashed,
+ * the first 20 kept as the sample; never the whole result in memory), `condition` (when the run
+ * has one: false ends it `skipped`), `result_file`. Deliveries join with channels. Each step
+ * commits, then its event is published; no network call happens inside a transaction.
+ *
+ * The signal stops it: a RunCancelled reason ends the run `cancelled`, RunTimedOut ends it
+ * `failed` (run.timeout); any other reason (the worker shutting down) records nothing and
+ * rethrows, leaving the run `running` for the next worker to take again (attempts + 1). The
+ * statement is cancelled on the database in every case, since the connector honours the signal.
+ */
+import { createHash } from 'node:crypto';
+import { DomainError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import type { Log } from '../../core/log.js';
+import type { ArtifactStore, ResultWriter } from '../artifacts/ports.js';
+import { resultKeyOf } from '../artifacts/ports.js';
+import type { ConnectionsRepo } from '../connections/ports.js';
+import type { ConnectorPools } from '../connections/pools.js';
+import type { CellValue, ResultColumn } from '../plugins/connector.js';
+import { bindValues } from '../queries/parameters.js';
+import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/sql-template.js';
+import { evaluateCondition } from '../reports/condition.js';
+import type { RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
+import { publishQuietly, reportUpdated, runUpdated, type EventSink } from './events.js';
+import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
+
+/** Rows per fetch from the user database. */
+const BATCH_SIZE = 1000;
+/** How often a running run looks for a cancellation it may have missed on the event bus. */
+export const CANCEL_POLL_MS = 2000;
+
+export interface RunEngineDeps {
+  store: RunEngineStore;
+  connections: Pick<ConnectionsRepo, 'find'>;
+  pools: ConnectorPools;
+  artifacts: ArtifactStore;
+  events: EventSink;
+  metrics: RunMetrics;
+  clock: Clock;
+  log: Log;
+  /** SVC_RUN_TIMEOUT_SECONDS in ms: the whole run's budget. */
+  timeoutMs: number;
+  /** Default CANCEL_POLL_MS. */
+  cancelPollMs?: number;
+}
+
+/** A failure that ends the run `failed` with this code and message. */
+class RunFailure extends Error {
+  constructor(readonly error: RunError) { super(error.message); }
+}
+
+const errorOf = (err: unknown): RunError | undefined => {
+  if (err instanceof RunFailure) return err.error;
+  if (err instanceof DomainError) {
+    const details = err.extras.errors?.map((e) => `${e.field}: ${e.message ?? e.code}`).join('; ');
+    return { code: err.code, message: details ? `${err.message} (${details})` : err.message };
+  }
+  return undefined;
+};
+
+export function createRunEngine(deps: RunEngineDeps) {
+  const { store, clock } = deps;
+
+  async function execute(runId: string, options: { signal: AbortSignal }): Promise<void> {
+    const run = await store.start(runId, clock.now());
+    if (!run) {
+      deps.log.info('run not taken: it is gone, finished or cancelled', { run_id: runId });
+      return;
+    }
+    const log = deps.log.child({ run_id: run.id, report_id: run.reportId });
+    const notify = (events: Parameters<typeof publishQuietly>[1]) =>
+      publishQuietly(deps.events, events, (err) => log.warn('a run event could not be published', { err }));
+    log.info('run started', { trigger: run.trigger, attempt: run.attempts });
+    await notify([runUpdated(run)]);
+
+    // The run's own stop: the caller's signal, cancellation, and the run's time limit.
+    const stop = new AbortController();
+    const onOuter = () => stop.abort(options.signal.reason);
+    if (options.signal.aborted) onOuter();
+    else options.signal.addEventListener('abort', onOuter, { once: true });
+    const budget = setTimeout(() => stop.abort(new RunTimedOut(deps.timeoutMs)), deps.timeoutMs);
+    const poll = setInterval(() => {
+      store.shouldStop(run.id).then((yes) => { if (yes) stop.abort(new RunCancelled()); },
+        (err) => log.warn('could not check for a cancellation', { err }));
+    }, deps.cancelPollMs ?? CANCEL_POLL_MS);
+    const startedMs = run.startedAt?.getTime() ?? clock.now().getTime();
+
+    const steps: RunStep[] = [];
+    const progress: RunProgress = { steps };
+    let writer: ResultWriter | undefined;
+    let wroteFile = false;
+    const key = resultKeyOf(run.reportId, run.id);
+    const beginStep = async (name: StepName) => {
+      const step: RunStep = { name, status: 'running', startedAt: clock.now(), finishedAt: null, error: null };
+      steps.push(step);
+      if (!(await store.saveProgress(run.id, progress, clock.now()))) throw new RunGone();
+      return step;
+    };
+    const endStep = async (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error: RunError | null = null) => {
+      step.status = status;
+      step.finishedAt = clock.now();
+      step.error = error;
+      if (detail) step.detail = detail;
+      if (!(await store.saveProgress(run.id, progress, clock.now()))) throw new RunGone();
+    };
+
+    let outcome: Omit<RunOutcome, 'finishedAt' | 'steps'>;
+    try {
+      if (run.cancelRequestedAt) throw new RunCancelled();
+      outcome = await carryOut(run, stop.signal, beginStep, endStep, progress, async (columns) => {
+        writer = await deps.artifacts.createResult(key, columns);
+        wroteFile = true;
+        return writer;
+      });
+    } catch (err) {
+      await writer?.abort();
+      const reason: unknown = stop.signal.aborted ? stop.signal.reason : undefined;
+      if (err instanceof RunGone || (reason === undefined && !(await store.exists(run.id)))) {
+        log.info('run gone while it ran (its report was deleted); its result file is removed');
+        if (wroteFile) await deps.artifacts.remove(key).catch(() => undefined);
+        return;
+      }
+      const running = steps.find((s) => s.status === 'running');
+      if (reason instanceof RunCancelled) {
+        if (running) { running.status = 'cancelled'; running.finishedAt = clock.now(); }
+        outcome = { status: 'cancelled', error: { code: 'run.cancelled', message: 'The run was cancelled while it ran' } };
+      } else if (reason instanceof RunTimedOut) {
+        const error = { code: 'run.timeout', message: reason.message };
+        if (running) { running.status = 'failed'; running.finishedAt = clock.now(); running.error = error; }
+        outcome = { status: 'failed', error };
+      } else if (reason !== undefined) {
+        // The worker is shutting down: record nothing; the next worker takes the run again.
+        log.info('run handed back unfinished', { reason: String((reason as Error)?.message ?? reason) });
+        throw err;
+      } else {
+        const error = errorOf(err);
+        if (!error) throw err; // the service's own fault (store, Redis): the job is retried
+        if (running) { running.status = 'failed'; running.finishedAt = clock.now(); running.error = error; }
+        outcome = { status: 'failed', error };
+      }
+    } finally {
+      clearTimeout(budget);
+      clearInterval(poll);
+      options.signal.removeEventListener('abort', onOuter);
+    }
+
+    const finishedAt = clock.now();
+    const ended = await store.finish(run.id, { ...progress, ...outcome, steps, finishedAt });
+    if (!ended) {
+      if (wroteFile && !(await store.exists(run.id))) await deps.artifacts.remove(key).catch(() => undefined);
+      log.info('run ended elsewhere before it could be recorded');
+      return;
+    }
+    const seconds = Math.max(0, (finishedAt.getTime() - startedMs) / 1000);
+    deps.metrics.finished(ended.status, ended.trigger, seconds);
+    if (ended.error) log.warn('run finished', { status: ended.status, error_code: ended.error.code, error: ended.error.message, seconds });
+    else log.info('run finished', { status: ended.status, rows: ended.rowCount, seconds });
+    await notify([runUpdated(ended), reportUpdated(ended.reportId, 'ran', { lastRun: { id: ended.id, status: ended.status } })]);
+  }
+
+  /** The steps of one run; answers its outcome, or throws (a RunFailure, a DomainError, an abort). */
+  async function carryOut(
+    run: RunRecord,
+    signal: AbortSignal,
+    beginStep: (name: StepName) => Promise<RunStep>,
+    endStep: (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error?: RunError | null) => Promise<void>,
+    progress: RunProgress,
+    openFile: (columns: ResultColumn[]) => Promise<ResultWriter>,
+  ): Promise<Omit<RunOutcome, 'finishedAt' | 'steps'>> {
+    const query = await beginStep('query');
+    const source = await store.querySource(run.reportId);
+    if (!source) throw new RunFailure({ code: 'run.query_missing', message: 'The report\'s query or pinned query version no longer exists' });
+    progress.queryVersion = source.version;
+    const template = parseSqlTemplate(source.sql);
+    let values;
+    try {
+      values = bindValues(source.parameters, run.parameters, placeholderNames(template));
+    } catch (err) {
+      const e = errorOf(err);
+      throw new RunFailure({ code: 'run.parameters_invalid', message: e?.message ?? String(err) });
+    }
+    const connection = await deps.connections.find(source.connectionId);
+    if (!connection) throw new RunFailure({ code: 'run.query_missing', message: 'The query\'s connection no longer exists' });
+    const { connector, session } = deps.pools.sessionFor(connection);
+    const statement = compileTemplate(template, (n) => connector.placeholder(n), values);
+    const started = performance.now();
+    // The database's own limit a little past the run's, so that the run's limit (run.timeout) speaks first.
+    const stream = await session.execute(statement, { signal, timeoutMs: deps.timeoutMs + 2000, batchSize: BATCH_SIZE });
+    const hash = createHash('sha256').update(JSON.stringify(stream.columns));
+    const sample: CellValue[][] = [];
+    let rowCount = 0;
+    const writer = await openFile(stream.columns);
+    for await (const batch of stream.batches) {
+      signal.throwIfAborted();
+      for (const row of batch) {
+        hash.update('\n').update(JSON.stringify(row));
+        if (sample.length < SAMPLE_ROWS) sample.push(row);
+      }
+      rowCount += batch.length;
+      await writer.write(batch);
+    }
+    const elapsedMs = Math.round(performance.now() - started);
+    const resultHash = hash.digest('hex');
+    Object.assign(progress, { rowCount, columns: stream.columns, sample });
+    deps.metrics.rows(rowCount);
+    await endStep(query, 'success', { rows: rowCount, elapsed_ms: elapsedMs });
+
+    let met: boolean | null = null;
+    if (run.condition) {
+      const check = await beginStep('condition');
+      const previousHash = run.condition.type === 'changed' ? await store.previousSuccessHash(run.reportId, run.id) : undefined;
+      const result = evaluateCondition(run.condition, { columns: stream.columns, rowCount, firstRow: sample[0], hash: resultHash, previousHash });
+      met = result.met;
+      progress.conditionMet = met;
+      await endStep(check, 'success', { met, reason: result.reason });
+    }
+
+    const file = await beginStep('result_file');
+    const { bytes } = await writer.finish();
+    Object.assign(progress, { resultKey: resultKeyOf(run.reportId, run.id), resultBytes: bytes, resultHash });
+    await endStep(file, 'success', { bytes });
+    return { status: met === false ? 'skipped' : 'success', error: null };
+  }
+
+  return { execute };
+}
+
+/** The run row vanished (its report was deleted) while the run went on. */
+class RunGone extends Error {
+  constructor() { super('the run no longer exists'); }
+}
+
+export type RunEngine = ReturnType<typeof createRunEngine>;

@@ -1,0 +1,109 @@
+/** The run engine's store operations (the runs domain's RunEngineStore). */
+import { and, desc, eq, inArray, lt, ne, sql as rawSql } from 'drizzle-orm';
+import { queries, queryVersions, reports, runs, type StoredRunStep } from '../schema.js';
+import type { Db } from '../client.js';
+import { runRecordOf, type RunRecordRow } from './runs-repo.js';
+
+type Value = string | number | boolean | null;
+
+interface Step {
+  name: StoredRunStep['name'];
+  status: StoredRunStep['status'];
+  startedAt: Date;
+  finishedAt: Date | null;
+  error: { code: string; message: string } | null;
+  detail?: Record<string, unknown>;
+}
+
+interface Progress {
+  steps: Step[];
+  queryVersion?: number | null;
+  rowCount?: number | null;
+  columns?: Array<{ name: string; type: string }> | null;
+  sample?: Value[][] | null;
+  conditionMet?: boolean | null;
+  resultKey?: string | null;
+  resultBytes?: number | null;
+  resultHash?: string | null;
+}
+
+const storedSteps = (steps: Step[]): StoredRunStep[] => steps.map((s) => ({
+  name: s.name, status: s.status, startedAt: s.startedAt.toISOString(), finishedAt: s.finishedAt?.toISOString() ?? null,
+  error: s.error, ...(s.detail ? { detail: s.detail } : {}),
+}));
+
+const columnsOf = (p: Progress) => ({
+  steps: storedSteps(p.steps),
+  ...(p.queryVersion !== undefined ? { queryVersion: p.queryVersion } : {}),
+  ...(p.rowCount !== undefined ? { rowCount: p.rowCount } : {}),
+  ...(p.columns !== undefined ? { columns: p.columns } : {}),
+  ...(p.sample !== undefined ? { sample: p.sample } : {}),
+  ...(p.conditionMet !== undefined ? { conditionMet: p.conditionMet } : {}),
+  ...(p.resultKey !== undefined ? { resultKey: p.resultKey } : {}),
+  ...(p.resultBytes !== undefined ? { resultBytes: p.resultBytes } : {}),
+  ...(p.resultHash !== undefined ? { resultHash: p.resultHash } : {}),
+});
+
+export function createRunEngineRepo(db: Db) {
+  return {
+    async start(runId: string, now: Date): Promise<RunRecordRow | undefined> {
+      const [row] = await db.update(runs).set({
+        status: 'running', startedAt: rawSql`coalesce(${runs.startedAt}, ${now.toISOString()}::timestamptz)`,
+        attempts: rawSql`${runs.attempts} + 1`, steps: [], updatedAt: now,
+        rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
+      }).where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
+      return row ? runRecordOf(row) : undefined;
+    },
+
+    async querySource(reportId: string) {
+      const [r] = await db.select({ queryId: reports.queryId, pinned: reports.queryVersion }).from(reports).where(eq(reports.id, reportId));
+      if (!r) return undefined;
+      if (r.pinned !== null) {
+        const [v] = await db.select().from(queryVersions).where(and(eq(queryVersions.queryId, r.queryId), eq(queryVersions.number, r.pinned)));
+        return v ? { sql: v.sql, parameters: v.parameters, connectionId: v.connectionId, version: v.number } : undefined;
+      }
+      const [q] = await db.select().from(queries).where(eq(queries.id, r.queryId));
+      return q ? { sql: q.sql, parameters: q.parameters, connectionId: q.connectionId, version: q.currentVersion } : undefined;
+    },
+
+    async saveProgress(runId: string, progress: Progress, now: Date): Promise<boolean> {
+      const rows = await db.update(runs).set({ ...columnsOf(progress), updatedAt: now })
+        .where(and(eq(runs.id, runId), eq(runs.status, 'running'))).returning({ id: runs.id });
+      return rows.length > 0;
+    },
+
+    async finish(runId: string, outcome: Progress & {
+      status: 'success' | 'partial' | 'skipped' | 'failed' | 'cancelled'; error: { code: string; message: string } | null; finishedAt: Date;
+    }): Promise<RunRecordRow | undefined> {
+      const [row] = await db.update(runs).set({
+        ...columnsOf(outcome), status: outcome.status, finishedAt: outcome.finishedAt, updatedAt: outcome.finishedAt,
+        errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,
+      }).where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
+      return row ? runRecordOf(row) : undefined;
+    },
+
+    async previousSuccessHash(reportId: string, beforeRunId: string): Promise<string | undefined> {
+      const [row] = await db.select({ hash: runs.resultHash }).from(runs)
+        .where(and(eq(runs.reportId, reportId), eq(runs.status, 'success'), ne(runs.id, beforeRunId), lt(runs.id, beforeRunId)))
+        .orderBy(desc(runs.id)).limit(1);
+      return row?.hash ?? undefined;
+    },
+
+    async shouldStop(runId: string): Promise<boolean> {
+      const [row] = await db.select({ status: runs.status, cancel: runs.cancelRequestedAt }).from(runs).where(eq(runs.id, runId));
+      return !row || row.status !== 'running' || row.cancel !== null;
+    },
+
+    async exists(runId: string): Promise<boolean> {
+      const [row] = await db.select({ id: runs.id }).from(runs).where(eq(runs.id, runId));
+      return row !== undefined;
+    },
+
+    /** Ends a run whose job failed for good (its worker lost too often, or the service's own fault). */
+    async markLost(runId: string, error: { code: string; message: string }, now: Date): Promise<RunRecordRow | undefined> {
+      const [row] = await db.update(runs).set({ status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now })
+        .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
+      return row ? runRecordOf(row) : undefined;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The run job: executes one run with the run engine. The job's time limit (past the engine's own
+ * SVC_RUN_TIMEOUT_SECONDS) and cancellations become the engine's abort reasons; a shutdown passes
+ * through as it is, so the engine hands the run back unrecorded. When the job fails for good
+ * (workers lost three times, or the service's own faults on every attempt) the run ends failed,
+ * never `running` forever.
+ */
+import { RunCancelled, RunTimedOut, type RunJobPayload } from '../domain/runs/model.js';
+import type { RunEngine } from '../domain/runs/run-engine.js';
+import { runJobSpec } from './run-report-spec.js';
+import { JobTimeoutError, type JobType } from './catalog.js';
+
+/** Seconds the job's limit leaves the engine past its own, to record a timeout itself. */
+const RECORD_GRACE_MS = 30_000;
+
+/** The runs this worker process executes now, to stop one when it is cancelled. */
+export interface ActiveRuns {
+  add(runId: string, controller: AbortController): void;
+  delete(runId: string): void;
+}
+
+export function createActiveRuns() {
+  const held = new Map<string, AbortController>();
+  return {
+    add: (runId: string, c: AbortController) => { held.set(runId, c); },
+    delete: (runId: string) => { held.delete(runId); },
+    /** Stops the run if this process holds it; true when it did. */
+    cancel(runId: string): boolean {
+      const c = held.get(runId);
+      if (!c) return false;
+      c.abort(new RunCancelled());
+      return true;
+    },
+    size: () => held.size,
+  };
+}
+
+export function runReportJob(deps: {
+  engine: RunEngine;
+  timeoutMs: number;
+  active: ActiveRuns;
+  /** Ends the run failed when its job failed for good. */
+  markLost(runId: string, error: { code: string; message: string }): Promise<void>;
+}): JobType<RunJobPayload> {
+  return {
+    ...runJobSpec,
+    timeoutMs: deps.timeoutMs + RECORD_GRACE_MS,
+    async handle({ runId }, { signal }) {
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(signal.reason instanceof JobTimeoutError ? new RunTimedOut(deps.timeoutMs) : signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      deps.active.add(runId, controller);
+      try {
+        await deps.engine.execute(runId, { signal: controller.signal });
+      } finally {
+        deps.active.delete(runId);
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+    async onFinalFailure({ runId }, error) {
+      const lost = /stalled|lock/i.test(error.message);
+      await deps.markLost(runId, lost
+        ? { code: 'run.worker_lost', message: 'The workers running it stopped (crashed or were killed) too many times in a row' }
+        : { code: 'run.internal_error', message: `The run could not be carried out: ${error.message}` });
+    },
+  };
+}

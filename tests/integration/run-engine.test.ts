@@ -1,0 +1,156 @@
+/**
+ * The run engine in a worker role (in-process here; tests/process/worker-crash.test.ts runs
+ * `herald worker` as its own process): runs of a real PostgreSQL query stream into a result file,
+ * keep steps, columns, a 20-row sample and the row count; conditions end runs skipped; SQL
+ * errors, writes and time limits end them failed with their code; a cancel stops the statement
+ * on the database; metrics and log lines follow.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type postgres from 'postgres';
+import { startHerald, type Herald } from '../support/harness.js';
+import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
+import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+
+let h: Herald;
+let editor: SessionClient;
+let src: PostgresSource;
+let connectionId: string;
+let userDb: postgres.Sql;
+
+beforeAll(async () => {
+  h = await startHerald({ env: { SVC_ROLES: 'api,worker', SVC_RUN_TIMEOUT_SECONDS: '10' } });
+  const admin = await setupAdmin(h);
+  editor = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
+  src = await createPostgresSource(async (sql) => {
+    await sql`create table sales (id int primary key, region text not null, total numeric(12,2))`;
+    await sql`insert into sales select g, case when g % 2 = 0 then 'EU' else 'US' end, g * 1.5 from generate_series(1, 100) g`;
+  });
+  connectionId = (await admin.post('/api/v1/connections').send(src.connection('Shop')).expect(201)).body.id;
+  userDb = src.sql;
+});
+afterAll(async () => {
+  await h.stop();
+  await src.drop();
+});
+
+let n = 0;
+async function report(sql: string, extra: Record<string, unknown> = {}, parameters: unknown[] = []): Promise<string> {
+  n += 1;
+  const q = await editor.post('/api/v1/queries').send({ name: `q${n}`, connection_id: connectionId, sql, parameters });
+  expect(q.status).toBe(201);
+  const r = await editor.post('/api/v1/reports').send({ title: `r${n}`, query_id: q.body.id, ...extra });
+  expect(r.status).toBe(201);
+  return r.body.id as string;
+}
+
+async function runAndWait(reportId: string, until = (s: string) => !['pending', 'running'].includes(s)) {
+  const queued = await editor.post(`/api/v1/reports/${reportId}/run`).send({});
+  expect(queued.status).toBe(202);
+  return waitForRun(queued.body.id, until);
+}
+
+async function waitForRun(id: string, until = (s: string) => !['pending', 'running'].includes(s)) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const res = await editor.get(`/api/v1/runs/${id}`);
+    expect(res.status).toBe(200);
+    if (until(res.body.status)) return res.body;
+    if (Date.now() > deadline) throw new Error(`run ${id} is still ${res.body.status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+it('runs a query into a result file with steps, columns, a 20-row sample and the row count', async () => {
+  const id = await report('select id, region, total from sales where region = {{ region }} or {{ region }} = \'all\' order by id',
+    { parameters: { region: 'all' } }, [{ name: 'region', type: 'string', required: true }]);
+  const run = await runAndWait(id);
+  expect(run).toMatchObject({
+    status: 'success', row_count: 100, error: null, attempts: 1, query_version: 1, has_result: true, condition_met: null,
+    columns: [{ name: 'id', type: 'int4' }, { name: 'region', type: 'text' }, { name: 'total', type: 'numeric' }],
+  });
+  expect(run.sample).toHaveLength(20);
+  expect(run.sample[0]).toEqual([1, 'US', '1.50']);
+  expect(run.steps.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([['query', 'success'], ['result_file', 'success']]);
+  expect(run.steps[0].detail).toMatchObject({ rows: 100 });
+  expect(run.steps[1].detail.bytes).toBeGreaterThan(0);
+  expect(run.duration_ms).toBeGreaterThanOrEqual(0);
+  const [row] = await h.process.container.sql`select result_key from runs where id = ${run.id}`;
+  const stored = await h.process.container.artifacts.readResult(row!.result_key as string);
+  expect(stored!.columns).toEqual(run.columns);
+  const rows: unknown[][] = [];
+  for await (const batch of stored!.batches) rows.push(...batch);
+  expect(rows).toHaveLength(100);
+  expect(rows[99]).toEqual([100, 'EU', '150.00']);
+  const listed = (await editor.get(`/api/v1/reports/${id}`)).body.last_run;
+  expect(listed).toMatchObject({ id: run.id, status: 'success' });
+  const logs = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.run_id === run.id);
+  expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining(['run started', 'run finished']));
+  expect(logs.every((l) => l.report_id === id)).toBe(true);
+  const metrics = (await h.http.get('/metrics')).text;
+  expect(metrics).toMatch(/svc_runs_total\{status="success",trigger="manual"\} [1-9]/);
+  expect(metrics).toMatch(/svc_query_rows_count [1-9]/);
+});
+
+it('ends skipped when the condition is false, and for changed, when the result is the same as before', async () => {
+  const none = await report('select id from sales where id < 0', { condition: { type: 'rows_exist' } });
+  const skipped = await runAndWait(none);
+  expect(skipped).toMatchObject({ status: 'skipped', condition_met: false, row_count: 0, has_result: true });
+  expect(skipped.steps.map((s: { name: string }) => s.name)).toEqual(['query', 'condition', 'result_file']);
+  const big = await report('select count(*)::int as n from sales', { condition: { type: 'value', column: 'n', op: 'gte', value: 100 } });
+  expect(await runAndWait(big)).toMatchObject({ status: 'success', condition_met: true });
+  const changed = await report('select region, count(*)::int from sales group by region order by region', { condition: { type: 'changed' } });
+  expect(await runAndWait(changed)).toMatchObject({ status: 'success', condition_met: true });
+  expect(await runAndWait(changed)).toMatchObject({ status: 'skipped', condition_met: false });
+  await userDb`insert into sales values (1000, 'APAC', 1)`;
+  expect(await runAndWait(changed)).toMatchObject({ status: 'success', condition_met: true });
+  await userDb`delete from sales where id = 1000`;
+});
+
+it('ends failed with the database\'s message, and refuses a statement that writes', async () => {
+  const broken = await runAndWait(await report('select nope from sales'));
+  expect(broken).toMatchObject({ status: 'failed', has_result: false, error: { code: 'query.failed' } });
+  expect(broken.error.message).toMatch(/nope/);
+  expect(broken.steps).toEqual([expect.objectContaining({ name: 'query', status: 'failed', error: broken.error })]);
+  const writer = await runAndWait(await report('delete from sales returning id'));
+  expect(writer).toMatchObject({ status: 'failed', error: { code: 'query.not_read_only' } });
+  expect((await userDb`select count(*)::int as n from sales`)[0]!.n).toBe(100);
+});
+
+it('cancels a running run: the statement stops on the database and the run ends cancelled', async () => {
+  const id = await report('select pg_sleep(30) as slept');
+  const queued = (await editor.post(`/api/v1/reports/${id}/run`).send({})).body;
+  await waitForRun(queued.id, (s) => s === 'running');
+  await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%'`)[0]!.n === 1);
+  const asked = await editor.post(`/api/v1/runs/${queued.id}/cancel`);
+  expect(asked.status).toBe(202);
+  const run = await waitForRun(queued.id);
+  expect(run).toMatchObject({ status: 'cancelled', error: { code: 'run.cancelled' } });
+  expect(run.steps[0]).toMatchObject({ name: 'query', status: 'cancelled' });
+  await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%'`)[0]!.n === 0);
+});
+
+it('ends failed with run.timeout past SVC_RUN_TIMEOUT_SECONDS, the statement stopped', async () => {
+  const run = await runAndWait(await report('select pg_sleep(25) as slept'));
+  expect(run).toMatchObject({ status: 'failed', error: { code: 'run.timeout' } });
+  expect(run.steps[0]).toMatchObject({ name: 'query', status: 'failed', error: { code: 'run.timeout' } });
+  await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(25)%'`)[0]!.n === 0);
+}, 30_000);
+
+it('stops a run whose report is deleted while it runs, and keeps no file', async () => {
+  const id = await report('select pg_sleep(30) as slept');
+  const queued = (await editor.post(`/api/v1/reports/${id}/run`).send({})).body;
+  await waitForRun(queued.id, (s) => s === 'running');
+  expect((await editor.delete(`/api/v1/reports/${id}`)).status).toBe(204);
+  await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%'`)[0]!.n === 0);
+  expect((await editor.get(`/api/v1/runs/${queued.id}`)).status).toBe(404);
+  expect(existsSync(path.join(h.iso.dataDir, 'results', id))).toBe(false);
+});
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
