@@ -1,16 +1,52 @@
 /**
- * The scheduler's tasks, built from the shared container. Due reports → runs → queue will be
- * the essential task when reports land; housekeeping runs hourly.
+ * The scheduler's tasks, built from the shared container: due reports → runs → queue (essential:
+ * a failure makes the tick count as not completed), the sweep of runs whose job went missing
+ * (every 30 s), and hourly housekeeping.
  */
 import type { Container } from './container.js';
 import { hourly, type TickTask } from './scheduler.js';
 import { purgeDeadIdentityRows } from './domain/identity/housekeeping.js';
 import { createRunsRepo } from './infra/db/stores/runs-repo.js';
 import { IDEMPOTENCY_WINDOW_MS } from './domain/runs/runs-service.js';
+import { createScheduling } from './domain/runs/scheduling.js';
+import { createSchedulingRepo } from './infra/db/stores/scheduling-repo.js';
+import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
+import { createRunJobs } from './infra/queue/run-jobs.js';
+import { runJobSpec } from './jobs/run-report-spec.js';
 
-export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' | 'logger' | 'db'>): TickTask[] {
+/** How often the sweep looks for runs whose job went missing. */
+const SWEEP_EVERY_MS = 30_000;
+
+export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' | 'logger' | 'db' | 'sql' | 'queues' | 'events' | 'metrics'>): TickTask[] {
   const runsRepo = createRunsRepo(c.db);
+  const log = c.logger.child({ component: 'scheduler' });
+  const scheduling = createScheduling({
+    store: { ...createSchedulingRepo(c.sql, c.db), markLost: createRunEngineRepo(c.db).markLost },
+    jobs: createRunJobs(c.queues.runs, runJobSpec),
+    events: c.events,
+    log,
+    lag: (seconds) => c.metrics.schedulerLag.set(seconds),
+  });
+  let sweepDue = 0;
   return [
+    {
+      name: 'due reports',
+      essential: true,
+      async run(now) {
+        const made = await scheduling.tick(now);
+        if (made > 0) log.info('due reports queued', { runs: made });
+      },
+    },
+    {
+      name: 'run sweep',
+      essential: false,
+      async run(now) {
+        if (Date.now() < sweepDue) return;
+        sweepDue = Date.now() + SWEEP_EVERY_MS;
+        const swept = await scheduling.sweep(now);
+        if (swept.requeued + swept.lost > 0) log.warn('runs swept', swept);
+      },
+    },
     hourly('identity housekeeping', async (now) => {
       const purged = await purgeDeadIdentityRows(c.identity, { idleMinutes: c.settings.sessionIdleMinutes }, now);
       if (purged.sessions + purged.passwordResets > 0) c.logger.info('dead sessions and reset links deleted', purged);

@@ -1,9 +1,12 @@
 /**
- * Scheduler composition root: a tick loop. Each tick runs the scheduling tasks (identity
- * housekeeping now; due reports → runs → queue when reports land) and records its completion
- * for the readiness check.
+ * Scheduler composition root: a tick loop. node-cron wakes it every second; a tick starts when
+ * SVC_SCHEDULER_TICK_SECONDS have passed since the last one began (never two at once). Each tick
+ * runs the scheduling tasks (due reports → runs → queue, the sweep, housekeeping) with the
+ * injected clock's time and records its completion for the readiness check.
  */
 import type { Logger } from './infra/log/logger.js';
+import { randomUUID } from 'node:crypto';
+import { schedule, type ScheduledTask } from 'node-cron';
 import { systemClock, type Clock } from './core/clock.js';
 
 export interface TickTask {
@@ -45,16 +48,19 @@ export interface SchedulerRole {
 
 export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; logger: Logger; clock?: Clock }): SchedulerRole {
   const clock = deps.clock ?? systemClock;
-  let timer: NodeJS.Timeout | undefined;
+  let wake: ScheduledTask | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
   let last: Date | undefined;
+  /** Real (monotonic) time the last tick began: ticks are spaced on it, whatever the clock says. */
+  let lastStartMs = Number.NEGATIVE_INFINITY;
   const startedAt = clock.now();
 
   const tick = async () => {
     const now = clock.now();
     let ok = true;
     for (const task of deps.tasks) {
+      if (stopped) return;
       try {
         await task.run(now);
       } catch (err) {
@@ -65,12 +71,13 @@ export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; 
     if (ok) last = clock.now();
   };
 
-  const loop = () => {
-    if (stopped) return;
-    running = tick().finally(() => {
-      running = undefined;
-      if (!stopped) timer = setTimeout(loop, deps.tickSeconds * 1000);
-    });
+  /** Called every second by node-cron: starts a tick when one is due and none is running. */
+  const onWake = () => {
+    if (stopped || running) return;
+    const nowMs = performance.now();
+    if (nowMs - lastStartMs < deps.tickSeconds * 1000 - 50) return;
+    lastStartMs = nowMs;
+    running = tick().finally(() => { running = undefined; });
   };
 
   return {
@@ -79,11 +86,14 @@ export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; 
     lastTickAt: () => last,
     start() {
       deps.logger.info('scheduler started', { tick_seconds: deps.tickSeconds });
-      loop();
+      // node-cron only wakes the loop (every second, in UTC); what is due comes from the store.
+      wake = schedule('* * * * * *', onWake, { name: `herald-scheduler-${randomUUID()}`, timezone: 'Etc/UTC' });
+      onWake();
     },
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      await wake?.destroy();
+      wake = undefined;
       await running;
       deps.logger.info('scheduler stopped');
     },

@@ -71,11 +71,21 @@ export function validateSchedule(schedule: Schedule, path = ''): void {
   if (problems.length > 0) throw validationFailed(problems, 'The schedule is not valid');
 }
 
+/** Compiled schedules by cron and zone: a tick computes the same few schedules thousands of times. */
+const compiled = new Map<string, CompiledSchedule>();
+const COMPILED_MAX = 1000;
+
 function compile(schedule: Schedule): CompiledSchedule {
+  const key = `${schedule.cron}\u0000${schedule.timezone}`;
+  const held = compiled.get(key);
+  if (held) return held;
   validateSchedule(schedule);
   const parsed = parseCron(schedule.cron);
   if (!parsed.ok) throw new Error('unreachable: validated above');
-  return { cron: parsed.cron, timezone: schedule.timezone, matcher: matcherFor(parsed.cron) };
+  const made = { cron: parsed.cron, timezone: schedule.timezone, matcher: matcherFor(parsed.cron) };
+  if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, made);
+  return made;
 }
 
 /**
@@ -116,4 +126,29 @@ export function describeSchedule(schedule: Schedule): string {
   return cronstrue.toString(cron.expression, {
     use24HourTimeFormat: true, verbose: false, throwExceptionOnParseError: true, dayOfWeekStartIndexZero: true,
   });
+}
+
+/** How far back the search for the latest missed time first looks (then it walks from `due`). */
+const RECENT_WINDOW_MS = 2 * 3600_000;
+
+/**
+ * The slot a due report runs for: the latest occurrence at or before `now`, given that `due` (its
+ * next_run_at, itself an occurrence) is at or before `now`. After downtime a report runs once, for
+ * its latest missed time, not once per missed time. Cheap for frequent schedules (it looks at the
+ * last two hours first) and for rare ones (few occurrences lie between `due` and `now`).
+ */
+export function latestDueSlot(schedule: Schedule, due: Date, now: Date): Date {
+  const latestFrom = (start: number): Date | undefined => {
+    let slot: Date | undefined;
+    let t = nextOccurrence(schedule, new Date(start));
+    while (t && t.getTime() <= now.getTime()) {
+      slot = t;
+      t = nextOccurrence(schedule, t);
+    }
+    return slot;
+  };
+  if (due.getTime() > now.getTime()) return due;
+  const recent = latestFrom(Math.max(due.getTime() - 1, now.getTime() - RECENT_WINDOW_MS));
+  if (recent) return recent;
+  return latestFrom(due.getTime() - 1) ?? due;
 }

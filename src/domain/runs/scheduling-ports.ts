@@ -1,0 +1,55 @@
+/** The ports of scheduling: claiming due reports into runs, and the sweep of lost runs. */
+import type { BoundValue } from '../queries/sql-template.js';
+import type { Condition } from '../reports/model.js';
+import type { Schedule } from '../schedules/schedule.js';
+import type { RunRecord } from './model.js';
+
+export interface DueReport {
+  id: string;
+  schedule: Schedule;
+  nextRunAt: Date;
+  parameters: Record<string, BoundValue>;
+  condition: Condition | null;
+}
+
+/** What the tick decides for one claimed report. */
+export interface PlannedRun {
+  reportId: string;
+  runId: string;
+  slot: Date;
+  /** The report's next time after now (null: its schedule has no more). */
+  next: Date | null;
+  parameters: Record<string, BoundValue>;
+  condition: Condition | null;
+}
+
+export interface CreatedRun {
+  runId: string;
+  reportId: string;
+  slot: Date;
+  next: Date | null;
+}
+
+export interface SchedulingStore {
+  /**
+   * In one transaction: locks up to `limit` due reports (not paused, next_run_at <= now) that no
+   * other scheduler holds (SKIP LOCKED), lets `plan` decide each one's run, inserts the runs as
+   * pending (a run that exists for the same report and slot is not made again), advances the
+   * reports' next_run_at and last run, and commits. Answers the runs made.
+   */
+  claimDue(now: Date, limit: number, plan: (due: DueReport[]) => PlannedRun[]): Promise<{ claimed: number; created: CreatedRun[] }>;
+  /** Unfinished runs created before `before` (pending or running), oldest first. */
+  unfinishedBefore(before: Date, limit: number): Promise<Array<Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger'>>>;
+  /** Ends a run failed when it is still unfinished; the record after, or undefined. */
+  markLost(runId: string, error: { code: string; message: string }, now: Date): Promise<RunRecord | undefined>;
+}
+
+/** The BullMQ side of runs, for the sweep. */
+export interface RunJobs {
+  /** The state of the run's job: 'missing' when there is none. */
+  state(runId: string): Promise<'missing' | 'waiting' | 'active' | 'delayed' | 'prioritized' | 'completed' | 'failed' | 'waiting-children' | 'unknown'>;
+  /** Enqueues the run again (replacing a finished job with that id). */
+  requeue(runId: string): Promise<void>;
+  /** Enqueues many runs at once (job id = run id). */
+  enqueueMany(runIds: string[]): Promise<void>;
+}

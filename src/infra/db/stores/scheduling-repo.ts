@@ -1,0 +1,81 @@
+/**
+ * Scheduling in the store (the runs domain's SchedulingStore): claiming due reports into runs in
+ * one transaction per batch (FOR UPDATE SKIP LOCKED; one multi-row insert and one multi-row
+ * update, so a tick costs what its due reports cost), and the sweep's reads.
+ */
+import { and, asc, inArray, lt } from 'drizzle-orm';
+import { runs, type StoredCondition as Condition } from '../schema.js';
+import type { Db, Sql } from '../client.js';
+
+type Value = string | number | boolean | null;
+type StoredCondition = Condition | null;
+
+interface DueRow {
+  id: string;
+  schedule_cron: string;
+  schedule_timezone: string;
+  /** Text: the store client (shared with drizzle) leaves timestamps unparsed. */
+  next_run_at: string;
+  parameters: Record<string, Value>;
+  condition: StoredCondition;
+}
+
+interface Planned {
+  reportId: string;
+  runId: string;
+  slot: Date;
+  next: Date | null;
+  parameters: Record<string, Value>;
+  condition: StoredCondition;
+}
+
+export function createSchedulingRepo(sql: Sql, db: Db) {
+  return {
+    async claimDue(now: Date, limit: number, plan: (due: Array<{
+      id: string; schedule: { cron: string; timezone: string }; nextRunAt: Date; parameters: Record<string, Value>; condition: StoredCondition;
+    }>) => Planned[]): Promise<{ claimed: number; created: Array<{ runId: string; reportId: string; slot: Date; next: Date | null }> }> {
+      return sql.begin(async (tx) => {
+        const due = await tx<DueRow[]>`
+          select id, schedule_cron, schedule_timezone, next_run_at, parameters, condition
+            from reports
+           where next_run_at is not null and not paused and next_run_at <= ${now.toISOString()}::timestamptz
+           order by next_run_at
+           limit ${limit}
+             for update skip locked`;
+        if (due.length === 0) return { claimed: 0, created: [] };
+        const planned = plan(due.map((r) => ({
+          id: r.id, schedule: { cron: r.schedule_cron, timezone: r.schedule_timezone }, nextRunAt: new Date(r.next_run_at),
+          parameters: r.parameters, condition: r.condition,
+        })));
+        const inserted = await tx<Array<{ id: string; report_id: string; slot: string }>>`
+          insert into runs (id, report_id, trigger, status, deliver, slot, parameters, condition, created_at, updated_at)
+          select v.id, v.report_id, 'schedule', 'pending', true, v.slot, v.parameters, v.condition, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+            from jsonb_to_recordset(${JSON.stringify(planned.map((p) => ({
+              id: p.runId, report_id: p.reportId, slot: p.slot.toISOString(), parameters: p.parameters, condition: p.condition,
+            })))}::jsonb) as v(id uuid, report_id uuid, slot timestamptz, parameters jsonb, condition jsonb)
+          on conflict (report_id, slot) do nothing
+          returning id, report_id, slot`;
+        const made = new Set(inserted.map((r) => r.id));
+        await tx`
+          update reports r
+             set next_run_at = v.next,
+                 last_run_id = case when v.made then v.run_id else r.last_run_id end
+            from jsonb_to_recordset(${JSON.stringify(planned.map((p) => ({
+              id: p.reportId, next: p.next?.toISOString() ?? null, run_id: p.runId, made: made.has(p.runId),
+            })))}::jsonb) as v(id uuid, next timestamptz, run_id uuid, made boolean)
+           where r.id = v.id`;
+        const nextOf = new Map(planned.map((p) => [p.runId, p.next]));
+        return {
+          claimed: due.length,
+          created: inserted.map((r) => ({ runId: r.id, reportId: r.report_id, slot: new Date(r.slot), next: nextOf.get(r.id) ?? null })),
+        };
+      });
+    },
+
+    async unfinishedBefore(before: Date, limit: number) {
+      return db.select({ id: runs.id, reportId: runs.reportId, status: runs.status, trigger: runs.trigger }).from(runs)
+        .where(and(inArray(runs.status, ['pending', 'running']), lt(runs.createdAt, before)))
+        .orderBy(asc(runs.createdAt)).limit(limit);
+    },
+  };
+}
