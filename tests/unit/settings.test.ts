@@ -33,7 +33,7 @@ describe('loadSettings', () => {
     expect(s.logFormat).toBe(process.stdout.isTTY ? 'text' : 'json');
     expect(s.dataDir).toBe(path.join(dir, '.data'));
     expect(s.metricsToken).toBeUndefined();
-    expect(s.schedulerTickSeconds).toBe(5);
+    expect(s.schedulerTickSeconds).toBe(10);
     expect(s.secretKey.equals(Buffer.alloc(32, 7))).toBe(true);
   });
 
@@ -207,8 +207,8 @@ describe('the settings tables', () => {
     expect(Object.keys(s).sort()).toEqual([
       'bcryptCost', 'corsOrigins', 'dataDir', 'databaseUrl', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
       'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'roles',
-      'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl',
-      'storeTimeoutSeconds', 'trustProxy',
+      'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl',
+      'storeTimeoutSeconds', 'trustProxy', 'workerConcurrency', 'workerLockSeconds',
     ]);
     const typed: { roles: ProcessRole[]; listen: { host: string; port: number }; corsOrigins: string[] } = s;
     expect(typed.roles).toEqual(['api', 'scheduler', 'worker']);

@@ -101,7 +101,13 @@ export function createRunEngineRepo(db: Db) {
 
     /** Ends a run whose job failed for good (its worker lost too often, or the service's own fault). */
     async markLost(runId: string, error: { code: string; message: string }, now: Date): Promise<RunRecordRow | undefined> {
-      const [row] = await db.update(runs).set({ status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now })
+      // A step the lost worker left running ends failed with the run's error.
+      const closedSteps = rawSql`(select coalesce(jsonb_agg(case when s->>'status' = 'running'
+        then s || jsonb_build_object('status', 'failed', 'finishedAt', ${now.toISOString()}::text, 'error', ${JSON.stringify(error)}::jsonb)
+        else s end order by n), '[]'::jsonb) from jsonb_array_elements(${runs.steps}) with ordinality as t(s, n))`;
+      const [row] = await db.update(runs).set({
+        status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now, steps: closedSteps,
+      })
         .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
       return row ? runRecordOf(row) : undefined;
     },

@@ -1,0 +1,109 @@
+/**
+ * `herald worker` as a separate process, killed with SIGKILL mid-run: BullMQ's stalled-job check
+ * (a short lock: SVC_WORKER_LOCK_SECONDS) hands the run's job to the next worker, which starts
+ * the run again (attempts 2) and finishes it; a run whose workers keep dying ends failed with
+ * run.worker_lost after the bounded number of losses, never stuck in running.
+ */
+import postgres from 'postgres';
+import { startHerald, type Herald as InProcess } from '../support/harness.js';
+import { herald, killChildren, type Herald } from '../support/child-process.js';
+import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
+import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+
+let h: InProcess;
+let editor: SessionClient;
+let src: PostgresSource;
+let store: postgres.Sql;
+let connectionId: string;
+let n = 0;
+
+beforeAll(async () => {
+  h = await startHerald(); // the API only: runs execute in child processes
+  const admin = await setupAdmin(h);
+  editor = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
+  src = await createPostgresSource(async () => undefined);
+  connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
+  store = postgres(h.iso.databaseUrl, { max: 2, onnotice: () => undefined });
+});
+afterAll(async () => {
+  await killChildren();
+  await store.end();
+  await h.stop();
+  await src.drop();
+});
+
+const startWorker = (): Herald => herald(['worker'], {
+  ...h.iso.env, SVC_LOG_LEVEL: 'info', SVC_WORKER_LOCK_SECONDS: '2', SVC_WORKER_CONCURRENCY: '2',
+});
+
+async function kill(w: Herald): Promise<void> {
+  w.child.kill('SIGKILL');
+  await w.exited;
+}
+
+async function waitFor<T>(check: () => Promise<T | undefined | false>, what: string, ms = 60_000, worker?: Herald): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = await check();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${worker ? `\n${worker.stdout()}\n${worker.stderr()}` : ''}`);
+}
+
+async function runOf(sql: string): Promise<string> {
+  n += 1;
+  const queryId = (await editor.post('/api/v1/queries').send({ name: `Q${n}`, connection_id: connectionId, sql }).expect(201)).body.id as string;
+  const reportId = (await editor.post('/api/v1/reports').send({ title: `R${n}`, query_id: queryId }).expect(201)).body.id as string;
+  return (await editor.post(`/api/v1/reports/${reportId}/run`).send({ deliver: false }).expect(202)).body.id as string;
+}
+
+const state = async (runId: string) => {
+  const [row] = await store`select status, attempts, error_code from runs where id = ${runId}`;
+  return row as { status: string; attempts: number; error_code: string | null };
+};
+
+it('a run whose worker is killed mid-run is taken again by another worker and finishes (attempts 2)', async () => {
+  const runId = await runOf('select pg_sleep(4) as slept, 42 as answer');
+  const first = startWorker();
+  await waitFor(async () => { const s = await state(runId); return s.status === 'running' && s.attempts === 1; }, 'the first worker to start the run', 60_000, first);
+  await kill(first);
+  expect((await state(runId)).status).toBe('running');
+  const second = startWorker();
+  const done = await waitFor(async () => { const s = await state(runId); return s.status !== 'running' && s.status !== 'pending' ? s : undefined; },
+    'the run to finish on the second worker', 90_000, second);
+  expect(done).toMatchObject({ status: 'success', attempts: 2, error_code: null });
+  const run = (await editor.get(`/api/v1/runs/${runId}`).expect(200)).body;
+  expect(run).toMatchObject({ status: 'success', attempts: 2, row_count: 1, has_result: true });
+  expect(run.sample[0][1]).toBe(42);
+  expect(run.steps.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([['query', 'success'], ['result_file', 'success']]);
+  await kill(second);
+}, 180_000);
+
+it('a run whose workers keep dying ends failed with run.worker_lost, never stuck in running', async () => {
+  const runId = await runOf('select pg_sleep(60) as slept');
+  let seen = 0;
+  let final: Awaited<ReturnType<typeof state>> | undefined;
+  for (let round = 0; round < 8 && !final; round += 1) {
+    const w = startWorker();
+    const s = await waitFor(async () => {
+      const now = await state(runId);
+      return (now.status === 'running' && now.attempts > seen) || !['running', 'pending'].includes(now.status) ? now : undefined;
+    }, `round ${round}: the run to start again or end`, 90_000, w);
+    if (s.status === 'running') {
+      seen = s.attempts;
+      await kill(w);
+    } else {
+      final = s;
+      await kill(w);
+    }
+  }
+  expect(final).toMatchObject({ status: 'failed', error_code: 'run.worker_lost' });
+  // Each loss was a fresh start of the run; the bound is BullMQ's stalled limit (3) plus the first.
+  expect(seen).toBeGreaterThanOrEqual(2);
+  expect(seen).toBeLessThanOrEqual(5);
+  const run = (await editor.get(`/api/v1/runs/${runId}`).expect(200)).body;
+  expect(run.error).toEqual({ code: 'run.worker_lost', message: expect.any(String) });
+  expect(run.finished_at).toEqual(expect.any(String));
+  expect(run.steps.every((s: { status: string }) => s.status !== 'running')).toBe(true);
+}, 400_000);
