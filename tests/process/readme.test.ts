@@ -61,7 +61,7 @@ it('runs the first-run curl examples as written', async () => {
   expect(sessions.filter((s) => s.current)).toHaveLength(1);
 }, 60_000);
 
-it('runs the connections and queries examples as written, after the first-run ones (only the database changed)', async () => {
+it('runs the connections and queries examples, then the reports and runs ones, as written, after the first-run ones (only the database changed)', async () => {
   const block = readmeBlock('Connections and queries with curl');
   const db = /^DB='.*'$/m;
   expect(block).toMatch(db);
@@ -75,9 +75,12 @@ it('runs the connections and queries examples as written, after the first-run on
     `CSRF=$(awk '$6=="svc_csrf"{print $7}' $JAR)`,
     `TOKEN=$(curl -s -b $JAR -X POST $B/api-keys -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d '{"name":"again","scope":"admin"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
   ].join('\n');
-  const script = `set -euo pipefail\n${resume}\n${block.replace(db, `DB='${ours}'`)}`;
-  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
-  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  const reports = readmeBlock('Reports and runs with curl');
+  const script = `set -euo pipefail\n${resume}\n${block.replace(db, `DB='${ours}'`)}\n${reports}`;
+  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 150_000 });
+  const all = stdout.split('\n').filter((l) => l.trim() !== '');
+  const lines = all.slice(0, 7);
+  const more = all.slice(7);
   // test, connection id, preview, two changes, versions, restore
   expect(lines).toHaveLength(7);
   expect(json(lines[0]!)).toMatchObject({ ok: true, server_version: expect.any(String) });
@@ -87,4 +90,23 @@ it('runs the connections and queries examples as written, after the first-run on
   expect(json(lines[4]!)).toMatchObject({ current_version: 3, version: 3 });
   expect((json(lines[5]!).items as Array<{ number: number }>).map((v) => v.number)).toEqual([3, 2, 1]);
   expect(json(lines[6]!)).toMatchObject({ current_version: 4, version: 4, sql: expect.stringContaining('order by id') });
-}, 60_000);
+
+  // Reports and runs: the report, the repeated run, the run, the cancel, the slow report's runs,
+  // the scheduled runs, the pause, the count of run events seen.
+  expect(more).toHaveLength(8);
+  const report = json(more[0]!);
+  expect(report).toMatchObject({ title: 'Shipped orders', paused: false, schedule: { cron: '* * * * *', timezone: 'Europe/Berlin' } });
+  expect(Date.parse(report.next_run_at as string) % 60_000).toBe(0);
+  const repeated = json(more[1]!);
+  const run = json(more[2]!);
+  expect(run).toMatchObject({ id: repeated.id, trigger: 'manual', status: 'success', row_count: 2, condition_met: true, deliver: false });
+  expect(run.sample).toEqual([[1, '10.50'], [3, '5.25']]);
+  expect(['cancelled', 'running']).toContain(json(more[3]!).status); // cancelled at once (200), or stopping (202)
+  const slowRuns = json(more[4]!).items as Array<{ status: string }>;
+  expect(slowRuns.map((r) => r.status)).toEqual(['cancelled']);
+  const scheduled = json(more[5]!).items as Array<{ status: string; trigger: string; scheduled_for: string }>;
+  expect(scheduled.length).toBeGreaterThanOrEqual(1);
+  expect(scheduled[scheduled.length - 1]).toMatchObject({ status: 'success', trigger: 'schedule' });
+  expect(json(more[6]!)).toMatchObject({ paused: true, next_run_at: null });
+  expect(Number(more[7])).toBeGreaterThanOrEqual(6); // pending, running, finished for the manual, slow and scheduled runs
+}, 150_000);
