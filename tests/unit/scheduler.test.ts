@@ -18,15 +18,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 it('records a completed tick after its tasks succeed, and ticks again at the interval', async () => {
   const seen: Date[] = [];
   const task: TickTask = { name: 'count', run: async (now) => { seen.push(now); } };
-  const s = createScheduler({ tickSeconds: 0.05, tasks: [task], logger: quietLogger() });
+  const s = createScheduler({ tickSeconds: 1, tasks: [task], logger: quietLogger() });
   expect(s.lastTickAt()).toBeUndefined();
   s.start();
-  await sleep(180);
+  await sleep(2300); // node-cron wakes the loop every second: ticks at about 0, 1 and 2 s
   await s.stop();
   expect(seen.length).toBeGreaterThanOrEqual(2);
   expect(s.lastTickAt()!.getTime()).toBeGreaterThanOrEqual(seen[seen.length - 1]!.getTime());
   const after = seen.length;
-  await sleep(120);
+  await sleep(1200);
   expect(seen.length).toBe(after); // nothing runs once stopped
 });
 
@@ -34,9 +34,9 @@ it('does not count a tick whose task failed, logs the failure, and keeps ticking
   const errors: unknown[] = [];
   let calls = 0;
   const failing: TickTask = { name: 'broken', run: async () => { calls += 1; throw new Error('boom'); } };
-  const s = createScheduler({ tickSeconds: 0.05, tasks: [failing], logger: quietLogger(errors) });
+  const s = createScheduler({ tickSeconds: 1, tasks: [failing], logger: quietLogger(errors) });
   s.start();
-  await sleep(150);
+  await sleep(2300);
   await s.stop();
   expect(calls).toBeGreaterThanOrEqual(2);
   expect(s.lastTickAt()).toBeUndefined();
@@ -56,7 +56,7 @@ it('waits in stop() for the tick in progress', async () => {
 it('counts a tick whose only failure is in housekeeping (essential: false)', async () => {
   const errors: unknown[] = [];
   const housekeeping: TickTask = { name: 'housekeeping', essential: false, run: async () => { throw new Error('slow store'); } };
-  const s = createScheduler({ tickSeconds: 0.05, tasks: [housekeeping], logger: quietLogger(errors) });
+  const s = createScheduler({ tickSeconds: 1, tasks: [housekeeping], logger: quietLogger(errors) });
   s.start();
   await sleep(80);
   await s.stop();
