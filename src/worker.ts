@@ -98,6 +98,15 @@ export function createWorker(deps: {
       cancel?.removeEventListener('abort', onCancel);
     }
   };
+  /** The job type's own log fields (a run's run_id and report_id); none when its data does not parse. */
+  const fieldsOf = (job: Job): Record<string, unknown> => {
+    const type = deps.catalog.get(job.name);
+    try {
+      return type?.logFields?.(type.parse(job.data)) ?? {};
+    } catch {
+      return {};
+    }
+  };
   /** A job that will not be tried again: its type records that (a run ends failed, say). */
   const finalFailure = async (job: Job, err: Error) => {
     const type = deps.catalog.get(job.name);
@@ -123,7 +132,7 @@ export function createWorker(deps: {
           autorun: true,
         });
         worker.on('failed', (job, err) => {
-          deps.logger.warn('job failed', { job_id: job?.id, job_name: job?.name, attempts_made: job?.attemptsMade, err });
+          deps.logger.warn('job failed', { job_id: job?.id, job_name: job?.name, attempts_made: job?.attemptsMade, ...(job ? fieldsOf(job) : {}), err });
           if (job) void finalFailure(job, err);
         });
         worker.on('error', (err) => workerError(`worker:${queue}`, 'worker error', { queue, err }));

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
       returning id`).map((r) => r.id as string);
     const queue = createRunQueue(proc.container.enqueue);
     const t0 = performance.now();
-    for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((id) => queue.enqueue(id)));
+    for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((id) => queue.enqueue(id, report.id as string)));
     const enqueued = performance.now() - t0;
     for (;;) {
       const [row] = await store`select count(*)::int as n from runs where report_id = ${report.id} and status not in ('pending', 'running')`;

@@ -42,6 +42,8 @@ export interface JobType<P = unknown> extends JobSpec<P> {
    * records must not stay "in progress" after this.
    */
   onFinalFailure?(payload: P, error: Error): Promise<void>;
+  /** Fields that the worker's own log lines about this job carry (a run's run_id and report_id). */
+  logFields?(payload: P): Record<string, unknown>;
 }
 
 export type JobCatalog = ReadonlyMap<string, JobType>;

@@ -22,10 +22,11 @@ export const runJobSpec: JobSpec<RunJobPayload> = {
   parse(data) {
     const runId = (data as { runId?: unknown } | null)?.runId;
     if (typeof runId !== 'string' || !isUuid(runId)) throw new Error('runId must be a UUID');
-    return { runId };
+    const reportId = (data as { reportId?: unknown }).reportId;
+    return typeof reportId === 'string' ? { runId, reportId } : { runId };
   },
 };
 
 export function createRunQueue(enqueue: Enqueue): RunQueue {
-  return { enqueue: (runId) => enqueue(runJobSpec, { runId }, { jobId: runId }) };
+  return { enqueue: (runId, reportId) => enqueue(runJobSpec, { runId, reportId }, { jobId: runId }) };
 }

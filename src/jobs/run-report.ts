@@ -45,19 +45,20 @@ export function runReportJob(deps: {
   return {
     ...runJobSpec,
     timeoutMs: deps.timeoutMs + RECORD_GRACE_MS,
-    async handle({ runId }, { signal }) {
+    async handle({ runId, reportId }, { signal }) {
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal.reason instanceof JobTimeoutError ? new RunTimedOut(deps.timeoutMs) : signal.reason);
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
       deps.active.add(runId, controller);
       try {
-        await deps.engine.execute(runId, { signal: controller.signal });
+        await deps.engine.execute(runId, { signal: controller.signal, reportId });
       } finally {
         deps.active.delete(runId);
         signal.removeEventListener('abort', onAbort);
       }
     },
+    logFields: ({ runId, reportId }) => ({ run_id: runId, ...(reportId ? { report_id: reportId } : {}) }),
     async onFinalFailure({ runId }, error) {
       const lost = /stalled|lock/i.test(error.message);
       await deps.markLost(runId, lost

@@ -74,7 +74,7 @@ describe('POST /reports/{id}/run', () => {
     });
     const job = await queue.getJob(res.body.id);
     expect(job?.name).toBe('run-report');
-    expect(job?.data).toEqual({ runId: res.body.id });
+    expect(job?.data).toEqual({ runId: res.body.id, reportId });
     const [report] = await store`select last_run_id from reports where id = ${reportId}`;
     expect(report!.last_run_id).toBe(res.body.id);
   });

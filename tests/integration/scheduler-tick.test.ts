@@ -78,7 +78,7 @@ describe('across DST changes in Europe/Berlin', () => {
       '2026-03-29T18:00:00.000Z', '2026-03-30T00:30:00.000Z', '2026-03-30T06:00:00.000Z']) await moveTo(at);
     expect(await slotsOf(id)).toEqual(['2026-03-29T01:00:00.000Z', '2026-03-30T00:30:00.000Z']);
     const runs = await store`select id from runs where report_id = ${id}`;
-    for (const r of runs) expect((await queue.getJob(r.id as string))?.data).toEqual({ runId: r.id });
+    for (const r of runs) expect((await queue.getJob(r.id as string))?.data).toEqual({ runId: r.id, reportId: id });
     const report = (await editor.get(`/api/v1/reports/${id}`)).body;
     expect(report).toMatchObject({ next_run_at: '2026-03-31T00:30:00.000Z', last_run: { status: 'pending', trigger: 'schedule' } });
   }, 60_000);
@@ -167,7 +167,7 @@ describe('the sweep', () => {
       (${fresh}, ${reportId}, 'manual', 'pending', ${clock.now()}, ${clock.now()})`;
     const swept = await scheduling.sweep(clock.now());
     expect(swept).toEqual({ requeued: 1, lost: 1 });
-    expect((await queue.getJob(pending))?.data).toEqual({ runId: pending });
+    expect((await queue.getJob(pending))?.data).toEqual({ runId: pending, reportId });
     expect(await queue.getJob(fresh)).toBeUndefined(); // too young: its enqueue may still come
     const lost = (await editor.get(`/api/v1/runs/${running}`)).body;
     expect(lost).toMatchObject({ status: 'failed', error: { code: 'run.worker_lost' } });

@@ -63,5 +63,5 @@ export async function publishQuietly(sink: EventSink, events: ChangeEvent[], onE
 
 /** Enqueues a run's job (the job id is the run id, so a repeat adds nothing). */
 export interface RunQueue {
-  enqueue(runId: string): Promise<void>;
+  enqueue(runId: string, reportId: string): Promise<void>;
 }

@@ -62,6 +62,8 @@ export interface RunRecord {
 /** The job that executes a run: the BullMQ job id is the run id (ids are UUIDs: no ':'). */
 export interface RunJobPayload {
   runId: string;
+  /** For the log lines about the run (every one carries run_id and report_id). */
+  reportId?: string | undefined;
 }
 
 /** Abort reason of a run's signal when someone cancelled it: the run ends `cancelled`. */

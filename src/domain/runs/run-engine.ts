@@ -64,10 +64,10 @@ const errorOf = (err: unknown): RunError | undefined => {
 export function createRunEngine(deps: RunEngineDeps) {
   const { store, clock } = deps;
 
-  async function execute(runId: string, options: { signal: AbortSignal }): Promise<void> {
+  async function execute(runId: string, options: { signal: AbortSignal; reportId?: string | undefined }): Promise<void> {
     const run = await store.start(runId, clock.now());
     if (!run) {
-      deps.log.info('run not taken: it is gone, finished or cancelled', { run_id: runId });
+      deps.log.info('run not taken: it is gone, finished or cancelled', { run_id: runId, ...(options.reportId ? { report_id: options.reportId } : {}) });
       return;
     }
     const log = deps.log.child({ run_id: run.id, report_id: run.reportId });

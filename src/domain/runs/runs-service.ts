@@ -32,7 +32,7 @@ export function createRunsService(deps: {
 
   const enqueue = async (run: RunRecord) => {
     try {
-      await deps.queue.enqueue(run.id);
+      await deps.queue.enqueue(run.id, run.reportId);
     } catch (err) {
       // Committed but not queued: the scheduler's sweep enqueues pending runs whose job is missing.
       deps.log.warn('a run could not be queued now; the sweep will queue it', { run_id: run.id, report_id: run.reportId, err });

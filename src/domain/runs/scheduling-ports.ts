@@ -49,7 +49,7 @@ export interface RunJobs {
   /** The state of the run's job: 'missing' when there is none. */
   state(runId: string): Promise<'missing' | 'waiting' | 'active' | 'delayed' | 'prioritized' | 'completed' | 'failed' | 'waiting-children' | 'unknown'>;
   /** Enqueues the run again (replacing a finished job with that id). */
-  requeue(runId: string): Promise<void>;
+  requeue(run: { id: string; reportId: string }): Promise<void>;
   /** Enqueues many runs at once (job id = run id). */
-  enqueueMany(runIds: string[]): Promise<void>;
+  enqueueMany(runs: Array<{ id: string; reportId: string }>): Promise<void>;
 }

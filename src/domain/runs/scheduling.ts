@@ -52,7 +52,7 @@ export function createScheduling(deps: {
         const { claimed, created } = await deps.store.claimDue(now, CLAIM_BATCH, plan(now));
         if (created.length > 0) {
           try {
-            await deps.jobs.enqueueMany(created.map((c) => c.runId));
+            await deps.jobs.enqueueMany(created.map((c) => ({ id: c.runId, reportId: c.reportId })));
           } catch (err) {
             deps.log.warn('due runs could not be queued now; the sweep will queue them', { count: created.length, err });
           }
@@ -81,7 +81,7 @@ export function createScheduling(deps: {
       for (const run of stale) {
         const state = await deps.jobs.state(run.id);
         if (run.status === 'pending' && ['missing', 'completed', 'failed'].includes(state)) {
-          await deps.jobs.requeue(run.id);
+          await deps.jobs.requeue(run);
           requeued += 1;
           deps.log.warn('pending run had no job; queued again', { run_id: run.id, report_id: run.reportId, job_state: state });
         } else if (run.status === 'running' && ['missing', 'completed', 'failed'].includes(state)) {

@@ -13,15 +13,16 @@ export function createRunJobs(queue: Queue, spec: QueuedJobSpec<string>) {
       if (!job) return 'missing' as const;
       return (await job.getState()) as 'waiting' | 'active' | 'delayed' | 'prioritized' | 'completed' | 'failed' | 'waiting-children' | 'unknown';
     },
-    async requeue(runId: string) {
+    async requeue(run: { id: string; reportId: string }) {
+      const runId = run.id;
       const job = await queue.getJob(runId);
       // A finished job keeps its id: BullMQ would ignore an add with it.
       if (job && (job.finishedOn !== undefined || (await job.isFailed()) || (await job.isCompleted()))) await job.remove();
-      await queue.add(spec.name, { runId }, options(runId));
+      await queue.add(spec.name, { runId, reportId: run.reportId }, options(runId));
     },
-    async enqueueMany(runIds: string[]) {
-      for (let i = 0; i < runIds.length; i += 1000) {
-        await queue.addBulk(runIds.slice(i, i + 1000).map((runId) => ({ name: spec.name, data: { runId }, opts: options(runId) })));
+    async enqueueMany(runs: Array<{ id: string; reportId: string }>) {
+      for (let i = 0; i < runs.length; i += 1000) {
+        await queue.addBulk(runs.slice(i, i + 1000).map((r) => ({ name: spec.name, data: { runId: r.id, reportId: r.reportId }, opts: options(r.id) })));
       }
     },
   };
