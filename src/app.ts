@@ -117,6 +117,7 @@ function runServices(c: ApiContainer) {
   return {
     runs: createRunsService({
       runs: createRunsRepo(c.db), queue: createRunQueue(c.enqueue), events: c.events, clock: c.clock, log: c.logger,
+      finished: (status, trigger) => c.metrics.runsTotal.inc({ status, trigger }),
     }),
     eventSource: c.events,
   };

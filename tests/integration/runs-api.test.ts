@@ -154,6 +154,7 @@ describe('cancel', () => {
     expect(res.body.finished_at).toEqual(expect.any(String));
     const again = await editor.post(`/api/v1/runs/${run.id}/cancel`);
     expect(again.status).toBe(409);
+    expect((await h.http.get('/metrics')).text).toMatch(/svc_runs_total\{status="cancelled",trigger="manual"\} 1/);
     expect(again.body.code).toBe('run.finished');
   });
 

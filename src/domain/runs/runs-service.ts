@@ -26,6 +26,8 @@ export interface QueueRunInput {
 
 export function createRunsService(deps: {
   runs: RunsRepo; queue: RunQueue; events: EventSink; clock: Clock; log: Log;
+  /** svc_runs_total for runs that end here (a pending run cancelled before any worker took it). */
+  finished?: (status: RunRecord['status'], trigger: RunRecord['trigger']) => void;
 }) {
   const published = (run: RunRecord) => publishQuietly(deps.events, [runUpdated(run)],
     (err) => deps.log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
@@ -95,6 +97,7 @@ export function createRunsService(deps: {
       let { run } = attempt;
       if (attempt.cancelled) {
         deps.log.info('run cancelled before it started', { run_id: run.id, report_id: run.reportId });
+        deps.finished?.(run.status, run.trigger);
         await published(run);
         return { outcome: 'cancelled', run };
       }
