@@ -1,0 +1,151 @@
+/**
+ * What every benchmark needs: its own fresh database, queue prefix and data folder (all removed
+ * again, whatever failed), an in-process API on them with a signed-in admin, child processes of
+ * the other roles, and quantiles.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { Redis } from 'ioredis';
+import { loadSettings, type Settings } from '../../src/infra/config/settings.js';
+import { createProcessLogger } from '../../src/infra/log/process-logger.js';
+import { createDb } from '../../src/infra/db/client.js';
+import { migrate } from '../../src/infra/db/migrate.js';
+import { startProcess, type RunningProcess } from '../../src/runtime.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export const quantile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface BenchPlace {
+  /** The database's name and URL (also usable as the "user database" a query reads). */
+  name: string;
+  dbUrl: URL;
+  redisUrl: string;
+  queuePrefix: string;
+  /** The SVC_* settings of this place (store, Redis, prefix, data folder, json logs at warn). */
+  env: Record<string, string>;
+  release(): Promise<void>;
+}
+
+/** A fresh, migrated database, queue prefix and data folder for one benchmark. */
+export async function benchPlace(): Promise<BenchPlace> {
+  const base = new URL(process.env.SVC_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const name = `herald_bench_${randomBytes(4).toString('hex')}`;
+  const adminUrl = new URL(base); adminUrl.pathname = '/postgres';
+  const admin = postgres(adminUrl.toString(), { max: 1, onnotice: () => undefined });
+  await admin.unsafe(`create database ${name}`);
+  const dbUrl = new URL(base); dbUrl.pathname = `/${name}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
+  const redisUrl = process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const queuePrefix = `bench_${randomBytes(3).toString('hex')}`;
+  const { sql } = createDb(dbUrl.toString(), { max: 1 });
+  await migrate(sql);
+  await sql.end();
+  return {
+    name, dbUrl, redisUrl, queuePrefix,
+    env: {
+      SVC_DATABASE_URL: dbUrl.toString(), SVC_REDIS_URL: redisUrl, SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn',
+      SVC_LOG_FORMAT: 'json', SVC_QUEUE_PREFIX: queuePrefix,
+    },
+    async release() {
+      // Leave nothing behind, whatever failed: the database, the queues' keys, the data folder.
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+      const redis = new Redis(redisUrl);
+      const keys = await redis.keys(`${queuePrefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface BenchApi {
+  proc: RunningProcess;
+  settings: Settings;
+  url: string;
+  /** POST as the signed-in admin; answers the created resource (201 expected). */
+  post(path: string, body: unknown): Promise<{ id: string }>;
+  /** A connection to the place's own database and a query on it. */
+  selfQuery(sql: string): Promise<{ connectionId: string; queryId: string }>;
+}
+
+/** The API role in this process, on the place, with its first admin signed in. */
+export async function benchApi(place: BenchPlace): Promise<BenchApi> {
+  const settings = loadSettings({ ...place.env, SVC_LISTEN: `127.0.0.1:${await freePort()}`, SVC_ROLES: 'api' });
+  const proc = await startProcess(settings, createProcessLogger(settings));
+  const url = proc.url!;
+  const setup = await fetch(`${url}/api/v1/setup`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'a long bench password' }),
+  });
+  const cookies = setup.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const csrf = ((await setup.json()) as { csrf_token: string }).csrf_token;
+  const post = async (p: string, body: unknown): Promise<{ id: string }> => {
+    const res = await fetch(`${url}${p}`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf }, body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id: string };
+  };
+  return {
+    proc, settings, url, post,
+    async selfQuery(sql) {
+      const connection = await post('/api/v1/connections', {
+        name: 'Self', type: 'postgres', host: place.dbUrl.hostname, port: Number(place.dbUrl.port || 5432), database: place.name,
+        username: decodeURIComponent(place.dbUrl.username || 'postgres'), ssl_mode: 'disable',
+      });
+      const query = await post('/api/v1/queries', { name: 'Bench query', connection_id: connection.id, sql });
+      return { connectionId: connection.id, queryId: query.id };
+    },
+  };
+}
+
+/** `herald <role>` as a child process on the place; resolves once its log says `ready`. */
+export async function spawnRole(role: 'worker' | 'scheduler', place: BenchPlace, env: Record<string, string>, ready: string,
+  onLine: (line: string) => void = () => undefined): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', role], {
+    cwd: ROOT, env: { ...place.env, PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  let seen = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString('utf8');
+      seen += b.toString('utf8');
+      if (seen.includes(ready)) { seen = ''; resolve(); }
+      let nl: number;
+      while ((nl = out.indexOf('\n')) >= 0) {
+        onLine(out.slice(0, nl));
+        out = out.slice(nl + 1);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`herald ${role} exited (${code})`)));
+  });
+  return child;
+}
+
+/** SIGTERM, and wait for the exit. */
+export async function stopChildren(children: ChildProcess[]): Promise<void> {
+  await Promise.all(children.map(async (c) => {
+    if (c.exitCode !== null || c.signalCode !== null) return;
+    c.kill('SIGTERM');
+    await new Promise((r) => c.once('exit', r));
+  }));
+}
