@@ -26,6 +26,7 @@ export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' |
     events: c.events,
     log,
     lag: (seconds) => c.metrics.schedulerLag.set(seconds),
+    finished: (status, trigger) => c.metrics.runsTotal.inc({ status, trigger }),
   });
   let sweepDue = 0;
   return [

@@ -52,7 +52,7 @@ function runJob(c: WorkerContainer) {
   // A cancellation asked for on any API process reaches the worker holding the run.
   c.events.subscribe((e) => {
     if (e.type === 'run.cancel' && typeof e.data.id === 'string' && active.cancel(e.data.id)) {
-      log.info('run cancellation received', { run_id: e.data.id });
+      log.info('run cancellation received', { run_id: e.data.id, report_id: e.data.report_id });
     }
   }).catch((err: unknown) => log.warn('cancellations are not received (the engine still polls for them)', { err }));
   return runReportJob({

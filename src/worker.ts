@@ -115,7 +115,7 @@ export function createWorker(deps: {
     try {
       await type.onFinalFailure(type.parse(job.data), err);
     } catch (failure) {
-      deps.logger.error('a failed job could not be recorded as failed', { job_id: job.id, job_name: job.name, err: failure });
+      deps.logger.error('a failed job could not be recorded as failed', { job_id: job.id, job_name: job.name, ...fieldsOf(job), err: failure });
     }
   };
   return {

@@ -1780,8 +1780,9 @@ export interface paths {
          *       `finished_at` (and `error_code` when it failed); sent when a run is queued and each
          *       time its status changes.
          *     - `report.updated`: `{"id", "change"}` with change `created`, `updated`, `paused`,
-         *       `resumed`, `deleted` or `scheduled` (its next run moved), plus `next_run_at` where it
-         *       moved and `last_run` `{id, status}` when a run of it finished.
+         *       `resumed`, `deleted`, `scheduled` (the scheduler queued a run and its next run moved) or
+         *       `ran` (a run of it was queued or ended), plus `next_run_at` where it moved and
+         *       `last_run` `{id, status}` where its last run changed.
          *
          *     A comment line comes at least every 15 s; the stream ends with `event: shutdown` when
          *     the instance stops (reconnect then). Events are not replayed: after a reconnect, read

@@ -63,7 +63,7 @@ export function runReportJob(deps: {
       const lost = /stalled|lock/i.test(error.message);
       await deps.markLost(runId, lost
         ? { code: 'run.worker_lost', message: 'The workers running it stopped (crashed or were killed) too many times in a row' }
-        : { code: 'run.internal_error', message: `The run could not be carried out: ${error.message}` });
+        : { code: 'run.internal_error', message: 'The run could not be carried out because of a fault in Herald (its store or Redis); the operator finds the details in the worker\'s log' });
     },
   };
 }

@@ -8,6 +8,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type postgres from 'postgres';
+import { newId } from '../../src/core/ids.js';
+import { createRunQueue } from '../../src/jobs/run-report-spec.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
@@ -145,6 +147,17 @@ it('stops a run whose report is deleted while it runs, and keeps no file', async
   await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%'`)[0]!.n === 0);
   expect((await editor.get(`/api/v1/runs/${queued.id}`)).status).toBe(404);
   expect(existsSync(path.join(h.iso.dataDir, 'results', id))).toBe(false);
+});
+
+it('ends cancelled a run whose cancel was asked for while no worker held it (its worker was lost)', async () => {
+  const id = await report('select 1 as one');
+  const runId = newId();
+  const c = h.process.container;
+  await c.sql`insert into runs (id, report_id, trigger, status, attempts, started_at, cancel_requested_at)
+    values (${runId}, ${id}, 'manual', 'running', 1, now(), now())`;
+  await createRunQueue(c.enqueue).enqueue(runId, id);
+  const run = await waitForRun(runId);
+  expect(run).toMatchObject({ status: 'cancelled', attempts: 2, error: { code: 'run.cancelled' }, has_result: false });
 });
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {

@@ -194,7 +194,7 @@ export function createReportsService(deps: {
           log.warn('a deleted report\'s result file could not be removed', { report_id: id, result_key: key, err });
         }
       }
-      await publish([...leftovers.unfinishedRunIds.map(runCancelRequested), reportUpdated(id, 'deleted')]);
+      await publish([...leftovers.unfinishedRunIds.map((runId) => runCancelRequested(runId, id)), reportUpdated(id, 'deleted')]);
       for (const runId of leftovers.unfinishedRunIds) log.info('run of a deleted report: cancel requested', { run_id: runId, report_id: id });
     },
   };

@@ -37,10 +37,13 @@ export interface RunEngineStore {
   start(runId: string, now: Date): Promise<RunRecord | undefined>;
   /** The report's pinned query version or its query's current one; undefined when gone. */
   querySource(reportId: string): Promise<RunQuerySource | undefined>;
-  /** Saves progress of a running run; false when it is no longer running (gone, or ended elsewhere). */
-  saveProgress(runId: string, progress: RunProgress, now: Date): Promise<boolean>;
-  /** Ends a running (or pending) run; the record after, or undefined when it was gone or already finished. */
-  finish(runId: string, outcome: RunOutcome): Promise<RunRecord | undefined>;
+  /**
+   * Saves progress of a running run in its attempt `attempt`; false when it is no longer running
+   * in that attempt (gone, ended elsewhere, or taken again by another worker).
+   */
+  saveProgress(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<boolean>;
+  /** Ends the run's attempt `attempt`; the record after, or undefined when it was gone, finished or taken again. */
+  finish(runId: string, attempt: number, outcome: RunOutcome): Promise<RunRecord | undefined>;
   /** The content hash of the report's newest successful run before this one. */
   previousSuccessHash(reportId: string, beforeRunId: string): Promise<string | undefined>;
   /** Whether a cancellation was asked for, or the run is no longer running. */

@@ -45,7 +45,7 @@ export function reportUpdated(reportId: string, change: ReportChange, extra: {
   };
 }
 
-export const runCancelRequested = (runId: string): ChangeEvent => ({ type: 'run.cancel', data: { id: runId } });
+export const runCancelRequested = (runId: string, reportId: string): ChangeEvent => ({ type: 'run.cancel', data: { id: runId, report_id: reportId } });
 
 /**
  * Publishes after the change committed; a publishing failure (Redis away) is logged, never

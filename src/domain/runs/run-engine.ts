@@ -96,7 +96,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     const beginStep = async (name: StepName) => {
       const step: RunStep = { name, status: 'running', startedAt: clock.now(), finishedAt: null, error: null };
       steps.push(step);
-      if (!(await store.saveProgress(run.id, progress, clock.now()))) throw new RunGone();
+      if (!(await store.saveProgress(run.id, run.attempts, progress, clock.now()))) throw new RunGone();
       return step;
     };
     const endStep = async (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error: RunError | null = null) => {
@@ -104,12 +104,16 @@ export function createRunEngine(deps: RunEngineDeps) {
       step.finishedAt = clock.now();
       step.error = error;
       if (detail) step.detail = detail;
-      if (!(await store.saveProgress(run.id, progress, clock.now()))) throw new RunGone();
+      if (!(await store.saveProgress(run.id, run.attempts, progress, clock.now()))) throw new RunGone();
     };
 
     let outcome: Omit<RunOutcome, 'finishedAt' | 'steps'>;
     try {
-      if (run.cancelRequestedAt) throw new RunCancelled();
+      if (run.cancelRequestedAt) {
+        // Cancelled while no worker held it (its worker was lost or shutting down).
+        stop.abort(new RunCancelled());
+        throw stop.signal.reason;
+      }
       outcome = await carryOut(run, stop.signal, beginStep, endStep, progress, async (columns) => {
         writer = await deps.artifacts.createResult(key, columns);
         wroteFile = true;
@@ -119,8 +123,11 @@ export function createRunEngine(deps: RunEngineDeps) {
       await writer?.abort();
       const reason: unknown = stop.signal.aborted ? stop.signal.reason : undefined;
       if (err instanceof RunGone || (reason === undefined && !(await store.exists(run.id)))) {
-        log.info('run gone while it ran (its report was deleted); its result file is removed');
-        if (wroteFile) await deps.artifacts.remove(key).catch(() => undefined);
+        // Gone (its report was deleted), or ended or taken again by another attempt: only a run
+        // that no longer exists gives up its file; another attempt's file is that attempt's.
+        const exists = await store.exists(run.id);
+        log.info(exists ? 'run ended or taken again elsewhere; this attempt stops' : 'run gone while it ran (its report was deleted); its result file is removed');
+        if (wroteFile && !exists) await deps.artifacts.remove(key).catch(() => undefined);
         return;
       }
       const running = steps.find((s) => s.status === 'running');
@@ -148,7 +155,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     }
 
     const finishedAt = clock.now();
-    const ended = await store.finish(run.id, { ...progress, ...outcome, steps, finishedAt });
+    const ended = await store.finish(run.id, run.attempts, { ...progress, ...outcome, steps, finishedAt });
     if (!ended) {
       if (wroteFile && !(await store.exists(run.id))) await deps.artifacts.remove(key).catch(() => undefined);
       log.info('run ended elsewhere before it could be recorded');

@@ -79,10 +79,11 @@ export function createRunsService(deps: {
         created = outcome.run;
       }
       deps.log.info('run queued', { run_id: created.id, report_id: created.reportId, trigger: created.trigger });
-      await enqueue(created);
+      // Announced before it is enqueued: a worker's "running" must never arrive before "pending".
       await published(created);
       await publishQuietly(deps.events, [reportUpdated(created.reportId, 'ran', { lastRun: { id: created.id, status: created.status } })],
         (err) => deps.log.warn('a report event could not be published', { report_id: created.reportId, err }));
+      await enqueue(created);
       return created;
     },
 
@@ -99,6 +100,8 @@ export function createRunsService(deps: {
         deps.log.info('run cancelled before it started', { run_id: run.id, report_id: run.reportId });
         deps.finished?.(run.status, run.trigger);
         await published(run);
+        await publishQuietly(deps.events, [reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: run.status } })],
+          (err) => deps.log.warn('a report event could not be published', { report_id: run.reportId, err }));
         return { outcome: 'cancelled', run };
       }
       if (run.status === 'running') {
@@ -108,7 +111,7 @@ export function createRunsService(deps: {
         if (asked.requested) {
           deps.log.info('run cancellation asked for', { run_id: run.id, report_id: run.reportId });
           const { reportId } = run;
-          await publishQuietly(deps.events, [runCancelRequested(run.id)],
+          await publishQuietly(deps.events, [runCancelRequested(run.id, run.reportId)],
             (err) => deps.log.warn('a cancellation could not be published; the worker sees it at its next check', { run_id: id, report_id: reportId, err }));
           return { outcome: 'requested', run };
         }

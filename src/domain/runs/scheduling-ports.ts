@@ -38,8 +38,9 @@ export interface SchedulingStore {
    * reports' next_run_at and last run, and commits. Answers the runs made.
    */
   claimDue(now: Date, limit: number, plan: (due: DueReport[]) => PlannedRun[]): Promise<{ claimed: number; created: CreatedRun[] }>;
-  /** Unfinished runs created before `before` (pending or running), oldest first. */
-  unfinishedBefore(before: Date, limit: number): Promise<Array<Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger'>>>;
+  /** Unfinished runs created before `before` (pending or running), oldest first, after the cursor `after` when given. */
+  unfinishedBefore(before: Date, limit: number, after?: { createdAt: Date; id: string }):
+    Promise<Array<Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger' | 'createdAt'>>>;
   /** Ends a run failed when it is still unfinished; the record after, or undefined. */
   markLost(runId: string, error: { code: string; message: string }, now: Date): Promise<RunRecord | undefined>;
 }

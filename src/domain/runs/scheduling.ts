@@ -12,6 +12,7 @@ import type { Log } from '../../core/log.js';
 import { latestDueSlot, nextOccurrence } from '../schedules/schedule.js';
 import { publishQuietly, reportUpdated, runUpdated, type ChangeEvent, type EventSink } from './events.js';
 import type { PlannedRun, RunJobs, SchedulingStore } from './scheduling-ports.js';
+import type { RunRecord } from './model.js';
 
 /** Reports one transaction claims. */
 export const CLAIM_BATCH = 500;
@@ -26,7 +27,11 @@ export function createScheduling(deps: {
   lag(seconds: number): void;
   /** Monotonic time in ms, for the lag (default Date.now). */
   wallNow?: () => number;
+  /** svc_runs_total for runs the sweep ends. */
+  finished?: (status: 'failed', trigger: RunRecord['trigger']) => void;
 }) {
+  /** Where the sweep goes on next pass: it pages through every unfinished run, a page per pass. */
+  let sweepCursor: { createdAt: Date; id: string } | undefined;
   const notify = (events: ChangeEvent[]) => publishQuietly(deps.events, events, (err) => deps.log.warn('a scheduling event could not be published', { err }));
 
   const plan = (now: Date) => (due: Parameters<Parameters<SchedulingStore['claimDue']>[2]>[0]): PlannedRun[] => due.map((r) => {
@@ -48,25 +53,31 @@ export function createScheduling(deps: {
     /** Claims every due report into a run (in batches) and enqueues the runs. Answers how many were made. */
     async tick(now: Date): Promise<number> {
       let made = 0;
+      let worstLag = 0;
       for (;;) {
         const { claimed, created } = await deps.store.claimDue(now, CLAIM_BATCH, plan(now));
         if (created.length > 0) {
+          // Announced before they are enqueued: a worker's "running" must never arrive before "pending".
+          await notify(created.flatMap((c) => [
+            runUpdated({ id: c.runId, reportId: c.reportId, status: 'pending', trigger: 'schedule', finishedAt: null, error: null }),
+            reportUpdated(c.reportId, 'scheduled', { nextRunAt: c.next, lastRun: { id: c.runId, status: 'pending' } }),
+          ]));
           try {
             await deps.jobs.enqueueMany(created.map((c) => ({ id: c.runId, reportId: c.reportId })));
           } catch (err) {
             deps.log.warn('due runs could not be queued now; the sweep will queue them', { count: created.length, err });
           }
           const queuedAt = (deps.wallNow ?? Date.now)();
+          // The lag of the latest due run: the latest slot of this tick and how late it was queued.
           const latest = created.reduce((a, b) => (a.slot.getTime() >= b.slot.getTime() ? a : b));
-          deps.lag(Math.max(0, (queuedAt - latest.slot.getTime()) / 1000));
+          worstLag = Math.max(worstLag, (queuedAt - latest.slot.getTime()) / 1000);
           for (const c of created) deps.log.info('scheduled run queued', { run_id: c.runId, report_id: c.reportId, slot: c.slot.toISOString() });
-          await notify(created.flatMap((c) => [
-            runUpdated({ id: c.runId, reportId: c.reportId, status: 'pending', trigger: 'schedule', finishedAt: null, error: null }),
-            reportUpdated(c.reportId, 'scheduled', { nextRunAt: c.next, lastRun: { id: c.runId, status: 'pending' } }),
-          ]));
         }
         made += created.length;
-        if (claimed < CLAIM_BATCH) return made;
+        if (claimed < CLAIM_BATCH) {
+          if (made > 0) deps.lag(Math.max(0, worstLag));
+          return made;
+        }
       }
     },
 
@@ -75,29 +86,42 @@ export function createScheduling(deps: {
      * missing or failed end failed with run.worker_lost.
      */
     async sweep(now: Date): Promise<{ requeued: number; lost: number }> {
-      const stale = await deps.store.unfinishedBefore(new Date(now.getTime() - SWEEP_AFTER_MS), SWEEP_BATCH);
+      const stale = await deps.store.unfinishedBefore(new Date(now.getTime() - SWEEP_AFTER_MS), SWEEP_BATCH, sweepCursor);
+      const last = stale[stale.length - 1];
+      sweepCursor = stale.length < SWEEP_BATCH || !last ? undefined : { createdAt: last.createdAt, id: last.id };
       let requeued = 0;
       let lost = 0;
       for (const run of stale) {
-        const state = await deps.jobs.state(run.id);
-        if (run.status === 'pending' && ['missing', 'completed', 'failed'].includes(state)) {
-          await deps.jobs.requeue(run);
-          requeued += 1;
-          deps.log.warn('pending run had no job; queued again', { run_id: run.id, report_id: run.reportId, job_state: state });
-        } else if (run.status === 'running' && ['missing', 'completed', 'failed'].includes(state)) {
-          const ended = await deps.store.markLost(run.id, {
-            code: 'run.worker_lost', message: 'The worker running it stopped (crashed or was killed) and its job is gone',
-          }, now);
-          if (ended) {
-            lost += 1;
-            deps.log.error('running run had no job; ended failed', { run_id: run.id, report_id: run.reportId, job_state: state });
-            await notify([runUpdated(ended)]);
-          }
+        try {
+          const outcome = await sweepOne(run, now);
+          if (outcome === 'requeued') requeued += 1;
+          if (outcome === 'lost') lost += 1;
+        } catch (err) {
+          deps.log.warn('the sweep could not look at a run; it tries again next time', { run_id: run.id, report_id: run.reportId, err });
         }
       }
       return { requeued, lost };
     },
   };
+
+  /** A pending run without a live job is queued again; a running one whose job is over ends failed. */
+  async function sweepOne(run: { id: string; reportId: string; status: RunRecord['status'] }, now: Date): Promise<'requeued' | 'lost' | undefined> {
+    const state = await deps.jobs.state(run.id);
+    if (!['missing', 'completed', 'failed'].includes(state)) return undefined;
+    if (run.status === 'pending') {
+      await deps.jobs.requeue(run);
+      deps.log.warn('pending run had no job; queued again', { run_id: run.id, report_id: run.reportId, job_state: state });
+      return 'requeued';
+    }
+    const ended = await deps.store.markLost(run.id, {
+      code: 'run.worker_lost', message: 'The worker running it stopped (crashed or was killed) and its job is gone',
+    }, now);
+    if (!ended) return undefined;
+    deps.log.error('running run had no job; ended failed', { run_id: run.id, report_id: run.reportId, job_state: state });
+    deps.finished?.('failed', ended.trigger);
+    await notify([runUpdated(ended), reportUpdated(ended.reportId, 'ran', { lastRun: { id: ended.id, status: ended.status } })]);
+    return 'lost';
+  }
 }
 
 export type Scheduling = ReturnType<typeof createScheduling>;

@@ -66,19 +66,19 @@ export function createRunEngineRepo(db: Db) {
       return q ? { sql: q.sql, parameters: q.parameters, connectionId: q.connectionId, version: q.currentVersion } : undefined;
     },
 
-    async saveProgress(runId: string, progress: Progress, now: Date): Promise<boolean> {
+    async saveProgress(runId: string, attempt: number, progress: Progress, now: Date): Promise<boolean> {
       const rows = await db.update(runs).set({ ...columnsOf(progress), updatedAt: now })
-        .where(and(eq(runs.id, runId), eq(runs.status, 'running'))).returning({ id: runs.id });
+        .where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt))).returning({ id: runs.id });
       return rows.length > 0;
     },
 
-    async finish(runId: string, outcome: Progress & {
+    async finish(runId: string, attempt: number, outcome: Progress & {
       status: 'success' | 'partial' | 'skipped' | 'failed' | 'cancelled'; error: { code: string; message: string } | null; finishedAt: Date;
     }): Promise<RunRecordRow | undefined> {
       const [row] = await db.update(runs).set({
         ...columnsOf(outcome), status: outcome.status, finishedAt: outcome.finishedAt, updatedAt: outcome.finishedAt,
         errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,
-      }).where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
+      }).where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt))).returning();
       return row ? runRecordOf(row) : undefined;
     },
 

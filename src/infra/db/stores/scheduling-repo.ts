@@ -3,7 +3,7 @@
  * one transaction per batch (FOR UPDATE SKIP LOCKED; one multi-row insert and one multi-row
  * update, so a tick costs what its due reports cost), and the sweep's reads.
  */
-import { and, asc, inArray, lt } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, or } from 'drizzle-orm';
 import { runs, type StoredCondition as Condition } from '../schema.js';
 import type { Db, Sql } from '../client.js';
 
@@ -72,10 +72,11 @@ export function createSchedulingRepo(sql: Sql, db: Db) {
       });
     },
 
-    async unfinishedBefore(before: Date, limit: number) {
-      return db.select({ id: runs.id, reportId: runs.reportId, status: runs.status, trigger: runs.trigger }).from(runs)
-        .where(and(inArray(runs.status, ['pending', 'running']), lt(runs.createdAt, before)))
-        .orderBy(asc(runs.createdAt)).limit(limit);
+    async unfinishedBefore(before: Date, limit: number, after?: { createdAt: Date; id: string }) {
+      const from = after ? or(gt(runs.createdAt, after.createdAt), and(eq(runs.createdAt, after.createdAt), gt(runs.id, after.id))) : undefined;
+      return db.select({ id: runs.id, reportId: runs.reportId, status: runs.status, trigger: runs.trigger, createdAt: runs.createdAt }).from(runs)
+        .where(and(inArray(runs.status, ['pending', 'running']), lt(runs.createdAt, before), from))
+        .orderBy(asc(runs.createdAt), asc(runs.id)).limit(limit);
     },
   };
 }
