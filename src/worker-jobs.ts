@@ -10,7 +10,7 @@ import { createActiveRuns, runReportJob } from './jobs/run-report.js';
 import { createRunEngine } from './domain/runs/run-engine.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { connectionsRepo as createConnectionsRepo } from './infra/db/stores/connections-repo.js';
-import { publishQuietly, runUpdated } from './domain/runs/events.js';
+import { publishQuietly, reportUpdated, runUpdated } from './domain/runs/events.js';
 
 type WorkerContainer = Pick<Container, 'settings' | 'identity' | 'clock' | 'db' | 'pools' | 'artifacts' | 'events' | 'metrics' | 'logger'>;
 
@@ -64,7 +64,10 @@ function runJob(c: WorkerContainer) {
       if (!run) return;
       log.error('run failed for good', { run_id: run.id, report_id: run.reportId, error_code: error.code, error: error.message });
       c.metrics.runsTotal.inc({ status: 'failed', trigger: run.trigger });
-      await publishQuietly(c.events, [runUpdated(run)], (err) => log.warn('a run event could not be published', { run_id: run.id, err }));
+      if (run.startedAt && run.finishedAt) c.metrics.runDuration.observe(Math.max(0, (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000));
+      // Like any run's end: the run and its report (last_run) change for the event stream.
+      await publishQuietly(c.events, [runUpdated(run), reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: run.status } })],
+        (err) => log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
     },
   });
 }

@@ -130,6 +130,36 @@ it('cancels a running run: the statement stops on the database and the run ends 
   expect(run).toMatchObject({ status: 'cancelled', error: { code: 'run.cancelled' } });
   expect(run.steps[0]).toMatchObject({ name: 'query', status: 'cancelled' });
   await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%'`)[0]!.n === 0);
+  // Every line about the run, the worker's 'cancellation received' included, names its report.
+  const logs = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.run_id === queued.id);
+  expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining(['run started', 'run cancellation received', 'run finished']));
+  expect(logs.every((l) => l.report_id === id)).toBe(true);
+});
+
+it('a cancel missed on the event bus is found by the running run\'s own poll', async () => {
+  const id = await report('select pg_sleep(30) as slept');
+  const queued = (await editor.post(`/api/v1/reports/${id}/run`).send({})).body;
+  await waitForRun(queued.id, (s) => s === 'running');
+  await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%'`)[0]!.n === 1);
+  // As if run.cancel were lost (pub/sub is at most once): only the row says so.
+  await h.process.container.sql`update runs set cancel_requested_at = now() where id = ${queued.id}`;
+  const run = await waitForRun(queued.id);
+  expect(run).toMatchObject({ status: 'cancelled', error: { code: 'run.cancelled' } });
+  await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%'`)[0]!.n === 0);
+});
+
+it('ends failed with run.parameters_invalid when the query now needs a value the report does not have', async () => {
+  const id = await report('select count(*)::int as n from sales');
+  const queryId = (await editor.get(`/api/v1/reports/${id}`)).body.query_id as string;
+  const changed = await editor.patch(`/api/v1/queries/${queryId}`).send({
+    version: 1, sql: 'select count(*)::int as n from sales where region = {{ region }}',
+    parameters: [{ name: 'region', type: 'string', required: true }],
+  });
+  expect(changed.status).toBe(200);
+  const run = await runAndWait(id);
+  expect(run).toMatchObject({ status: 'failed', has_result: false, query_version: 2, error: { code: 'run.parameters_invalid' } });
+  expect(run.error.message).toMatch(/region/);
+  expect(run.steps).toEqual([expect.objectContaining({ name: 'query', status: 'failed', error: run.error })]);
 });
 
 it('ends failed with run.timeout past SVC_RUN_TIMEOUT_SECONDS, the statement stopped', async () => {

@@ -81,6 +81,9 @@ it('a run whose worker is killed mid-run is taken again by another worker and fi
 }, 180_000);
 
 it('a run whose workers keep dying ends failed with run.worker_lost, never stuck in running', async () => {
+  // The events every process publishes (the worker's too, through Redis): the end is announced.
+  const events: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const unsubscribe = await h.process.container.events.subscribe((e) => { events.push(e); });
   const runId = await runOf('select pg_sleep(60) as slept');
   let seen = 0;
   let final: Awaited<ReturnType<typeof state>> | undefined;
@@ -106,4 +109,8 @@ it('a run whose workers keep dying ends failed with run.worker_lost, never stuck
   expect(run.error).toEqual({ code: 'run.worker_lost', message: expect.any(String) });
   expect(run.finished_at).toEqual(expect.any(String));
   expect(run.steps.every((s: { status: string }) => s.status !== 'running')).toBe(true);
+  await waitFor(async () => events.some((e) => e.type === 'report.updated' && e.data.id === run.report_id && e.data.change === 'ran'
+    && (e.data.last_run as { id?: string; status?: string } | undefined)?.status === 'failed'), 'report.updated (ran, failed)', 10_000);
+  expect(events).toContainEqual({ type: 'run.updated', data: expect.objectContaining({ id: runId, status: 'failed', error_code: 'run.worker_lost' }) });
+  await unsubscribe();
 }, 400_000);
