@@ -190,6 +190,17 @@ it('ends cancelled a run whose cancel was asked for while no worker held it (its
   expect(run).toMatchObject({ status: 'cancelled', attempts: 2, error: { code: 'run.cancelled' }, has_result: false });
 });
 
+it('records nothing from a stale attempt once another attempt has taken the run', async () => {
+  const id = await report('select pg_sleep(1.5) as slept, 7 as n');
+  const queued = (await editor.post(`/api/v1/reports/${id}/run`).send({})).body;
+  await waitForRun(queued.id, (s) => s === 'running');
+  // As if BullMQ had given the job to a second worker (this one's lock was lost): attempt 2 holds it.
+  await h.process.container.sql`update runs set attempts = attempts + 1 where id = ${queued.id}`;
+  await waitUntil(async () => h.logs.some((l) => l.includes('run ended or taken again elsewhere') && l.includes(queued.id)));
+  const run = (await editor.get(`/api/v1/runs/${queued.id}`)).body;
+  expect(run).toMatchObject({ status: 'running', attempts: 2, row_count: null, finished_at: null });
+});
+
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
