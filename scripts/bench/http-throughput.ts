@@ -4,18 +4,10 @@
  * Starts Herald in-process on its own fresh database and prints figures; asserts nothing.
  *   npx tsx scripts/bench/http-throughput.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import net from 'node:net';
-import path from 'node:path';
-import postgres from 'postgres';
-import { Redis } from 'ioredis';
 import { loadSettings } from '../../src/infra/config/settings.js';
 import { createProcessLogger } from '../../src/infra/log/process-logger.js';
-import { createDb } from '../../src/infra/db/client.js';
-import { migrate } from '../../src/infra/db/migrate.js';
 import { startProcess } from '../../src/runtime.js';
+import { benchPlace, freePort } from './support.js';
 import { createPasswordHasher } from '../../src/domain/identity/passwords.js';
 
 const TOTAL = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -42,33 +34,11 @@ async function measure(label: string, url: string, headers: Record<string, strin
 }
 
 /** A port free right now (the listener must name its port: SVC_LISTEN refuses 0). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 async function main(): Promise<void> {
-  const base = new URL(process.env.SVC_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const name = `herald_bench_${randomBytes(4).toString('hex')}`;
-  const adminUrl = new URL(base); adminUrl.pathname = '/postgres';
-  const admin = postgres(adminUrl.toString(), { max: 1, onnotice: () => undefined });
-  await admin.unsafe(`create database ${name}`);
-  const dbUrl = new URL(base); dbUrl.pathname = `/${name}`;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
-  const redisUrl = process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const queuePrefix = `bench_${randomBytes(3).toString('hex')}`;
+  const place = await benchPlace();
   let proc: Awaited<ReturnType<typeof startProcess>> | undefined;
   try {
-    const settings = loadSettings({
-      SVC_DATABASE_URL: dbUrl.toString(), SVC_REDIS_URL: redisUrl, SVC_LISTEN: `127.0.0.1:${await freePort()}`,
-      SVC_DATA_DIR: dataDir, SVC_ROLES: 'api', SVC_LOG_LEVEL: 'warn', SVC_LOG_FORMAT: 'json', SVC_QUEUE_PREFIX: queuePrefix,
-    });
-    const { sql } = createDb(settings.databaseUrl, { max: 1 });
-    await migrate(sql);
-    await sql.end();
+    const settings = loadSettings({ ...place.env, SVC_LISTEN: `127.0.0.1:${await freePort()}`, SVC_ROLES: 'api' });
     const t0 = performance.now();
     proc = await startProcess(settings, createProcessLogger(settings));
     console.log(`start-up (api role, contract loaded)  ${(performance.now() - t0).toFixed(0)} ms`);
@@ -95,15 +65,8 @@ async function main(): Promise<void> {
     const mem = process.memoryUsage();
     console.log(`resident memory after the run      ${(mem.rss / 1048576).toFixed(0)} MiB (heap used ${(mem.heapUsed / 1048576).toFixed(0)} MiB)`);
   } finally {
-    // Leave nothing behind, whatever failed: the database, the queues' keys, the data folder.
     await proc?.stop();
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-    const redis = new Redis(redisUrl);
-    const keys = await redis.keys(`${queuePrefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
-    rmSync(dataDir, { recursive: true, force: true });
+    await place.release();
   }
 }
 
