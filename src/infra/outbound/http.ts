@@ -1,0 +1,202 @@
+/**
+ * Outbound HTTP for channels (webhooks, chats, buckets): every request goes through agents that
+ * check the address a name resolved to at connect time (request-filtering-agent), so a host name
+ * that resolves to loopback, a private, link-local or metadata address is refused, and so is a
+ * redirect to one. SVC_OUTBOUND_ALLOW names the exceptions: CIDRs or addresses (checked on the
+ * resolved address) and host names (a request to that very name may reach a private address).
+ *
+ * Every request has a time limit; redirects are followed (at most 3, GET after 303, never from
+ * https to http) under the same guard. Answers are read up to 64 KiB.
+ *
+ * Failures throw OutboundError: `outbound.refused` (not transient), `delivery.timeout` and
+ * `delivery.unreachable` (transient). Messages never carry the URL's path or query, which may
+ * hold a token (Slack and Teams webhook URLs do).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+
+const MAX_BODY = 64 * 1024;
+const MAX_REDIRECTS = 3;
+
+export interface OutboundRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  timeoutMs?: number;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The shape of the domain's ChannelSendError (src/domain/plugins/channel.ts), which infra does not import. */
+export class OutboundError extends Error {
+  constructor(readonly code: 'outbound.refused' | 'delivery.timeout' | 'delivery.unreachable', message: string, readonly options: { transient: boolean }) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+}
+
+/** Scheme, host and port of a URL: what may be logged or shown of it. */
+export function originOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+export interface OutboundHttpOptions {
+  /** SVC_OUTBOUND_ALLOW: CIDRs, addresses and host names. */
+  allow: readonly string[];
+  /** Default time limit of a request. */
+  timeoutMs?: number;
+}
+
+export function createOutboundHttp(options: OutboundHttpOptions) {
+  const cidrs = options.allow.filter((item) => isIP(item.split('/')[0]!) !== 0);
+  const hostNames = new Set(options.allow.filter((item) => isIP(item.split('/')[0]!) === 0).map((h) => h.toLowerCase()));
+  const defaultTimeout = options.timeoutMs ?? 30_000;
+  const filter = { allowIPAddressList: cidrs, allowPrivateIPAddress: false, allowMetaIPAddress: false, keepAlive: true };
+  const guarded = { http: new RequestFilteringHttpAgent(filter), https: new RequestFilteringHttpsAgent(filter) };
+  // Requests to a host name the allow-list names: private addresses allowed, metadata too (the admin said so).
+  const trusted = {
+    http: new RequestFilteringHttpAgent({ allowPrivateIPAddress: true, allowMetaIPAddress: true, keepAlive: true }),
+    https: new RequestFilteringHttpsAgent({ allowPrivateIPAddress: true, allowMetaIPAddress: true, keepAlive: true }),
+  };
+
+  const hostOf = (url: string): string => {
+    try {
+      return new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    } catch {
+      return '';
+    }
+  };
+  const allowsHost = (url: string): boolean => {
+    const host = hostOf(url);
+    if (!host) return false;
+    if (hostNames.has(host)) return true;
+    if (isIP(host) === 0) return false;
+    // An address literal: allowed when it falls in an allowed CIDR (checked by the agent too).
+    return cidrs.some((c) => c === host || (c.includes('/') && inCidr(host, c)));
+  };
+  const agentFor = (url: URL) => {
+    const set = hostNames.has(url.hostname.toLowerCase()) ? trusted : guarded;
+    return url.protocol === 'https:' ? set.https : set.http;
+  };
+
+  function once(req: OutboundRequest, url: URL, signal: AbortSignal, timeoutMs: number): Promise<OutboundResponse & { location?: string }> {
+    return new Promise((resolve, reject) => {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        reject(new OutboundError('outbound.refused', `Only http and https URLs can be reached (${url.protocol})`, { transient: false }));
+        return;
+      }
+      const lib = url.protocol === 'https:' ? https : http;
+      const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
+      const headers: Record<string, string> = { 'user-agent': 'Herald', ...(req.headers ?? {}) };
+      if (body) headers['content-length'] = String(body.length);
+      let settled = false;
+      const done = (fn: () => void) => { if (!settled) { settled = true; clearTimeout(timer); signal.removeEventListener('abort', onAbort); fn(); } };
+      const request = lib.request(url, { method: req.method, headers, agent: agentFor(url) }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < MAX_BODY) chunks.push(chunk.subarray(0, MAX_BODY - size));
+          size += chunk.length;
+        });
+        res.on('end', () => done(() => {
+          const out: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+          resolve({ status: res.statusCode ?? 0, headers: out, body: Buffer.concat(chunks).toString('utf8'), ...(res.headers.location ? { location: res.headers.location } : {}) });
+        }));
+        res.on('error', (err) => done(() => reject(failure(err, url))));
+      });
+      const timer = setTimeout(() => {
+        done(() => reject(new OutboundError('delivery.timeout', `${originOf(url.href)} did not answer within ${Math.round(timeoutMs / 100) / 10} s`, { transient: true })));
+        request.destroy();
+      }, timeoutMs);
+      const onAbort = () => {
+        done(() => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted')));
+        request.destroy();
+      };
+      if (signal.aborted) { onAbort(); return; }
+      signal.addEventListener('abort', onAbort, { once: true });
+      request.on('error', (err) => done(() => reject(failure(err, url))));
+      request.end(body);
+    });
+  }
+
+  async function request(req: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
+    const timeoutMs = req.timeoutMs ?? defaultTimeout;
+    const deadline = Date.now() + timeoutMs;
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      throw new OutboundError('outbound.refused', 'The destination is not a valid URL', { transient: false });
+    }
+    let current = req;
+    for (let hop = 0; ; hop++) {
+      const answer = await once(current, url, signal, Math.max(1, deadline - Date.now()));
+      const { location, ...response } = answer;
+      if (!location || ![301, 302, 303, 307, 308].includes(answer.status)) return response;
+      if (hop >= MAX_REDIRECTS) return response;
+      const next = new URL(location, url);
+      if (url.protocol === 'https:' && next.protocol !== 'https:') {
+        throw new OutboundError('outbound.refused', `${originOf(url.href)} redirected to a plain http address`, { transient: false });
+      }
+      url = next;
+      current = answer.status === 303 ? { ...req, method: 'GET', body: undefined } : req;
+    }
+  }
+
+  return {
+    request,
+    agents: () => guarded,
+    allowsHost,
+    close() {
+      for (const a of [guarded.http, guarded.https, trusted.http, trusted.https]) a.destroy();
+    },
+  };
+}
+
+export type OutboundHttp = ReturnType<typeof createOutboundHttp>;
+
+function failure(err: Error & { code?: string }, url: URL): OutboundError {
+  const origin = originOf(url.href);
+  // request-filtering-agent's refusal: "DNS lookup <ip>(family:4, host:<name>) is not allowed. Because, It is private IP address."
+  if (/is not allowed/i.test(err.message)) {
+    return new OutboundError('outbound.refused', `${origin} resolves to an address Herald may not reach (loopback, private, link-local or metadata); SVC_OUTBOUND_ALLOW can allow it`, { transient: false });
+  }
+  if (err.code === 'ENOTFOUND') return new OutboundError('delivery.unreachable', `${origin}: the host name does not resolve`, { transient: true });
+  const what = err.code ?? 'connection error';
+  return new OutboundError('delivery.unreachable', `${origin} could not be reached (${what})`, { transient: true });
+}
+
+function inCidr(address: string, cidr: string): boolean {
+  const [base, bitsText] = cidr.split('/');
+  const bits = Number(bitsText);
+  const a = toBits(address);
+  const b = toBits(base!);
+  if (!a || !b || a.length !== b.length) return false;
+  return a.slice(0, bits) === b.slice(0, bits);
+}
+
+function toBits(address: string): string | undefined {
+  if (isIP(address) === 4) return address.split('.').map((p) => Number(p).toString(2).padStart(8, '0')).join('');
+  if (isIP(address) === 6) {
+    const [head, tail] = address.split('::');
+    const h = head ? head.split(':') : [];
+    const t = tail !== undefined ? (tail ? tail.split(':') : []) : [];
+    const groups = tail !== undefined ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+    if (groups.length !== 8) return undefined;
+    return groups.map((g) => parseInt(g || '0', 16).toString(2).padStart(16, '0')).join('');
+  }
+  return undefined;
+}
