@@ -1195,7 +1195,13 @@ export interface paths {
         /** Channels, ordered by name, with health */
         get: operations["listChannels"];
         put?: never;
-        /** Create a channel */
+        /**
+         * Create a channel
+         * @description The settings are checked against the channel plugin of `type` (GET /plugins lists them
+         *     with their settings schemas). Secret fields (passwords, tokens, webhook URLs of Slack and
+         *     Teams, webhook headers, signing secrets, bucket keys) are stored encrypted and never
+         *     returned. The channel is not tried: use POST /channels/test first.
+         */
         post: operations["createChannel"];
         delete?: never;
         options?: never;
@@ -1212,7 +1218,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Test unsaved settings */
+        /**
+         * Test unsaved settings
+         * @description Sends a test message with settings that are not saved (or a saved channel's settings with
+         *     the given ones laid over them, with channel_id). Email goes to the caller's address.
+         *     A failed send answers 422 with the send's code (delivery.rejected, delivery.unreachable,
+         *     delivery.timeout, delivery.auth_failed, outbound.refused, …).
+         */
         post: operations["testChannelSettings"];
         delete?: never;
         options?: never;
@@ -1233,11 +1245,18 @@ export interface paths {
         get: operations["getChannel"];
         put?: never;
         post?: never;
-        /** Delete a channel no delivery uses */
+        /**
+         * Delete a channel no delivery uses
+         * @description Answers 409 channel.in_use, with the reports whose deliveries use it, while any delivery does.
+         */
         delete: operations["deleteChannel"];
         options?: never;
         head?: never;
-        /** Change a channel */
+        /**
+         * Change a channel
+         * @description Fields of `settings` that are given replace the stored ones; omitted ones are kept. A
+         *     secret field sent as null is removed. `type` cannot change.
+         */
         patch: operations["updateChannel"];
         trace?: never;
     };
@@ -1252,7 +1271,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a test message through a saved channel */
+        /**
+         * Send a test message through a saved channel
+         * @description Sends a test message through a saved channel: email to the caller's own address, other
+         *     channel types to their configured destination. Not recorded as a delivery attempt and
+         *     does not change the channel's health. A failed send answers 422 with the send's code.
+         */
         post: operations["testChannel"];
         delete?: never;
         options?: never;
@@ -1271,7 +1295,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resend the channel's failed delivery attempts */
+        /**
+         * Resend the channel's failed delivery attempts
+         * @description Queues a resend of every failed delivery attempt of this channel from the last 7 days (at
+         *     most 500, newest first) whose delivery still exists. Attempts already sent are left alone,
+         *     so repeating the request sends nothing twice. Each resend reuses its attempt's id (the
+         *     webhook-id), so receivers can drop duplicates.
+         */
         post: operations["retryFailedChannelDeliveries"];
         delete?: never;
         options?: never;
@@ -1522,7 +1552,13 @@ export interface paths {
         /** A report's deliveries, in order */
         get: operations["listDeliveries"];
         put?: never;
-        /** Add a delivery */
+        /**
+         * Add a delivery
+         * @description Adds a delivery at `position` (1-based; later ones move down) or, without it, at the end.
+         *     The channel's plugin checks its own fields (email needs at least one of to, cc, bcc);
+         *     subject and body must be valid Liquid templates. `link` answers 422 with field code
+         *     delivery.links_unavailable until shared links exist.
+         */
         post: operations["createDelivery"];
         delete?: never;
         options?: never;
@@ -1541,7 +1577,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Replace a delivery's settings */
+        /**
+         * Replace a delivery's settings
+         * @description Replaces the delivery's channel, position and settings (send its current version).
+         */
         put: operations["replaceDelivery"];
         post?: never;
         /** Remove a delivery */
@@ -1560,7 +1599,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Render a delivery's message without sending */
+        /**
+         * Render a delivery's message without sending
+         * @description Renders a delivery's message for a report without sending it: a saved delivery
+         *     (delivery_id) or unsaved settings (channel_id and settings). It uses the data of the
+         *     report's latest run that has a result, or sample data when there is none (`source`
+         *     says which).
+         */
         post: operations["previewDelivery"];
         delete?: never;
         options?: never;
@@ -1581,9 +1626,11 @@ export interface paths {
         put?: never;
         /**
          * Run the report now and deliver only to the caller
-         * @description Queues a run with trigger `test` and answers 202 with it, pending. The run's deliveries
-         *     go only to the caller (deliveries arrive with channels; until then the run executes the
-         *     query, the condition and the result file).
+         * @description Queues a run with trigger `test` and answers 202 with it, pending. The run executes the
+         *     query, the condition and the result file, then renders each delivery and sends it only
+         *     to the caller: email deliveries go to the caller's own address (never to the delivery's
+         *     recipients); other channel types are not sent at all, their rendered message is recorded
+         *     on the run as a delivery attempt with status `preview`.
          */
         post: operations["testDeliverReport"];
         delete?: never;
@@ -1665,7 +1712,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resend a failed delivery attempt */
+        /**
+         * Resend a failed delivery attempt
+         * @description Queues a resend of one failed delivery attempt with the delivery's and channel's current
+         *     settings and answers 202 with the attempt (status queued). An attempt already sent, or
+         *     already queued or sending, is answered as it is with 200 and is not sent again. A resend
+         *     keeps the attempt's id, so a webhook receiver sees the same webhook-id. When every
+         *     attempt of a partial run is sent, the run becomes success.
+         */
         post: operations["retryDeliveryAttempt"];
         delete?: never;
         options?: never;
@@ -2600,6 +2654,254 @@ export interface components {
             attempts: number;
             /** Format: date-time */
             cancel_requested_at: string | null;
+            /** @description One per delivery the run sent (or previewed), in order of position */
+            delivery_attempts: components["schemas"]["DeliveryAttempt"][];
+        };
+        /**
+         * @description The channel plugin (GET /plugins, kind channel)
+         * @example webhook
+         */
+        ChannelType: string;
+        /**
+         * @description From the latest delivery attempt: healthy (sent), failing (failed), unknown (none yet)
+         * @enum {string}
+         */
+        ChannelHealth: "healthy" | "failing" | "unknown";
+        /**
+         * @description The plugin's settings (its settings_schema in GET /plugins). Built in: webhook {url,
+         *     headers, signing_secret}; email {host, port, tls, username, password, from}; slack
+         *     {webhook_url, bot_token, channel}; teams {webhook_url}; s3 {endpoint, region, bucket,
+         *     prefix, access_key_id, secret_access_key, force_path_style}. Secret fields read as
+         *     {configured true}; write them as a string (replace), null (remove) or {configured true}
+         *     or omitted (keep).
+         * @example {
+         *       "url": "https://hooks.example.com/herald",
+         *       "signing_secret": {
+         *         "configured": true
+         *       }
+         *     }
+         */
+        ChannelSettings: {
+            [key: string]: unknown;
+        };
+        DeliveryError: {
+            /**
+             * @description A stable code: delivery.rejected, delivery.unreachable, delivery.timeout, delivery.peer_error, delivery.auth_failed, delivery.invalid, delivery.template_failed, delivery.attachment_too_large, outbound.refused, run.no_result, …
+             * @example delivery.unreachable
+             */
+            code: string;
+            /** @description What happened, without secrets (no URL path or query, no token) */
+            message: string;
+            /** Format: date-time */
+            at?: string;
+        } | null;
+        Channel: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            type: components["schemas"]["ChannelType"];
+            settings: components["schemas"]["ChannelSettings"];
+            health: components["schemas"]["ChannelHealth"];
+            last_error: components["schemas"]["DeliveryError"];
+            /**
+             * Format: date-time
+             * @description When the latest delivery attempt through the channel finished
+             */
+            last_attempt_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["Version"];
+        };
+        ChannelPage: {
+            items: components["schemas"]["Channel"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        ChannelName: string;
+        CreateChannel: {
+            name: components["schemas"]["ChannelName"];
+            type: components["schemas"]["ChannelType"];
+            settings: components["schemas"]["ChannelSettings"];
+        };
+        UpdateChannel: {
+            name?: components["schemas"]["ChannelName"];
+            settings?: components["schemas"]["ChannelSettings"];
+            version: components["schemas"]["Version"];
+        };
+        TestChannelSettings: {
+            type?: components["schemas"]["ChannelType"];
+            channel_id?: components["schemas"]["Uuid"];
+            settings: components["schemas"]["ChannelSettings"];
+        };
+        TestChannel: Record<string, never>;
+        ChannelTestResult: {
+            /** @enum {string} */
+            status: "sent";
+            /** @description The peer's HTTP status or SMTP reply code */
+            status_code: number | null;
+            peer_message_id: string | null;
+            detail: string | null;
+            elapsed_ms: number;
+            /** @description The caller's address, for email; null for other channel types */
+            sent_to: string | null;
+        };
+        RetryFailedResult: {
+            /** @description The attempts queued for a resend */
+            queued: components["schemas"]["DeliveryAttempt"][];
+        };
+        /** @enum {string} */
+        ResultFormat: "csv" | "xlsx" | "json";
+        DeliveryLink: {
+            format: components["schemas"]["ResultFormat"];
+            /** @default 7 */
+            expires_in_days: number;
+        } | null;
+        /**
+         * @description What every channel understands, plus the plugin's own fields (its delivery schema; email:
+         *     to, cc, bcc as lists of addresses). subject and body are Liquid templates with the
+         *     variables report {id, title, description, url}, run {id, status, trigger, created_at,
+         *     scheduled_for, url, row_count, condition_met}, query {id, name, version}, columns (names),
+         *     rows (objects by column name, at most inline_rows or 100), row_count, link {url,
+         *     expires_at} or null, instance_url. Templates render sandboxed with a time limit.
+         * @example {
+         *       "attach": "xlsx",
+         *       "inline_rows": 10,
+         *       "subject": "{{ report.title }}: {{ row_count }} rows",
+         *       "to": [
+         *         "ops@example.com"
+         *       ]
+         *     }
+         */
+        DeliverySettings: {
+            /**
+             * @description Attach the result as a file in this format; null for none
+             * @enum {string|null}
+             */
+            attach?: "csv" | "xlsx" | "json" | null;
+            link?: components["schemas"]["DeliveryLink"];
+            /**
+             * @description Show at most this many rows as a table in the message
+             * @default 0
+             */
+            inline_rows: number;
+            /**
+             * @description Also send when the condition is false (the run is skipped)
+             * @default false
+             */
+            send_when_skipped: boolean;
+            /** @description Liquid template; default "{{ report.title }}: {{ row_count }} rows" */
+            subject?: string;
+            /** @description Liquid template; default a line with the report, the row count and the run's address */
+            body?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Delivery: {
+            id: components["schemas"]["Uuid"];
+            report_id: components["schemas"]["Uuid"];
+            channel_id: components["schemas"]["Uuid"];
+            channel_type: components["schemas"]["ChannelType"];
+            position: number;
+            settings: components["schemas"]["DeliverySettings"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            version: components["schemas"]["Version"];
+        };
+        DeliveryList: {
+            items: components["schemas"]["Delivery"][];
+        };
+        CreateDelivery: {
+            channel_id: components["schemas"]["Uuid"];
+            position?: number;
+            settings: components["schemas"]["DeliverySettings"];
+        };
+        ReplaceDelivery: {
+            channel_id: components["schemas"]["Uuid"];
+            position?: number;
+            settings: components["schemas"]["DeliverySettings"];
+            version: components["schemas"]["Version"];
+        };
+        PreviewDelivery: {
+            report_id: components["schemas"]["Uuid"];
+            delivery_id?: components["schemas"]["Uuid"];
+            channel_id?: components["schemas"]["Uuid"];
+            settings?: components["schemas"]["DeliverySettings"];
+        };
+        MessageTable: {
+            columns: string[];
+            rows: components["schemas"]["ResultValue"][][];
+            total_rows: number;
+        } | null;
+        RenderedMessage: {
+            subject: string;
+            body: string;
+            table: components["schemas"]["MessageTable"];
+            attachment: {
+                filename: string;
+                content_type: string;
+            } | null;
+            link: {
+                url: string;
+                expires_at: components["schemas"]["Timestamp"];
+            } | null;
+        };
+        /** @description A rendered message, or null */
+        RenderedMessageOrNull: {
+            subject: string;
+            body: string;
+            table: components["schemas"]["MessageTable"];
+            attachment: {
+                filename: string;
+                content_type: string;
+            } | null;
+            link: {
+                url: string;
+                expires_at: components["schemas"]["Timestamp"];
+            } | null;
+        } | null;
+        DeliveryPreview: components["schemas"]["RenderedMessage"] & {
+            /** @enum {string} */
+            source: "latest_run" | "sample";
+            /** Format: uuid */
+            run_id: string | null;
+            channel_type: components["schemas"]["ChannelType"];
+            /** @description Where it would go (email addresses; empty for other channel types) */
+            recipients: string[];
+        };
+        DeliveryAttempt: {
+            id: components["schemas"]["Uuid"];
+            run_id: components["schemas"]["Uuid"];
+            /**
+             * Format: uuid
+             * @description Null once the delivery was removed
+             */
+            delivery_id: string | null;
+            /**
+             * Format: uuid
+             * @description Null once the channel was deleted
+             */
+            channel_id: string | null;
+            channel_name: string;
+            channel_type: components["schemas"]["ChannelType"];
+            position: number;
+            /**
+             * @description sent or failed once it ended; sending while a worker sends it; queued after a retry
+             *     was asked for; preview for a test run's message to a channel that is not email (it
+             *     was rendered and recorded, not sent).
+             * @enum {string}
+             */
+            status: "sending" | "sent" | "failed" | "queued" | "preview";
+            /** @description Requests made to the peer, transient-failure retries included */
+            sends: number;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description The peer's last HTTP status or SMTP reply code */
+            status_code: number | null;
+            /** @description The peer's id of the message (SMTP Message-ID, S3 ETag, Slack file id) */
+            peer_message_id: string | null;
+            detail: string | null;
+            error: components["schemas"]["DeliveryError"];
+            preview: components["schemas"]["RenderedMessageOrNull"];
         };
         /**
          * @description Five-field cron (minute hour day-of-month month day-of-week), minute precision: numbers,
@@ -4297,7 +4599,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Channels ordered by name, with health; secret settings read as {configured true} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4309,9 +4619,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannel"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The channel */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4323,9 +4645,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestChannelSettings"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The peer accepted the test message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelTestResult"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4341,7 +4675,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4357,7 +4699,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Deleted; past delivery attempts keep the channel's name */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4371,9 +4719,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateChannel"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The changed channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4387,9 +4747,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestChannel"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The peer accepted the test message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelTestResult"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4405,7 +4777,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The attempts queued for a resend */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetryFailedResult"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4738,7 +5118,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The report's deliveries in order of position */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4752,9 +5140,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDelivery"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The delivery */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4769,9 +5169,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceDelivery"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The delivery after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4788,7 +5200,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Removed; the deliveries after it move up */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4800,9 +5218,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewDelivery"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The rendered message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPreview"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4933,7 +5363,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The attempt was already sent (or is already on its way); nothing was queued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryAttempt"];
+                };
+            };
+            /** @description The attempt, queued for a resend */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryAttempt"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

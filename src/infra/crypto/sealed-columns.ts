@@ -27,4 +27,6 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   sealedColumn('users', 'totp_secret'),
   // Connection passwords (src/domain/connections/pools.ts passwordContext: connections.password:<id>).
   sealedColumn('connections', 'password_sealed', { context: 'connections.password:{id}' }),
+  // Every secret field of a channel's settings, as one sealed JSON object (src/domain/channels/channel-settings.ts).
+  sealedColumn('channels', 'secrets_sealed', { context: 'channels.secrets:{id}' }),
 ];

@@ -286,3 +286,71 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
   index('idempotency_keys_created_idx').on(t.createdAt),
   index('idempotency_keys_run_id_idx').on(t.runId),
 ]);
+
+/**
+ * Delivery destinations. `settings` holds the plugin's plain settings; every secret field of the
+ * plugin (x-secret) lives sealed in `secrets_sealed` (one JSON object, context
+ * channels.secrets:<id>). Health and the last error follow the latest delivery attempt.
+ */
+export const channels = pgTable('channels', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  type: text('type').notNull(),
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+  secretsSealed: text('secrets_sealed'),
+  health: text('health').$type<'healthy' | 'failing' | 'unknown'>().notNull().default('unknown'),
+  lastError: jsonb('last_error').$type<{ code: string; message: string; at: string } | null>(),
+  lastAttemptAt: ts('last_attempt_at'),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('channels_name_key').on(sql`lower(${t.name})`),
+  index('channels_name_idx').on(sql`lower(${t.name})`, t.id),
+]);
+
+/** A report's ordered deliveries: positions 1..n without gaps. */
+export const deliveries = pgTable('deliveries', {
+  id: uuid('id').primaryKey(),
+  reportId: uuid('report_id').notNull().references(() => reports.id, { onDelete: 'cascade' }),
+  channelId: uuid('channel_id').notNull().references(() => channels.id, { onDelete: 'restrict' }),
+  position: integer('position').notNull(),
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('deliveries_report_idx').on(t.reportId, t.position),
+  index('deliveries_channel_idx').on(t.channelId),
+]);
+
+/**
+ * One send of one delivery for one run (its resends update it in place, keeping the id that
+ * peers see as the message id). Unique per (run, delivery), so a run taken again after a lost
+ * worker finds what was already sent.
+ */
+export const deliveryAttempts = pgTable('delivery_attempts', {
+  id: uuid('id').primaryKey(),
+  runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+  deliveryId: uuid('delivery_id').references(() => deliveries.id, { onDelete: 'set null' }),
+  channelId: uuid('channel_id').references(() => channels.id, { onDelete: 'set null' }),
+  channelName: text('channel_name').notNull(),
+  channelType: text('channel_type').notNull(),
+  position: integer('position').notNull(),
+  status: text('status').$type<'sending' | 'sent' | 'failed' | 'queued' | 'preview'>().notNull(),
+  sends: integer('sends').notNull().default(0),
+  startedAt: ts('started_at'),
+  finishedAt: ts('finished_at'),
+  statusCode: integer('status_code'),
+  peerMessageId: text('peer_message_id'),
+  detail: text('detail'),
+  error: jsonb('error').$type<{ code: string; message: string } | null>(),
+  preview: jsonb('preview').$type<Record<string, unknown> | null>(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('delivery_attempts_run_delivery_key').on(t.runId, t.deliveryId),
+  index('delivery_attempts_run_idx').on(t.runId, t.position),
+  index('delivery_attempts_channel_idx').on(t.channelId, t.finishedAt),
+]);
