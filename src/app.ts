@@ -8,13 +8,19 @@ import { connectionsRepo as createConnectionsRepo } from './infra/db/stores/conn
 import { createQueriesStore, createQueryUsage } from './infra/db/stores/queries-repo.js';
 import { createReportsStore } from './infra/db/stores/reports-repo.js';
 import { createSchemaCheck } from './infra/validation/json-schema.js';
+import { deliveryParts } from './delivery-parts.js';
+import { createChannelsService } from './domain/channels/channels-service.js';
+import { settingsView } from './domain/channels/channel-settings.js';
+import type { ChannelRecord } from './domain/channels/model.js';
+import { createDeliveriesService } from './domain/deliveries/deliveries-service.js';
+import { createRetryService } from './domain/deliveries/retry-service.js';
+import { createResendQueue } from './jobs/resend-delivery.js';
 import { createConnectionsService } from './domain/connections/connections-service.js';
 import { createQueriesService } from './domain/queries/queries-service.js';
 import { createPreviewService } from './domain/queries/preview-service.js';
 import { createSchedulesService } from './domain/schedules/schedules-service.js';
 import { createReportsService } from './domain/reports/reports-service.js';
 import { createRunsService } from './domain/runs/runs-service.js';
-import { createRunsRepo } from './infra/db/stores/runs-repo.js';
 import { createRunQueue } from './jobs/run-report-spec.js';
 import { storeAnswers } from './infra/db/client.js';
 import { pendingMigrations } from './infra/db/migrate.js';
@@ -39,7 +45,7 @@ import {
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
-  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher' | 'events' | 'artifacts'>;
+  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher' | 'events' | 'artifacts' | 'channelHttp'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
   return {
@@ -112,14 +118,34 @@ function dataServices(c: ApiContainer) {
   };
 }
 
-/** Runs (manual and test runs, cancel) and the live event stream. */
+/** Runs (manual and test runs, cancel), the live event stream, channels, deliveries and resends. */
 function runServices(c: ApiContainer) {
+  const parts = deliveryParts(c);
+  const checkSchema = createSchemaCheck();
+  const channels = createChannelsService({
+    store: parts.channels, events: c.identity.events, plugins: c.plugins, secrets: c.secretBox, checkSchema,
+    http: c.channelHttp, clock: c.clock, publicUrl: c.settings.publicUrl,
+  });
+  const runs = createRunsService({
+    runs: parts.runs, queue: createRunQueue(c.enqueue), events: c.events, clock: c.clock, log: c.logger,
+    finished: (status, trigger) => c.metrics.runsTotal.inc({ status, trigger }),
+  });
   return {
-    runs: createRunsService({
-      runs: createRunsRepo(c.db), queue: createRunQueue(c.enqueue), events: c.events, clock: c.clock, log: c.logger,
-      finished: (status, trigger) => c.metrics.runsTotal.inc({ status, trigger }),
-    }),
+    runs: { ...runs, attemptsOf: (run: { id: string }) => parts.attempts.listForRun(run.id) },
     eventSource: c.events,
+    channels: {
+      ...channels,
+      settingsView: (ch: ChannelRecord) => settingsView(ch, c.plugins.channel(ch.type), c.secretBox),
+      callerEmail: async (userId: string | undefined) => (userId ? (await c.identity.users.find(userId))?.email ?? null : null),
+    },
+    deliveries: createDeliveriesService({
+      store: parts.deliveries, channels: parts.channels, plugins: c.plugins, secrets: c.secretBox, checkSchema,
+      context: parts.context, sender: parts.sender, events: c.identity.events, clock: c.clock,
+    }),
+    retries: createRetryService({
+      attempts: parts.attempts, deliveries: parts.deliveries, channels: parts.channels, runs: parts.runs,
+      queue: createResendQueue(c.enqueue, () => c.clock.now()), clock: c.clock, log: c.logger.child({ component: 'deliveries' }),
+    }),
   };
 }
 

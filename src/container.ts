@@ -20,6 +20,8 @@ import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 import { packageVersion } from './infra/paths.js';
 import { createConnectorPools, type ConnectorPools } from './domain/connections/pools.js';
 import type { Connector } from './domain/plugins/connector.js';
+import type { ChannelPlugin, OutboundHttp } from './domain/plugins/channel.js';
+import { createChannelHttp } from './channel-http.js';
 import type { PluginRegistry } from './domain/plugins/plugin.js';
 import type { PasswordHasher } from './domain/identity/passwords.js';
 import { builtInPlugins, createPluginRegistry } from './plugins/registry.js';
@@ -43,11 +45,13 @@ export interface Container {
   /** Logs a recurring connection problem at most once per 30 s per source. */
   connectionProblem: (source: string, message: string, meta: Record<string, unknown>) => void;
   /** The installed plugins (src/plugins/registry.ts). */
-  plugins: PluginRegistry<Connector>;
+  plugins: PluginRegistry<Connector, ChannelPlugin>;
   /** One pooled connector session per saved connection, closed with the container. */
   pools: ConnectorPools;
   /** Where run results are stored (local files under SVC_DATA_DIR). */
   artifacts: ArtifactStore;
+  /** Guarded outbound HTTP for channels (SVC_OUTBOUND_ALLOW names the exceptions). */
+  channelHttp: OutboundHttp;
   version: string;
   startedAt: Date;
   /** Set only by tests; the API uses bcrypt at SVC_BCRYPT_COST otherwise. */
@@ -63,7 +67,7 @@ export interface ContainerOptions {
   /** Tests move time with a manual clock; the system clock otherwise. */
   clock?: Clock;
   /** The built-in plugins (src/plugins/registry.ts) unless given. */
-  plugins?: PluginRegistry<Connector>;
+  plugins?: PluginRegistry<Connector, ChannelPlugin>;
   /** bcrypt at SVC_BCRYPT_COST unless given (tests that do not check the cost hash cheaper). */
   passwordHasher?: PasswordHasher;
 }
@@ -102,6 +106,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const plugins = options.plugins ?? createPluginRegistry(builtInPlugins);
   const pools = createConnectorPools({ plugins, secrets: secretBox, limits: CONNECTOR_LIMITS });
   const shutdown = new AbortController();
+  const channelHttp = createChannelHttp({ allow: settings.outboundAllow, timeoutMs: 30_000 });
   return {
     settings,
     logger,
@@ -119,6 +124,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     plugins,
     pools,
     artifacts: createLocalArtifactStore(settings.dataDir),
+    channelHttp,
     version: packageVersion,
     startedAt: clock.now(),
     passwordHasher: options.passwordHasher,
@@ -127,6 +133,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     async close() {
       shutdown.abort();
       await pools.closeAll();
+      channelHttp.close();
       await events.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();

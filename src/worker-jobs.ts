@@ -11,10 +11,14 @@ import { createRunEngine } from './domain/runs/run-engine.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { connectionsRepo as createConnectionsRepo } from './infra/db/stores/connections-repo.js';
 import { publishQuietly, reportUpdated, runUpdated } from './domain/runs/events.js';
+import { createResendWorker } from './domain/deliveries/retry-service.js';
+import { resendDeliveryJob } from './jobs/resend-delivery.js';
+import { deliveryParts, type DeliveryParts } from './delivery-parts.js';
 
-type WorkerContainer = Pick<Container, 'settings' | 'identity' | 'clock' | 'db' | 'pools' | 'artifacts' | 'events' | 'metrics' | 'logger'>;
+type WorkerContainer = Pick<Container, 'settings' | 'identity' | 'clock' | 'db' | 'pools' | 'artifacts' | 'events' | 'metrics' | 'logger' | 'plugins' | 'secretBox' | 'channelHttp'>;
 
 export function buildJobCatalog(c: WorkerContainer): JobCatalog {
+  const parts = deliveryParts(c);
   return jobCatalog([
     passwordResetMailJob({
       store: c.identity,
@@ -23,12 +27,16 @@ export function buildJobCatalog(c: WorkerContainer): JobCatalog {
       secretKey: c.settings.keys.hmac,
       clock: c.clock,
     }),
-    runJob(c),
+    runJob(c, parts),
+    resendDeliveryJob(createResendWorker({
+      attempts: parts.attempts, runs: parts.runs, context: parts.context, sender: parts.sender, events: c.events, clock: c.clock,
+      log: c.logger.child({ component: 'deliveries' }),
+    })),
   ]);
 }
 
 /** The run job: the engine, the runs this process holds (to cancel them), and the lost-run record. */
-function runJob(c: WorkerContainer) {
+function runJob(c: WorkerContainer, parts: DeliveryParts) {
   const store = createRunEngineRepo(c.db);
   const log = c.logger.child({ component: 'runs' });
   const engine = createRunEngine({
@@ -47,6 +55,7 @@ function runJob(c: WorkerContainer) {
     clock: c.clock,
     log,
     timeoutMs: c.settings.runTimeoutSeconds * 1000,
+    deliveries: parts.sender,
   });
   const active = createActiveRuns();
   // A cancellation asked for on any API process reaches the worker holding the run.
@@ -62,6 +71,8 @@ function runJob(c: WorkerContainer) {
     async markLost(runId, error) {
       const run = await store.markLost(runId, error, c.clock.now());
       if (!run) return;
+      // A delivery that was being sent when the last worker died is not left `sending`.
+      await parts.attempts.failSending(runId, { code: 'delivery.worker_lost', message: 'The worker sending it stopped; retry the attempt' }, c.clock.now());
       log.error('run failed for good', { run_id: run.id, report_id: run.reportId, error_code: error.code, error: error.message });
       c.metrics.runsTotal.inc({ status: 'failed', trigger: run.trigger });
       if (run.startedAt && run.finishedAt) c.metrics.runDuration.observe(Math.max(0, (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000));

@@ -2176,7 +2176,7 @@ export interface components {
         SecurityEvent: {
             id: components["schemas"]["Uuid"];
             /**
-             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used: reason auth.key_revoked, auth.key_expired or auth.user_disabled; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin, connection.created, connection.updated (details.password_changed), connection.deleted. Later features add types; treat an unknown one as informational.
+             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used: reason auth.key_revoked, auth.key_expired or auth.user_disabled; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin, connection.created, connection.updated (details.password_changed), connection.deleted, channel.created, channel.updated (details.secrets_changed), channel.deleted, delivery.created, delivery.updated, delivery.deleted (details name the report and channel). Later features add types; treat an unknown one as informational.
              * @example auth.sign_in
              */
             type: string;

@@ -58,6 +58,20 @@ import { deleteReport } from './reports/delete-report.js';
 import { pauseReport } from './reports/pause-report.js';
 import { resumeReport } from './reports/resume-report.js';
 import { runReport } from './reports/run-report.js';
+import { listChannels } from './channels/list-channels.js';
+import { createChannel } from './channels/create-channel.js';
+import { testChannelSettings } from './channels/test-channel-settings.js';
+import { getChannel } from './channels/get-channel.js';
+import { updateChannel } from './channels/update-channel.js';
+import { deleteChannel } from './channels/delete-channel.js';
+import { testChannel } from './channels/test-channel.js';
+import { retryFailedChannelDeliveries } from './channels/retry-failed-channel-deliveries.js';
+import { listDeliveries } from './deliveries/list-deliveries.js';
+import { createDelivery } from './deliveries/create-delivery.js';
+import { replaceDelivery } from './deliveries/replace-delivery.js';
+import { deleteDelivery } from './deliveries/delete-delivery.js';
+import { previewDelivery } from './deliveries/preview-delivery.js';
+import { retryDeliveryAttempt } from './runs/retry-delivery-attempt.js';
 import { testDeliverReport } from './reports/test-deliver-report.js';
 import { listRuns } from './runs/list-runs.js';
 import { getRun } from './runs/get-run.js';
@@ -143,14 +157,14 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     listQueryVersions: listQueryVersions(s),
     getQueryVersion: getQueryVersion(s),
     restoreQueryVersion: restoreQueryVersion(s),
-    listChannels: NOT_IMPLEMENTED,
-    createChannel: NOT_IMPLEMENTED,
-    testChannelSettings: NOT_IMPLEMENTED,
-    getChannel: NOT_IMPLEMENTED,
-    updateChannel: NOT_IMPLEMENTED,
-    deleteChannel: NOT_IMPLEMENTED,
-    testChannel: NOT_IMPLEMENTED,
-    retryFailedChannelDeliveries: NOT_IMPLEMENTED,
+    listChannels: listChannels(s),
+    createChannel: createChannel(s),
+    testChannelSettings: testChannelSettings(s),
+    getChannel: getChannel(s),
+    updateChannel: updateChannel(s),
+    deleteChannel: deleteChannel(s),
+    testChannel: testChannel(s),
+    retryFailedChannelDeliveries: retryFailedChannelDeliveries(s),
     listLinks: NOT_IMPLEMENTED,
     createLink: NOT_IMPLEMENTED,
     getLink: NOT_IMPLEMENTED,
@@ -165,16 +179,16 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     resumeReport: resumeReport(s),
     runReport: runReport(s),
     previewSchedule: previewSchedule(s),
-    listDeliveries: NOT_IMPLEMENTED,
-    createDelivery: NOT_IMPLEMENTED,
-    replaceDelivery: NOT_IMPLEMENTED,
-    deleteDelivery: NOT_IMPLEMENTED,
-    previewDelivery: NOT_IMPLEMENTED,
+    listDeliveries: listDeliveries(s),
+    createDelivery: createDelivery(s),
+    replaceDelivery: replaceDelivery(s),
+    deleteDelivery: deleteDelivery(s),
+    previewDelivery: previewDelivery(s),
     testDeliverReport: testDeliverReport(s),
     listRuns: listRuns(s),
     getRun: getRun(s),
     cancelRun: cancelRun(s),
-    retryDeliveryAttempt: NOT_IMPLEMENTED,
+    retryDeliveryAttempt: retryDeliveryAttempt(s),
     getRunResult: NOT_IMPLEMENTED,
     listNotifications: NOT_IMPLEMENTED,
     markAllNotificationsRead: NOT_IMPLEMENTED,

@@ -1,9 +1,12 @@
 /** Runs on the wire (schemas Run and RunSummary). */
 import type { components } from '../generated/openapi.js';
 import type { RunRecord } from '../domain/runs/model.js';
+import type { AttemptRecord, RenderedMessage } from '../domain/channels/model.js';
 
 type Run = components['schemas']['Run'];
 type RunSummary = components['schemas']['RunSummary'];
+type DeliveryAttempt = components['schemas']['DeliveryAttempt'];
+type Rendered = components['schemas']['RenderedMessage'];
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -24,7 +27,7 @@ export function runSummaryView(r: RunRecord): RunSummary {
   };
 }
 
-export function runView(r: RunRecord): Run {
+export function runView(r: RunRecord, attempts: AttemptRecord[] = []): Run {
   return {
     ...runSummaryView(r),
     created_by: r.createdBy,
@@ -41,5 +44,25 @@ export function runView(r: RunRecord): Run {
     has_result: r.resultKey !== null,
     attempts: r.attempts,
     cancel_requested_at: iso(r.cancelRequestedAt),
+    delivery_attempts: attempts.map(attemptView),
+  };
+}
+
+export function renderedView(m: RenderedMessage): Rendered {
+  return {
+    subject: m.subject,
+    body: m.body,
+    table: m.table ? { columns: m.table.columns, rows: m.table.rows, total_rows: m.table.totalRows } : null,
+    attachment: m.attachment ? { filename: m.attachment.filename, content_type: m.attachment.contentType } : null,
+    link: m.link ? { url: m.link.url, expires_at: new Date(m.link.expiresAt).toISOString() } : null,
+  };
+}
+
+export function attemptView(a: AttemptRecord): DeliveryAttempt {
+  return {
+    id: a.id, run_id: a.runId, delivery_id: a.deliveryId, channel_id: a.channelId, channel_name: a.channelName,
+    channel_type: a.channelType, position: a.position, status: a.status, sends: a.sends,
+    started_at: iso(a.startedAt), finished_at: iso(a.finishedAt), status_code: a.statusCode, peer_message_id: a.peerMessageId,
+    detail: a.detail, error: a.error, preview: a.preview ? renderedView(a.preview) : null,
   };
 }

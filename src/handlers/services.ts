@@ -21,6 +21,12 @@ import type { SchedulesService } from '../domain/schedules/schedules-service.js'
 import type { ReportsService } from '../domain/reports/reports-service.js';
 import type { RunsService } from '../domain/runs/runs-service.js';
 import type { ChangeEventSource } from '../domain/runs/live-events.js';
+import type { ChannelRecord } from '../domain/channels/model.js';
+import type { ChannelsService } from '../domain/channels/channels-service.js';
+import type { DeliveriesService } from '../domain/deliveries/deliveries-service.js';
+import type { AttemptRecord } from '../domain/channels/model.js';
+import type { RunRecord } from '../domain/runs/model.js';
+import type { createRetryService } from '../domain/deliveries/retry-service.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -40,6 +46,14 @@ export interface ApiServices {
   preview: PreviewService;
   schedules: SchedulesService;
   reports: ReportsService;
-  runs: RunsService;
+  runs: RunsService & { attemptsOf(run: RunRecord): Promise<AttemptRecord[]> };
   eventSource: ChangeEventSource;
+  channels: ChannelsService & {
+    /** The channel's settings as the API shows them (secrets as {configured: true}). */
+    settingsView(c: ChannelRecord): Record<string, unknown>;
+    /** The caller's own email address (email tests go only there). */
+    callerEmail(userId: string | undefined): Promise<string | null>;
+  };
+  deliveries: DeliveriesService;
+  retries: ReturnType<typeof createRetryService>;
 }

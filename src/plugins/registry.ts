@@ -2,6 +2,7 @@
  * The installed plugins: one explicit list. A new connector (or, later, channel) lives in its own
  * folder src/plugins/<id>/ and is added here with one line; nothing else changes.
  */
+import type { ChannelPlugin } from '../domain/plugins/channel.js';
 import type { Connector } from '../domain/plugins/connector.js';
 import type { Plugin, PluginManifest, PluginRegistry } from '../domain/plugins/plugin.js';
 import { mysqlConnector } from './mysql/index.js';
@@ -16,8 +17,12 @@ function isConnector(plugin: Plugin): plugin is Connector {
   return plugin.manifest.kind === 'connector';
 }
 
+function isChannel(plugin: Plugin): plugin is ChannelPlugin {
+  return plugin.manifest.kind === 'channel';
+}
+
 /** The registry the composition root hands to the domain; ids must be unique. */
-export function createPluginRegistry(plugins: readonly Plugin[] = builtInPlugins): PluginRegistry<Connector> {
+export function createPluginRegistry(plugins: readonly Plugin[] = builtInPlugins): PluginRegistry<Connector, ChannelPlugin> {
   const byId = new Map<string, Plugin>();
   for (const plugin of plugins) {
     if (byId.has(plugin.manifest.id)) throw new Error(`Two plugins have the id ${plugin.manifest.id}`);
@@ -29,6 +34,10 @@ export function createPluginRegistry(plugins: readonly Plugin[] = builtInPlugins
     connector(id) {
       const plugin = byId.get(id);
       return plugin && isConnector(plugin) ? plugin : undefined;
+    },
+    channel(id) {
+      const plugin = byId.get(id);
+      return plugin && isChannel(plugin) ? plugin : undefined;
     },
   };
 }

@@ -106,7 +106,9 @@ export type SecurityEventType =
   | 'session.revoked' | 'session.revoked_all'
   | 'api_key.created' | 'api_key.revoked' | 'api_key.rejected'
   | 'user.created' | 'user.role_changed' | 'user.enabled_changed' | 'user.password_reset_by_admin'
-  | 'connection.created' | 'connection.updated' | 'connection.deleted';
+  | 'connection.created' | 'connection.updated' | 'connection.deleted'
+  | 'channel.created' | 'channel.updated' | 'channel.deleted'
+  | 'delivery.created' | 'delivery.updated' | 'delivery.deleted';
 
 /** `system`: a command run on the server (herald admin reset-password). */
 export type ActorType = 'user' | 'api_key' | 'anonymous' | 'system';

@@ -37,7 +37,8 @@ export interface Plugin<K extends PluginKind = PluginKind> {
 }
 
 /** The installed plugins, as the composition root builds them from src/plugins/registry.ts. */
-export interface PluginRegistry<Connector extends Plugin<'connector'> = Plugin<'connector'>> {
+export interface PluginRegistry<Connector extends Plugin<'connector'> = Plugin<'connector'>, Channel extends Plugin<'channel'> = Plugin<'channel'>> {
   list(): PluginManifest[];
   connector(id: string): Connector | undefined;
+  channel(id: string): Channel | undefined;
 }

@@ -1,5 +1,6 @@
 /** The ports of the run engine: the few store operations a run needs, its metrics, its events. */
 import type { QueryParameter } from '../queries/parameters.js';
+import type { RunContext } from '../deliveries/sender.js';
 import type { RunError, RunRecord, RunStatus, RunStep, RunTrigger } from './model.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 
@@ -50,6 +51,8 @@ export interface RunEngineStore {
   shouldStop(runId: string): Promise<boolean>;
   /** Whether the run row still exists. */
   exists(runId: string): Promise<boolean>;
+  /** The report's title and query, and the email of who queued the run (for deliveries); undefined when gone. */
+  runContext(reportId: string, createdBy: string | null): Promise<RunContext | undefined>;
 }
 
 export interface RunMetrics {

@@ -6,8 +6,8 @@
  */
 import type { RunRecord } from './model.js';
 
-export type PublicEventKind = 'run.updated' | 'report.updated';
-export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(['run.updated', 'report.updated']);
+export type PublicEventKind = 'run.updated' | 'report.updated' | 'channel.health';
+export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(['run.updated', 'report.updated', 'channel.health']);
 
 export interface ChangeEvent {
   type: PublicEventKind | 'run.cancel';
@@ -44,6 +44,10 @@ export function reportUpdated(reportId: string, change: ReportChange, extra: {
     },
   };
 }
+
+/** A channel's health changed (from its latest delivery attempt). */
+export const channelHealthChanged = (channelId: string, health: string, previous: string): ChangeEvent =>
+  ({ type: 'channel.health', data: { id: channelId, health, previous } });
 
 export const runCancelRequested = (runId: string, reportId: string): ChangeEvent => ({ type: 'run.cancel', data: { id: runId, report_id: reportId } });
 

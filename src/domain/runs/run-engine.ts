@@ -23,6 +23,7 @@ import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import { bindValues } from '../queries/parameters.js';
 import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/sql-template.js';
 import { evaluateCondition } from '../reports/condition.js';
+import type { DeliverySender } from '../deliveries/sender.js';
 import type { RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
 import { publishQuietly, reportUpdated, runUpdated, type EventSink } from './events.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
@@ -45,6 +46,8 @@ export interface RunEngineDeps {
   timeoutMs: number;
   /** Default CANCEL_POLL_MS. */
   cancelPollMs?: number;
+  /** Sends the report's deliveries after the result file (absent: runs end without delivering). */
+  deliveries?: DeliverySender | undefined;
 }
 
 /** A failure that ends the run `failed` with this code and message. */
@@ -229,7 +232,25 @@ export function createRunEngine(deps: RunEngineDeps) {
     const { bytes } = await writer.finish();
     Object.assign(progress, { resultKey: resultKeyOf(run.reportId, run.id), resultBytes: bytes, resultHash });
     await endStep(file, 'success', { bytes });
-    return { status: met === false ? 'skipped' : 'success', error: null };
+    const base = met === false ? 'skipped' : 'success';
+    if (!deps.deliveries || !run.deliver) return { status: base, error: null };
+
+    const context = await store.runContext(run.reportId, run.createdBy);
+    if (!context) throw new RunGone();
+    const step = await beginStep('delivery');
+    const tally = await deps.deliveries.deliverRun({ ...run, ...progress } as RunRecord, context, base, signal, deps.log.child({ run_id: run.id, report_id: run.reportId }));
+    const detail = { sent: tally.sent, failed: tally.failed, previewed: tally.previewed };
+    if (tally.failed === 0) {
+      await endStep(step, 'success', detail);
+      return { status: base, error: null };
+    }
+    if (tally.sent > 0) {
+      await endStep(step, 'failed', detail, { code: 'delivery.partial', message: `${tally.failed} of ${tally.sent + tally.failed} deliveries failed` });
+      return { status: 'partial', error: null };
+    }
+    const error = { code: 'delivery.all_failed', message: `Every delivery failed (${tally.failed}); each delivery attempt says why` };
+    await endStep(step, 'failed', detail, error);
+    return { status: 'failed', error };
   }
 
   return { execute };

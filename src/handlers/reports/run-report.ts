@@ -11,5 +11,5 @@ export const runReport = (d: Deps): Handler<'runReport'> => async (req) => {
     reportId: req.params.reportId, trigger: 'manual', deliver: req.body?.deliver ?? true,
     userId: principalOf(req.ctx).user.id, idempotencyKey: req.headers['idempotency-key'],
   });
-  return { status: 202, body: runView(run) };
+  return { status: 202, body: runView(run, await d.runs.attemptsOf(run)) };
 };

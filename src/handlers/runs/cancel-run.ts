@@ -7,5 +7,6 @@ type Deps = Pick<ApiServices, 'runs'>;
 /** POST /runs/{runId}/cancel: 200 when a pending run is cancelled, 202 while a running one stops. */
 export const cancelRun = (d: Deps): Handler<'cancelRun'> => async (req) => {
   const { outcome, run } = await d.runs.cancel(req.params.runId);
-  return outcome === 'cancelled' ? { status: 200, body: runView(run) } : { status: 202, body: runView(run) };
+  const body = runView(run, await d.runs.attemptsOf(run));
+  return outcome === 'cancelled' ? { status: 200, body } : { status: 202, body };
 };

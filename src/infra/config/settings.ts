@@ -11,7 +11,7 @@ import { gitopsSettings } from './gitops.js';
 import { httpSettings, listenerSettings } from './http.js';
 import { loggingSettings } from './logging.js';
 import { mailSettings } from './mail.js';
-import { outboundSettings } from './outbound.js';
+import { deliverySettings, outboundSettings } from './outbound.js';
 import { processSettings } from './process.js';
 import { queueSettings } from './queue.js';
 import { schedulerSettings, workerSettings } from './scheduler.js';
@@ -35,6 +35,7 @@ export const SCHEMAS = {
   security: securitySettings,
   mail: mailSettings,
   outbound: outboundSettings,
+  delivery: deliverySettings,
   gitops: gitopsSettings,
   scheduler: schedulerSettings,
   worker: workerSettings,

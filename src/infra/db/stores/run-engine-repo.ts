@@ -1,6 +1,6 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
 import { and, desc, eq, inArray, lt, ne, sql as rawSql } from 'drizzle-orm';
-import { queries, queryVersions, reports, runs, type StoredRunStep } from '../schema.js';
+import { queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Db } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
 
@@ -92,6 +92,14 @@ export function createRunEngineRepo(db: Db) {
     async shouldStop(runId: string): Promise<boolean> {
       const [row] = await db.select({ status: runs.status, cancel: runs.cancelRequestedAt }).from(runs).where(eq(runs.id, runId));
       return !row || row.status !== 'running' || row.cancel !== null;
+    },
+
+    async runContext(reportId: string, createdBy: string | null) {
+      const [r] = await db.select({ id: reports.id, title: reports.title, description: reports.description, queryId: queries.id, queryName: queries.name })
+        .from(reports).innerJoin(queries, eq(queries.id, reports.queryId)).where(eq(reports.id, reportId));
+      if (!r) return undefined;
+      const [caller] = createdBy ? await db.select({ email: users.email }).from(users).where(eq(users.id, createdBy)) : [];
+      return { report: { id: r.id, title: r.title, description: r.description }, query: { id: r.queryId, name: r.queryName }, callerEmail: caller?.email ?? null };
     },
 
     async exists(runId: string): Promise<boolean> {

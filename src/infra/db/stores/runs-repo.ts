@@ -3,7 +3,7 @@
  * test runs (with Idempotency-Keys) and cancelling. Records are plain objects that fit the
  * domain's RunRecord.
  */
-import { and, desc, eq, lt, or, sql as rawSql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, lt, or, sql as rawSql, type SQL } from 'drizzle-orm';
 import { idempotencyKeys, reports, runs, type StoredRunStatus } from '../schema.js';
 import type { Db, Tx } from '../client.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
@@ -69,6 +69,39 @@ export function createRunsRepo(db: Db) {
     async find(id: string): Promise<RunRecordRow | undefined> {
       const [row] = await db.select().from(runs).where(eq(runs.id, id));
       return row ? runRecordOf(row) : undefined;
+    },
+
+    /** The report's newest finished run with a result file (delivery previews). */
+    async latestResultRun(reportId: string): Promise<RunRecordRow | undefined> {
+      const [row] = await db.select().from(runs)
+        .where(and(eq(runs.reportId, reportId), isNotNull(runs.resultKey), isNotNull(runs.finishedAt)))
+        .orderBy(desc(runs.createdAt), desc(runs.id)).limit(1);
+      return row ? runRecordOf(row) : undefined;
+    },
+
+    /**
+     * After a resend: a finished run that ended partial or failed by its deliveries takes the
+     * status its attempts now give (all sent: success, or skipped when its condition was false;
+     * some: partial). One statement, so two resends finishing together agree.
+     */
+    async settleDeliveries(runId: string, now: Date): Promise<RunRecordRow | undefined> {
+      const [row] = await db.execute<{ id: string }>(rawSql`
+        with tally as (
+          select count(*) filter (where status = 'sent') as sent,
+                 count(*) filter (where status in ('failed', 'queued', 'sending')) as open
+          from delivery_attempts where run_id = ${runId} and status <> 'preview'
+        )
+        update runs r set
+          status = case when t.open = 0 then (case when r.condition_met = false then 'skipped' else 'success' end) else 'partial' end,
+          error_code = null, error_message = null, updated_at = ${now.toISOString()}::timestamptz
+        from tally t
+        where r.id = ${runId} and t.sent > 0
+          and (r.status = 'partial' or (r.status = 'failed' and r.error_code = 'delivery.all_failed'))
+          and r.status <> (case when t.open = 0 then (case when r.condition_met = false then 'skipped' else 'success' end) else 'partial' end)
+        returning r.id`) as unknown as Array<{ id: string }>;
+      if (!row) return undefined;
+      const [after] = await db.select().from(runs).where(eq(runs.id, runId));
+      return after ? runRecordOf(after) : undefined;
     },
 
     async list(filter: { status?: StoredRunStatus | undefined; reportId?: string | undefined; trigger?: RunRow['trigger'] | undefined },

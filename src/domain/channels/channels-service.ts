@@ -1,0 +1,174 @@
+/**
+ * Channels: where deliveries go. Settings are checked against the channel plugin of their type
+ * (its JSON Schema, then its own rules); secret fields go only through the secret box; a channel
+ * a delivery uses cannot be deleted; tests send a real message (email to the caller) without
+ * recording an attempt. Every change is a security event (channels hold credentials).
+ */
+import type { Clock } from '../../core/clock.js';
+import { DomainError, inUse, notFound, validationFailed } from '../../core/errors.js';
+import type { PageRequest } from '../../core/cursor.js';
+import { newId } from '../../core/ids.js';
+import type { Secrets } from '../../core/secrets.js';
+import type { SchemaCheck } from '../connections/ports.js';
+import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
+import type { SecurityEventsRepo } from '../identity/ports.js';
+import { ChannelSendError, type ChannelMessage, type ChannelPlugin, type OutboundHttp } from '../plugins/channel.js';
+import type { PluginManifest } from '../plugins/plugin.js';
+import { mergeSettings, openSecrets, secretsContext } from './channel-settings.js';
+import type { ChannelRecord } from './model.js';
+import type { ChannelsRepo } from './ports.js';
+
+export interface ChannelPlugins {
+  list(): PluginManifest[];
+  channel(id: string): ChannelPlugin | undefined;
+}
+
+export interface ChannelTestResult {
+  statusCode: number | null;
+  peerMessageId: string | null;
+  detail: string | null;
+  elapsedMs: number;
+  sentTo: string | null;
+}
+
+/** One test send's time limit. */
+const TEST_TIMEOUT_MS = 20_000;
+
+export function createChannelsService(deps: {
+  store: ChannelsRepo;
+  events: SecurityEventsRepo;
+  plugins: ChannelPlugins;
+  secrets: Secrets;
+  checkSchema: SchemaCheck;
+  http: OutboundHttp;
+  clock: Clock;
+  publicUrl: string;
+}) {
+  const { store, clock } = deps;
+
+  const pluginOf = (type: string | undefined, field = 'type'): ChannelPlugin => {
+    const plugin = type ? deps.plugins.channel(type) : undefined;
+    if (!plugin) {
+      const known = deps.plugins.list().filter((p) => p.kind === 'channel').map((p) => p.id).join(', ');
+      throw validationFailed([{ field, code: type ? 'validation.enum' : 'validation.required', message: `must be an installed channel type: ${known}` }]);
+    }
+    return plugin;
+  };
+
+  const get = async (id: string): Promise<ChannelRecord> => {
+    const row = await store.find(id);
+    if (!row) throw notFound('channel');
+    return row;
+  };
+
+  const seal = (id: string, secret: Record<string, unknown>): string | null =>
+    Object.keys(secret).length === 0 ? null : deps.secrets.seal(JSON.stringify(secret), secretsContext(id));
+
+  const audit = (type: 'channel.created' | 'channel.updated' | 'channel.deleted', actor: Actor, c: { id: string; name: string }, details: Record<string, string | number | boolean | null> = {}) =>
+    recordSecurityEvent(deps.events, { type, actor, userId: actor.userId ?? null, target: { type: 'channel', id: c.id }, details: { name: c.name, ...details } }, clock);
+
+  /** A stored secret only goes where it was given for: moving the destination needs it again. */
+  const guardStoredSecrets = (plugin: ChannelPlugin, input: Record<string, unknown> | undefined, before: Record<string, unknown>, after: Record<string, unknown>, stored: Record<string, unknown>) => {
+    const destinationFields = ['url', 'host', 'endpoint', 'webhook_url', 'api_base_url'];
+    const moved = destinationFields.some((f) => f in after && after[f] !== before[f]);
+    if (!moved) return;
+    const props = (plugin.manifest.settingsSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [name, schema] of Object.entries(props)) {
+      if (schema['x-secret'] !== true || stored[name] === undefined) continue;
+      if (typeof input?.[name] === 'string' || input?.[name] === null || destinationFields.includes(name)) continue;
+      throw validationFailed([{ field: `settings.${name}`, code: 'validation.required', message: 'send the secret again when the destination changes' }]);
+    }
+  };
+
+  async function testSend(plugin: ChannelPlugin, settings: Record<string, unknown>, caller: { email: string | null }): Promise<ChannelTestResult> {
+    const now = clock.now();
+    const message: ChannelMessage = {
+      subject: 'Herald test message',
+      body: 'This is a test message from Herald. If you can read it, the channel works.',
+      table: null, attachment: null, link: null,
+      facts: {
+        reportId: '00000000-0000-0000-0000-000000000000', reportTitle: 'Herald test', runId: '00000000-0000-0000-0000-000000000000',
+        runStatus: 'success', trigger: 'test', rowCount: 0, runAt: now, runUrl: deps.publicUrl, columns: [],
+      },
+    };
+    const isEmail = plugin.manifest.id === 'email';
+    if (isEmail && !caller.email) throw validationFailed([{ field: 'settings', code: 'validation.invalid', message: 'an email test goes to the caller, who has no address (an API key of a deleted user)' }]);
+    const target = caller.email ? plugin.testTarget(caller.email) : {};
+    const started = performance.now();
+    try {
+      const outcome = await plugin.send(settings, target, message, {
+        signal: AbortSignal.timeout(TEST_TIMEOUT_MS + 1000), timeoutMs: TEST_TIMEOUT_MS, http: deps.http, messageId: newId(), now: () => clock.now(),
+      });
+      return { ...outcome, elapsedMs: Math.round(performance.now() - started), sentTo: isEmail ? caller.email : null };
+    } catch (err) {
+      if (err instanceof ChannelSendError) throw new DomainError(err.code as never, err.message);
+      throw err;
+    }
+  }
+
+  return {
+    list: (q: PageRequest) => store.list(q),
+    get,
+    pluginOf: (type: string) => deps.plugins.channel(type),
+
+    async create(input: { name: string; type: string; settings: Record<string, unknown> }, actor: Actor): Promise<ChannelRecord> {
+      const plugin = pluginOf(input.type);
+      const { plain, secret } = mergeSettings(plugin, input.settings, { plain: {}, secret: {} }, deps.checkSchema, deps.http, true);
+      const id = newId();
+      const now = clock.now();
+      const row = await store.insert({
+        id, name: input.name.trim(), type: plugin.manifest.id, settings: plain, secretsSealed: seal(id, secret),
+        createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+      });
+      await audit('channel.created', actor, row, { type: row.type });
+      return row;
+    },
+
+    async update(id: string, input: { name?: string | undefined; settings?: Record<string, unknown> | undefined; version: number }, actor: Actor): Promise<ChannelRecord> {
+      const before = await get(id);
+      if (before.version !== input.version) throw new DomainError('conflict.version', 'The channel changed since you read it; fetch it again and retry');
+      const plugin = pluginOf(before.type);
+      const stored = openSecrets(before, deps.secrets);
+      const { plain, secret } = mergeSettings(plugin, input.settings, { plain: before.settings, secret: stored }, deps.checkSchema, deps.http, false);
+      guardStoredSecrets(plugin, input.settings, { ...before.settings, ...stored }, { ...plain, ...secret }, stored);
+      const secretsChanged = JSON.stringify(secret) !== JSON.stringify(stored);
+      const after = await store.update(id, input.version, {
+        ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+        settings: plain,
+        ...(secretsChanged ? { secretsSealed: seal(id, secret) } : {}),
+      }, clock.now());
+      await audit('channel.updated', actor, after, { secrets_changed: secretsChanged });
+      return after;
+    },
+
+    async delete(id: string, actor: Actor): Promise<void> {
+      const row = await get(id);
+      const outcome = await store.delete(id);
+      if (outcome === 'not_found') throw notFound('channel');
+      if (outcome === 'in_use') throw inUse('channel', await store.dependents(id));
+      await audit('channel.deleted', actor, row);
+    },
+
+    /** Sends a test message with unsaved settings (laid over a saved channel's with channelId). */
+    async testSettings(input: { type?: string | undefined; channelId?: string | undefined; settings: Record<string, unknown> }, caller: { email: string | null }): Promise<ChannelTestResult> {
+      const base = input.channelId ? await get(input.channelId) : undefined;
+      const plugin = pluginOf(input.type ?? base?.type);
+      if (base && plugin.manifest.id !== base.type) {
+        throw validationFailed([{ field: 'type', code: 'validation.invalid', message: 'must be the type of channel_id' }]);
+      }
+      const stored = base ? openSecrets(base, deps.secrets) : {};
+      const { full, plain, secret } = mergeSettings(plugin, input.settings, { plain: base?.settings ?? {}, secret: stored }, deps.checkSchema, deps.http, !base);
+      if (base) guardStoredSecrets(plugin, input.settings, { ...base.settings, ...stored }, { ...plain, ...secret }, stored);
+      return testSend(plugin, full, caller);
+    },
+
+    /** Sends a test message through a saved channel (email: to the caller). */
+    async test(id: string, caller: { email: string | null }): Promise<ChannelTestResult> {
+      const channel = await get(id);
+      const plugin = pluginOf(channel.type);
+      return testSend(plugin, { ...channel.settings, ...openSecrets(channel, deps.secrets) }, caller);
+    },
+  };
+}
+
+export type ChannelsService = ReturnType<typeof createChannelsService>;

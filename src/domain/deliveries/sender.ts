@@ -1,0 +1,295 @@
+/**
+ * Sending deliveries: after a run's query and condition, each of the report's deliveries in order
+ * becomes a delivery attempt (one row per run and delivery, its id the message id peers see).
+ *
+ * An attempt is recorded `sending` before the peer is called and `sent` or `failed` after, so a
+ * worker lost in between leaves a trace: the next worker that takes the run sends it again with
+ * the same id (at least once; webhook receivers drop the duplicate by webhook-id), and an attempt
+ * already `sent` is never sent again. Transient failures (timeouts, connection errors, 5xx, 429
+ * with Retry-After) are retried inside the attempt with exponential backoff and full jitter, a
+ * bounded number of times; permanent ones (4xx, refused addresses, bad settings) are not.
+ *
+ * After each attempt the channel's health is recomputed in the store (one statement) and a
+ * change is announced as channel.health. Logs carry run_id, report_id and the channel's name,
+ * never a URL or a secret.
+ */
+import type { Clock } from '../../core/clock.js';
+import { DomainError } from '../../core/errors.js';
+import type { Log } from '../../core/log.js';
+import type { Secrets } from '../../core/secrets.js';
+import type { ArtifactStore } from '../artifacts/ports.js';
+import { fullSettingsOf } from '../channels/channel-settings.js';
+import type { AttemptRecord, DeliveryRecord, RenderedMessage } from '../channels/model.js';
+import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
+import { ChannelSendError, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
+import type { CellValue } from '../plugins/connector.js';
+import { CONTENT_TYPES, resultFile, resultFileName } from '../results/formats.js';
+import { channelHealthChanged, publishQuietly, type EventSink } from '../runs/events.js';
+import type { RunRecord } from '../runs/model.js';
+import { renderTemplates, type TemplateVariables } from './templates.js';
+
+/** Rows the templates' `rows` variable holds at most. */
+export const TEMPLATE_ROWS = 100;
+
+export interface RetryPolicy {
+  /** Sends per attempt, the first included (SVC_DELIVERY_SENDS). */
+  sends: number;
+  /** The first retry's delay; each later one doubles, with full jitter (SVC_DELIVERY_BACKOFF_MS). */
+  baseDelayMs: number;
+  /** No single wait is longer (a longer Retry-After is cut to it). */
+  maxDelayMs: number;
+  /** One send's time limit. */
+  sendTimeoutMs: number;
+}
+
+export interface DeliveryMetrics {
+  sent(channelType: string, status: 'sent' | 'failed', seconds: number): void;
+}
+
+/** What a delivery needs to know of its report and query, and where the instance lives. */
+export interface RunContext {
+  report: { id: string; title: string; description: string | null };
+  query: { id: string; name: string };
+  /** The email address of whoever queued a test run (test runs send only to them). */
+  callerEmail: string | null;
+}
+
+export interface PluginLookup {
+  channel(id: string): ChannelPlugin | undefined;
+}
+
+export interface DeliverySenderDeps {
+  channels: Pick<ChannelsRepo, 'find' | 'refreshHealth'>;
+  deliveries: Pick<DeliveriesRepo, 'list' | 'findById'>;
+  attempts: AttemptsRepo;
+  plugins: PluginLookup;
+  secrets: Secrets;
+  artifacts: Pick<ArtifactStore, 'readResult'>;
+  http: OutboundHttp;
+  events: EventSink;
+  metrics: DeliveryMetrics;
+  clock: Clock;
+  log: Log;
+  publicUrl: string;
+  retry: RetryPolicy;
+  newId(): string;
+  /** Waits `ms` unless the signal aborts first (tests may shorten it). */
+  sleep?(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export interface DeliveryTally {
+  sent: number;
+  failed: number;
+  previewed: number;
+  attempts: AttemptRecord[];
+}
+
+const defaultSleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
+  if (signal.aborted) { reject(signal.reason); return; }
+  const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
+  const onAbort = () => { clearTimeout(timer); reject(signal.reason); };
+  signal.addEventListener('abort', onAbort, { once: true });
+});
+
+export function createDeliverySender(deps: DeliverySenderDeps) {
+  const sleep = deps.sleep ?? defaultSleep;
+  const base = deps.publicUrl.replace(/\/+$/, '');
+
+  /** The first rows of the stored result (for templates and inline tables). */
+  async function firstRows(run: RunRecord, count: number): Promise<CellValue[][]> {
+    if (count <= (run.sample?.length ?? 0) || !run.resultKey) return (run.sample ?? []).slice(0, count);
+    const stored = await deps.artifacts.readResult(run.resultKey);
+    if (!stored) return (run.sample ?? []).slice(0, count);
+    const rows: CellValue[][] = [];
+    for await (const batch of stored.batches) {
+      for (const row of batch) { rows.push(row); if (rows.length >= count) break; }
+      if (rows.length >= count) break;
+    }
+    return rows;
+  }
+
+  function variables(run: RunRecord, ctx: RunContext, rows: CellValue[][], runStatus: string): TemplateVariables {
+    const columns = (run.columns ?? []).map((c) => c.name);
+    return {
+      report: { id: ctx.report.id, title: ctx.report.title, description: ctx.report.description, url: `${base}/reports/${ctx.report.id}` },
+      run: {
+        id: run.id, status: runStatus, trigger: run.trigger, created_at: run.createdAt.toISOString(),
+        scheduled_for: run.slot?.toISOString() ?? null, url: `${base}/runs/${run.id}`, row_count: run.rowCount ?? 0,
+        condition_met: run.conditionMet,
+      },
+      query: { id: ctx.query.id, name: ctx.query.name, version: run.queryVersion },
+      columns,
+      rows: rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i] ?? null]))),
+      row_count: run.rowCount ?? 0,
+      link: null,
+      instance_url: base,
+    };
+  }
+
+  /** Renders a delivery's message for a run (templates, inline table, attachment). */
+  async function compose(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, withAttachment: boolean)
+    : Promise<{ message: ChannelMessage; rendered: RenderedMessage }> {
+    const s = delivery.settings;
+    const rows = await firstRows(run, Math.max(s.inlineRows, TEMPLATE_ROWS));
+    const vars = variables(run, ctx, rows, runStatus);
+    const { subject, body } = await renderTemplates(s.subject, s.body, vars);
+    const table = s.inlineRows > 0
+      ? { columns: vars.columns, rows: rows.slice(0, s.inlineRows), totalRows: run.rowCount ?? 0 }
+      : null;
+    let attachment: ChannelMessage['attachment'] = null;
+    let attachmentView: RenderedMessage['attachment'] = null;
+    if (s.attach) {
+      const filename = resultFileName(ctx.report.title, run.slot ?? run.createdAt, s.attach);
+      attachmentView = { filename, contentType: CONTENT_TYPES[s.attach] };
+      if (withAttachment) {
+        const stored = run.resultKey ? await deps.artifacts.readResult(run.resultKey) : undefined;
+        if (!stored) throw new DomainError('run.no_result', 'The run\'s result file is gone (removed by retention), so there is nothing to attach');
+        attachment = { filename, contentType: CONTENT_TYPES[s.attach], content: await resultFile(stored, s.attach) };
+      }
+    }
+    const message: ChannelMessage = {
+      subject, body, table, attachment, link: null,
+      facts: {
+        reportId: ctx.report.id, reportTitle: ctx.report.title, runId: run.id, runStatus, trigger: run.trigger,
+        rowCount: run.rowCount ?? 0, runAt: run.slot ?? run.createdAt, runUrl: `${base}/runs/${run.id}`, columns: vars.columns,
+      },
+    };
+    return { message, rendered: { subject, body, table, attachment: attachmentView, link: null } };
+  }
+
+  /** One send with its retries; answers how the attempt ends. */
+  async function sendWithRetries(plugin: ChannelPlugin, settings: Record<string, unknown>, target: DeliveryTarget,
+    message: ChannelMessage, messageId: string, signal: AbortSignal): Promise<Omit<AttemptEnd, 'finishedAt'>> {
+    let sends = 0;
+    let last: ChannelSendError | undefined;
+    for (;;) {
+      sends += 1;
+      try {
+        const outcome = await plugin.send(settings, target, message, {
+          signal, timeoutMs: deps.retry.sendTimeoutMs, http: deps.http, messageId, now: () => deps.clock.now(),
+        });
+        return { status: 'sent', sends, statusCode: outcome.statusCode, peerMessageId: outcome.peerMessageId, detail: outcome.detail, error: null };
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        last = err instanceof ChannelSendError ? err
+          : new ChannelSendError('delivery.peer_error', `The channel failed: ${String((err as Error)?.message ?? err).slice(0, 300)}`, { transient: false });
+        if (!last.options.transient || sends >= deps.retry.sends) break;
+        const backoff = Math.random() * Math.min(deps.retry.maxDelayMs, deps.retry.baseDelayMs * 2 ** (sends - 1));
+        const wait = Math.min(deps.retry.maxDelayMs, Math.max(backoff, last.options.retryAfterMs ?? 0));
+        await sleep(wait, signal);
+      }
+    }
+    return {
+      status: 'failed', sends, statusCode: last.options.statusCode ?? null, peerMessageId: null, detail: null,
+      error: { code: last.code, message: last.message },
+    };
+  }
+
+  async function afterAttempt(channelId: string, log: Log) {
+    try {
+      const change = await deps.channels.refreshHealth(channelId);
+      if (change && change.before !== change.after) {
+        log.info('channel health changed', { health: change.after, previous: change.before });
+        await publishQuietly(deps.events, [channelHealthChanged(channelId, change.after, change.before)], (err) => log.warn('a channel event could not be published', { err }));
+      }
+    } catch (err) {
+      log.warn('could not update the channel\'s health', { err });
+    }
+  }
+
+  /**
+   * Sends (or, for a test run's non-email delivery, previews) one delivery of a run, recording it
+   * as an attempt. Answers the attempt as it ended.
+   */
+  async function deliverOne(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, signal: AbortSignal, parentLog: Log): Promise<AttemptRecord> {
+    const channel = await deps.channels.find(delivery.channelId);
+    const plugin = channel ? deps.plugins.channel(channel.type) : undefined;
+    const log = parentLog.child({ channel: channel?.name ?? delivery.channelId, channel_type: delivery.channelType, delivery_id: delivery.id });
+    const { attempt, alreadySent } = await deps.attempts.begin({
+      runId: run.id, deliveryId: delivery.id, channelId: delivery.channelId, channelName: channel?.name ?? '(deleted channel)',
+      channelType: delivery.channelType, position: delivery.position, now: deps.clock.now(),
+    }, deps.newId());
+    if (alreadySent) {
+      log.info('delivery already sent by an earlier attempt of the run; not sent again', { attempt_id: attempt.id });
+      return attempt;
+    }
+    const started = performance.now();
+    const finish = async (end: Omit<AttemptEnd, 'finishedAt'>): Promise<AttemptRecord> => {
+      const ended = await deps.attempts.finish(attempt.id, { ...end, finishedAt: deps.clock.now() });
+      return ended ?? attempt;
+    };
+    if (!channel || !plugin) {
+      return finish({ status: 'failed', sends: 0, statusCode: null, peerMessageId: null, detail: null,
+        error: { code: 'delivery.invalid', message: `The channel plugin ${delivery.channelType} is not installed` } });
+    }
+    const isTest = run.trigger === 'test';
+    const previewOnly = isTest && channel.type !== 'email';
+    let result: Omit<AttemptEnd, 'finishedAt'>;
+    try {
+      const { message, rendered } = await compose(run, ctx, delivery, runStatus, !previewOnly);
+      if (previewOnly) {
+        log.info('test run: delivery rendered as a preview, not sent', { attempt_id: attempt.id });
+        return finish({ status: 'preview', sends: 0, statusCode: null, peerMessageId: null, detail: 'Rendered for the test run; not sent', error: null, preview: rendered });
+      }
+      let target: DeliveryTarget = delivery.settings.target;
+      if (isTest) {
+        if (!ctx.callerEmail) throw new DomainError('delivery.invalid', 'A test run sends email only to whoever queued it, and that user is gone');
+        target = plugin.testTarget(ctx.callerEmail);
+      }
+      const settings = fullSettingsOf(channel, deps.secrets);
+      result = await sendWithRetries(plugin, settings, target, message, attempt.id, signal);
+    } catch (err) {
+      if (signal.aborted) {
+        await finish({ status: 'failed', sends: 0, statusCode: null, peerMessageId: null, detail: null,
+          error: { code: 'run.cancelled', message: 'The run stopped while this delivery was being sent' } });
+        throw err;
+      }
+      if (!(err instanceof DomainError)) throw err;
+      result = { status: 'failed', sends: 0, statusCode: null, peerMessageId: null, detail: null, error: { code: err.code, message: err.message } };
+    }
+    const seconds = (performance.now() - started) / 1000;
+    deps.metrics.sent(channel.type, result.status === 'sent' ? 'sent' : 'failed', seconds);
+    const ended = await finish(result);
+    if (result.status === 'sent') log.info('delivery sent', { attempt_id: attempt.id, sends: result.sends, status_code: result.statusCode, seconds });
+    else log.warn('delivery failed', { attempt_id: attempt.id, sends: result.sends, error_code: result.error?.code, error: result.error?.message, seconds });
+    await afterAttempt(channel.id, log);
+    return ended;
+  }
+
+  return {
+    compose,
+    variables,
+    firstRows,
+
+    /** Sends every delivery of the run's report in order (those that apply to `runStatus`). */
+    async deliverRun(run: RunRecord, ctx: RunContext, runStatus: 'success' | 'skipped', signal: AbortSignal, log: Log): Promise<DeliveryTally> {
+      const all = await deps.deliveries.list(run.reportId);
+      const tally: DeliveryTally = { sent: 0, failed: 0, previewed: 0, attempts: [] };
+      for (const delivery of all) {
+        if (runStatus === 'skipped' && !delivery.settings.sendWhenSkipped) continue;
+        signal.throwIfAborted();
+        const attempt = await deliverOne(run, ctx, delivery, runStatus, signal, log);
+        tally.attempts.push(attempt);
+        if (attempt.status === 'sent') tally.sent += 1;
+        else if (attempt.status === 'preview') tally.previewed += 1;
+        else tally.failed += 1;
+      }
+      return tally;
+    },
+
+    /** Sends one queued attempt again (POST …/attempts/{id}/retry, …/retry-failed). */
+    async resend(attempt: AttemptRecord, run: RunRecord, ctx: RunContext, signal: AbortSignal, log: Log): Promise<AttemptRecord> {
+      const delivery = attempt.deliveryId ? await deps.deliveries.findById(attempt.deliveryId) : undefined;
+      if (!delivery) {
+        const ended = await deps.attempts.finish(attempt.id, { status: 'failed', sends: attempt.sends, finishedAt: deps.clock.now(), statusCode: null, peerMessageId: null, detail: null,
+          error: { code: 'delivery.gone', message: 'The delivery was removed from the report, so the attempt cannot be sent again' } });
+        return ended ?? attempt;
+      }
+      const runStatus = run.conditionMet === false ? 'skipped' : 'success';
+      // begin() finds the attempt of (run, delivery) that the claim already set to sending.
+      return deliverOne(run, ctx, delivery, runStatus, signal, log);
+    },
+  };
+}
+
+export type DeliverySender = ReturnType<typeof createDeliverySender>;

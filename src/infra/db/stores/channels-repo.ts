@@ -1,0 +1,278 @@
+/**
+ * Channels, deliveries and delivery attempts in the store (the channels domain's ChannelsRepo,
+ * DeliveriesRepo and AttemptsRepo). The database decides the races: names unique, a channel in
+ * use cannot go (foreign key), positions move in one transaction under the report's row lock,
+ * an attempt is unique per (run, delivery), and health follows the latest attempt in one update.
+ */
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, sql } from 'drizzle-orm';
+import { channels, deliveries, deliveryAttempts, reports } from '../schema.js';
+import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { updateVersioned } from '../versioned.js';
+import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
+import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+
+type ChannelColumns = typeof channels.$inferSelect;
+type DeliveryColumns = typeof deliveries.$inferSelect;
+type AttemptColumns = typeof deliveryAttempts.$inferSelect;
+type Health = ChannelColumns['health'];
+
+interface DeliverySettings {
+  attach: 'csv' | 'xlsx' | 'json' | null;
+  link: { format: 'csv' | 'xlsx' | 'json'; expiresInDays: number } | null;
+  inlineRows: number;
+  sendWhenSkipped: boolean;
+  subject: string;
+  body: string;
+  target: Record<string, unknown>;
+}
+
+const channelOf = (r: ChannelColumns) => ({
+  ...r, lastError: r.lastError ? { code: r.lastError.code, message: r.lastError.message, at: new Date(r.lastError.at) } : null,
+});
+
+function nameTaken(err: unknown): never {
+  if (pgErrorCode(err) === '23505' && pgConstraint(err) === 'channels_name_key') {
+    throw new DomainError('validation.failed', 'A channel with this name exists', {
+      errors: [{ field: 'name', code: 'validation.unique', message: 'is already used by another channel' }],
+    });
+  }
+  throw err;
+}
+
+function missingChannel(err: unknown): never {
+  if (pgErrorCode(err) === '23503' && (pgConstraint(err)?.includes('channel_id') ?? false)) {
+    throw new DomainError('validation.failed', 'No such channel', { errors: [{ field: 'channel_id', code: 'validation.invalid', message: 'is not a channel' }] });
+  }
+  throw err;
+}
+
+export function createChannelsRepo(db: Db) {
+  return {
+    async find(id: string) {
+      const [row] = await db.select().from(channels).where(eq(channels.id, id));
+      return row ? channelOf(row) : undefined;
+    },
+    async insert(c: Omit<typeof channels.$inferInsert, 'health' | 'lastError' | 'lastAttemptAt' | 'version'>) {
+      try {
+        const [row] = await db.insert(channels).values(c).returning();
+        return channelOf(row!);
+      } catch (err) {
+        return nameTaken(err);
+      }
+    },
+    async update(id: string, version: number, changes: Partial<Pick<ChannelColumns, 'name' | 'settings' | 'secretsSealed'>>, now: Date) {
+      try {
+        return channelOf(await updateVersioned(db, channels, id, version, changes, 'channel', now));
+      } catch (err) {
+        return nameTaken(err);
+      }
+    },
+    async delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'> {
+      try {
+        const rows = await db.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id });
+        return rows.length > 0 ? 'deleted' : 'not_found';
+      } catch (err) {
+        if (pgErrorCode(err) === '23503') return 'in_use';
+        throw err;
+      }
+    },
+    async dependents(id: string) {
+      const rows = await db.selectDistinct({ id: reports.id, title: reports.title }).from(deliveries)
+        .innerJoin(reports, eq(reports.id, deliveries.reportId)).where(eq(deliveries.channelId, id)).orderBy(asc(reports.title));
+      return rows.map((r) => ({ type: 'report', id: r.id, name: r.title }));
+    },
+    async list(q: PageRequest): Promise<Page<ReturnType<typeof channelOf>>> {
+      const key = sql<string>`lower(${channels.name})`;
+      const where = q.cursor ? gt(key, decodeStringCursor(q.cursor, 2)[0]!) : undefined;
+      const rows = await db.select({ row: channels, sortKey: key }).from(channels).where(where).orderBy(asc(key)).limit(q.limit + 1);
+      return toPage(rows, q.limit, (r) => [r.sortKey, r.row.id], (r) => channelOf(r.row));
+    },
+    async refreshHealth(id: string): Promise<{ before: Health; after: Health } | undefined> {
+      // One statement: lock the channel row, read the latest finished attempt, set health from it.
+      const rows = await db.execute<{ before: Health; after: Health }>(sql`
+        with prev as (select id, health from channels where id = ${id} for update),
+        latest as (
+          select status, error, finished_at from delivery_attempts
+          where channel_id = ${id} and status in ('sent', 'failed') and finished_at is not null
+          order by finished_at desc, id desc limit 1
+        ),
+        last_failure as (
+          select error, finished_at from delivery_attempts
+          where channel_id = ${id} and status = 'failed' and error is not null
+          order by finished_at desc nulls last, id desc limit 1
+        )
+        update channels c set
+          health = coalesce((select case when status = 'sent' then 'healthy' else 'failing' end from latest), 'unknown'),
+          last_error = (select jsonb_build_object('code', error->>'code', 'message', error->>'message',
+            'at', to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from last_failure),
+          last_attempt_at = (select finished_at from latest)
+        from prev where c.id = prev.id
+        returning prev.health as before, c.health as after`);
+      const row = (rows as unknown as Array<{ before: Health; after: Health }>)[0];
+      return row ? { before: row.before, after: row.after } : undefined;
+    },
+  };
+}
+
+const deliveryOf = (r: DeliveryColumns & { channelType: string }) => ({
+  id: r.id, reportId: r.reportId, channelId: r.channelId, channelType: r.channelType, position: r.position,
+  settings: r.settings as unknown as DeliverySettings, version: r.version, createdAt: r.createdAt, updatedAt: r.updatedAt,
+});
+
+export function createDeliveriesRepo(db: Db) {
+  const select = (tx: Tx) => tx.select({ d: deliveries, channelType: channels.type }).from(deliveries)
+    .innerJoin(channels, eq(channels.id, deliveries.channelId));
+  const view = (r: { d: DeliveryColumns; channelType: string }) => deliveryOf({ ...r.d, channelType: r.channelType });
+  const lockReport = async (tx: Tx, reportId: string) => {
+    const [r] = await tx.select({ id: reports.id }).from(reports).where(eq(reports.id, reportId)).for('update');
+    if (!r) throw notFound('report');
+  };
+  const count = async (tx: Tx, reportId: string) => {
+    const [c] = await tx.select({ n: sql<number>`count(*)::int` }).from(deliveries).where(eq(deliveries.reportId, reportId));
+    return c?.n ?? 0;
+  };
+  /** Moves the delivery `id` to `to`, shifting the ones between (positions stay 1..n). */
+  const move = async (tx: Tx, reportId: string, id: string, from: number, to: number) => {
+    if (from === to) return;
+    if (to < from) {
+      await tx.update(deliveries).set({ position: sql`${deliveries.position} + 1` })
+        .where(and(eq(deliveries.reportId, reportId), gte(deliveries.position, to), sql`${deliveries.position} < ${from}`));
+    } else {
+      await tx.update(deliveries).set({ position: sql`${deliveries.position} - 1` })
+        .where(and(eq(deliveries.reportId, reportId), sql`${deliveries.position} > ${from}`, sql`${deliveries.position} <= ${to}`));
+    }
+    await tx.update(deliveries).set({ position: to }).where(eq(deliveries.id, id));
+  };
+  const findIn = async (tx: Tx, reportId: string, id: string) => {
+    const [r] = await select(tx).where(and(eq(deliveries.reportId, reportId), eq(deliveries.id, id)));
+    return r ? view(r) : undefined;
+  };
+  return {
+    async list(reportId: string) {
+      const rows = await select(db).where(eq(deliveries.reportId, reportId)).orderBy(asc(deliveries.position));
+      return rows.map(view);
+    },
+    find: (reportId: string, id: string) => findIn(db, reportId, id),
+    async findById(id: string) {
+      const [r] = await select(db).where(eq(deliveries.id, id));
+      return r ? view(r) : undefined;
+    },
+    async insert(d: { id: string; reportId: string; channelId: string; position: number | undefined; settings: DeliverySettings; now: Date }) {
+      try {
+        return await db.transaction(async (tx) => {
+          await lockReport(tx, d.reportId);
+          const n = await count(tx, d.reportId);
+          await tx.insert(deliveries).values({
+            id: d.id, reportId: d.reportId, channelId: d.channelId, position: n + 1,
+            settings: d.settings as unknown as Record<string, unknown>, createdAt: d.now, updatedAt: d.now,
+          });
+          const to = Math.min(d.position ?? n + 1, n + 1);
+          await move(tx, d.reportId, d.id, n + 1, to);
+          return (await findIn(tx, d.reportId, d.id))!;
+        });
+      } catch (err) {
+        return missingChannel(err);
+      }
+    },
+    async replace(reportId: string, id: string, version: number, change: { channelId: string; position: number | undefined; settings: DeliverySettings }, now: Date) {
+      try {
+        return await db.transaction(async (tx) => {
+          await lockReport(tx, reportId);
+          const [current] = await tx.select().from(deliveries).where(and(eq(deliveries.reportId, reportId), eq(deliveries.id, id)));
+          if (!current) throw notFound('delivery');
+          if (current.version !== version) throw versionConflict();
+          await tx.update(deliveries).set({
+            channelId: change.channelId, settings: change.settings as unknown as Record<string, unknown>,
+            version: sql`${deliveries.version} + 1`, updatedAt: now,
+          }).where(eq(deliveries.id, id));
+          if (change.position !== undefined) {
+            const n = await count(tx, reportId);
+            await move(tx, reportId, id, current.position, Math.min(change.position, n));
+          }
+          return (await findIn(tx, reportId, id))!;
+        });
+      } catch (err) {
+        return missingChannel(err);
+      }
+    },
+    async delete(reportId: string, id: string): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        await lockReport(tx, reportId);
+        const [gone] = await tx.delete(deliveries).where(and(eq(deliveries.reportId, reportId), eq(deliveries.id, id))).returning({ position: deliveries.position });
+        if (!gone) return false;
+        await tx.update(deliveries).set({ position: sql`${deliveries.position} - 1` })
+          .where(and(eq(deliveries.reportId, reportId), sql`${deliveries.position} > ${gone.position}`));
+        return true;
+      });
+    },
+  };
+}
+
+const attemptOf = (r: AttemptColumns) => ({
+  ...r, preview: (r.preview ?? null) as never,
+});
+
+export function createAttemptsRepo(db: Db) {
+  return {
+    async begin(start: { runId: string; deliveryId: string; channelId: string; channelName: string; channelType: string; position: number; now: Date }, id: string) {
+      // Insert, or take over the row a lost worker (or a queued retry) left; a sent row stays sent.
+      const [row] = await db.insert(deliveryAttempts).values({
+        id, runId: start.runId, deliveryId: start.deliveryId, channelId: start.channelId, channelName: start.channelName,
+        channelType: start.channelType, position: start.position, status: 'sending', startedAt: start.now, createdAt: start.now, updatedAt: start.now,
+      }).onConflictDoUpdate({
+        target: [deliveryAttempts.runId, deliveryAttempts.deliveryId],
+        set: {
+          status: sql`case when ${deliveryAttempts.status} = 'sent' then 'sent' else 'sending' end`,
+          startedAt: sql`case when ${deliveryAttempts.status} = 'sent' then ${deliveryAttempts.startedAt} else excluded.started_at end`,
+          channelId: sql`case when ${deliveryAttempts.status} = 'sent' then ${deliveryAttempts.channelId} else excluded.channel_id end`,
+          channelName: sql`case when ${deliveryAttempts.status} = 'sent' then ${deliveryAttempts.channelName} else excluded.channel_name end`,
+          updatedAt: start.now,
+        },
+      }).returning();
+      // A row that comes back `sent` was sent before: a new or taken-over one is `sending`.
+      return { attempt: attemptOf(row!), alreadySent: row!.status === 'sent' };
+    },
+    async finish(id: string, end: { status: 'sent' | 'failed' | 'preview'; sends: number; finishedAt: Date; statusCode: number | null; peerMessageId: string | null; detail: string | null; error: { code: string; message: string } | null; preview?: unknown }) {
+      const [row] = await db.update(deliveryAttempts).set({
+        status: end.status, sends: sql`${deliveryAttempts.sends} + ${end.sends}`, finishedAt: end.finishedAt, statusCode: end.statusCode,
+        peerMessageId: end.peerMessageId, detail: end.detail, error: end.error,
+        preview: (end.preview ?? null) as Record<string, unknown> | null, updatedAt: end.finishedAt,
+      }).where(and(eq(deliveryAttempts.id, id), sql`${deliveryAttempts.status} <> 'sent'`)).returning();
+      return row ? attemptOf(row) : undefined;
+    },
+    async find(id: string) {
+      const [row] = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.id, id));
+      return row ? attemptOf(row) : undefined;
+    },
+    async listForRun(runId: string) {
+      const rows = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.runId, runId)).orderBy(asc(deliveryAttempts.position), asc(deliveryAttempts.createdAt));
+      return rows.map(attemptOf);
+    },
+    async listForRuns(runIds: string[]) {
+      if (runIds.length === 0) return [];
+      const rows = await db.select().from(deliveryAttempts).where(inArray(deliveryAttempts.runId, runIds)).orderBy(asc(deliveryAttempts.position));
+      return rows.map(attemptOf);
+    },
+    async queue(id: string, now: Date) {
+      const [row] = await db.update(deliveryAttempts).set({ status: 'queued', updatedAt: now })
+        .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.status, 'failed'))).returning();
+      return row ? attemptOf(row) : undefined;
+    },
+    async claim(id: string, now: Date) {
+      const [row] = await db.update(deliveryAttempts).set({ status: 'sending', updatedAt: now })
+        .where(and(eq(deliveryAttempts.id, id), inArray(deliveryAttempts.status, ['queued', 'sending']))).returning();
+      return row ? attemptOf(row) : undefined;
+    },
+    /** Ends the run's attempts left sending or queued (its worker was lost for good). */
+    async failSending(runId: string, error: { code: string; message: string }, now: Date): Promise<void> {
+      await db.update(deliveryAttempts).set({ status: 'failed', error, finishedAt: now, updatedAt: now })
+        .where(and(eq(deliveryAttempts.runId, runId), inArray(deliveryAttempts.status, ['sending', 'queued'])));
+    },
+    async failedOfChannel(channelId: string, since: Date, limit: number) {
+      const rows = await db.select().from(deliveryAttempts)
+        .where(and(eq(deliveryAttempts.channelId, channelId), eq(deliveryAttempts.status, 'failed'), isNotNull(deliveryAttempts.deliveryId), gte(deliveryAttempts.createdAt, since)))
+        .orderBy(desc(deliveryAttempts.createdAt)).limit(limit);
+      return rows.map(attemptOf);
+    },
+  };
+}
