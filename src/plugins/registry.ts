@@ -7,10 +7,12 @@ import type { Connector } from '../domain/plugins/connector.js';
 import type { Plugin, PluginManifest, PluginRegistry } from '../domain/plugins/plugin.js';
 import { mysqlConnector } from './mysql/index.js';
 import { postgresConnector } from './postgres/index.js';
+import { webhookChannel } from './webhook/index.js';
 
 export const builtInPlugins: readonly Plugin[] = [
   postgresConnector,
   mysqlConnector,
+  webhookChannel,
 ];
 
 function isConnector(plugin: Plugin): plugin is Connector {

@@ -1,0 +1,67 @@
+/**
+ * The webhook channel: a JSON POST to any https URL, signed per Standard Webhooks
+ * (https://www.standardwebhooks.com): webhook-id (the delivery attempt's id, the same on every
+ * resend, so receivers drop duplicates), webhook-timestamp (unix seconds) and webhook-signature
+ * ("v1," + base64 HMAC-SHA256 over "id.timestamp.body" with the secret's bytes).
+ */
+import { createHmac } from 'node:crypto';
+import { validationFailed } from '../../core/errors.js';
+import type { ChannelMessage, ChannelPlugin } from '../../domain/plugins/channel.js';
+import { checkAnswer, urlProblem } from '../shared/http-answer.js';
+import { webhookManifest } from './manifest.js';
+
+const RESERVED = new Set(['host', 'content-length', 'content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'transfer-encoding', 'connection']);
+
+/** The Standard Webhooks signature of a body. */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+export function webhookBody(message: ChannelMessage, messageId: string, now: Date): string {
+  const f = message.facts;
+  return JSON.stringify({
+    type: 'report.delivered',
+    id: messageId,
+    timestamp: now.toISOString(),
+    report: { id: f.reportId, title: f.reportTitle },
+    run: { id: f.runId, status: f.runStatus, trigger: f.trigger, row_count: f.rowCount, created_at: f.runAt.toISOString(), url: f.runUrl },
+    subject: message.subject,
+    body: message.body,
+    table: message.table ? { columns: message.table.columns, rows: message.table.rows, total_rows: message.table.totalRows } : null,
+    link: message.link ? { url: message.link.url, expires_at: message.link.expiresAt.toISOString() } : null,
+    attachment: message.attachment
+      ? { filename: message.attachment.filename, content_type: message.attachment.contentType, content_base64: message.attachment.content.toString('base64') }
+      : null,
+  });
+}
+
+export const webhookChannel: ChannelPlugin = {
+  manifest: webhookManifest,
+  deliverySchema: { type: 'object', additionalProperties: false, properties: {} },
+  validate(settings, http) {
+    const problem = urlProblem(settings.url, (u) => http.allowsHost(u));
+    if (problem) throw validationFailed([{ field: 'settings.url', code: 'validation.format', message: problem }]);
+    for (const name of Object.keys((settings.headers as Record<string, string> | undefined) ?? {})) {
+      if (RESERVED.has(name.toLowerCase())) {
+        throw validationFailed([{ field: `settings.headers.${name}`, code: 'validation.invalid', message: 'Herald sets this header itself' }]);
+      }
+    }
+  },
+  testTarget: () => ({}),
+  async send(settings, _target, message, ctx) {
+    const now = ctx.now();
+    const body = webhookBody(message, ctx.messageId, now);
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const headers: Record<string, string> = {
+      ...((settings.headers as Record<string, string> | undefined) ?? {}),
+      'content-type': 'application/json',
+      'webhook-id': ctx.messageId,
+      'webhook-timestamp': String(timestamp),
+    };
+    if (typeof settings.signing_secret === 'string') headers['webhook-signature'] = signWebhook(settings.signing_secret, ctx.messageId, timestamp, body);
+    const res = await ctx.http.request({ method: 'POST', url: settings.url as string, headers, body }, ctx.signal);
+    checkAnswer(res, 'The webhook', now);
+    return { statusCode: res.status, peerMessageId: null, detail: `HTTP ${res.status}` };
+  },
+};

@@ -1,0 +1,78 @@
+/**
+ * Real peers on loopback for channel tests: an HTTP server that records every request and answers
+ * from a script (status codes in turn, then a default), an SMTP server (smtp-server) that keeps
+ * each message, parsed with mailparser.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface HttpPeer {
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Answers in turn; when used up, `fallback` answers. */
+  script: Array<{ status: number; headers?: Record<string, string>; body?: string }>;
+  fallback: { status: number; headers?: Record<string, string>; body?: string };
+  close(): Promise<void>;
+}
+
+export async function httpPeer(): Promise<HttpPeer> {
+  const peer = {
+    requests: [] as RecordedRequest[],
+    script: [] as HttpPeer['script'],
+    fallback: { status: 200, body: 'ok' } as HttpPeer['fallback'],
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      peer.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const answer = peer.script.shift() ?? peer.fallback;
+      res.writeHead(answer.status, answer.headers ?? {});
+      res.end(answer.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return Object.assign(peer, {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  });
+}
+
+export interface SmtpPeer {
+  port: number;
+  messages: ParsedMail[];
+  envelopes: Array<{ from: string; to: string[] }>;
+  close(): Promise<void>;
+}
+
+export async function smtpPeer(): Promise<SmtpPeer> {
+  const messages: ParsedMail[] = [];
+  const envelopes: SmtpPeer['envelopes'] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      simpleParser(stream).then((mail) => {
+        messages.push(mail);
+        envelopes.push({ from: String(session.envelope.mailFrom && session.envelope.mailFrom.address), to: session.envelope.rcptTo.map((r) => r.address) });
+        callback();
+      }, callback);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return { port, messages, envelopes, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
