@@ -2857,7 +2857,18 @@ export interface components {
                 expires_at: components["schemas"]["Timestamp"];
             } | null;
         } | null;
-        DeliveryPreview: components["schemas"]["RenderedMessage"] & {
+        DeliveryPreview: {
+            subject: string;
+            body: string;
+            table: components["schemas"]["MessageTable"];
+            attachment: {
+                filename: string;
+                content_type: string;
+            } | null;
+            link: {
+                url: string;
+                expires_at: components["schemas"]["Timestamp"];
+            } | null;
             /** @enum {string} */
             source: "latest_run" | "sample";
             /** Format: uuid */

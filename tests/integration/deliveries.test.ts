@@ -1,0 +1,391 @@
+/**
+ * Channels and deliveries end to end, with an in-process worker and real peers on loopback: a
+ * webhook receiver (signatures verified with the standardwebhooks package), channel CRUD with
+ * sealed secrets, ordered deliveries with Liquid templates, previews, sends with retries inside
+ * an attempt, partial runs, resends (one attempt and a channel's failed ones), channel health
+ * and its event, test runs that only preview, metrics and logs without secrets.
+ */
+import { Webhook } from 'standardwebhooks';
+import { startHerald, type Herald } from '../support/harness.js';
+import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
+import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { httpPeer, type HttpPeer } from '../support/peers.js';
+
+const SECRET = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
+const TOKEN_HEADER = 'Bearer very-secret-token-123';
+
+let h: Herald;
+let admin: SessionClient;
+let editor: SessionClient;
+let viewer: SessionClient;
+let src: PostgresSource;
+let connectionId: string;
+let peer: HttpPeer;
+let other: HttpPeer;
+
+beforeAll(async () => {
+  h = await startHerald({
+    env: { SVC_ROLES: 'api,worker', SVC_OUTBOUND_ALLOW: '127.0.0.1', SVC_DELIVERY_BACKOFF_MS: '20', SVC_DELIVERY_SENDS: '4', SVC_RUN_TIMEOUT_SECONDS: '30' },
+  });
+  admin = await setupAdmin(h);
+  editor = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
+  viewer = await createSignedInUser(h, admin, { name: 'Vic', email: 'vic@example.com', role: 'viewer' });
+  src = await createPostgresSource(async (sql) => {
+    await sql`create table sales (id int primary key, region text not null, total numeric(12,2))`;
+    await sql`insert into sales select g, case when g % 2 = 0 then 'EU' else 'US' end, g * 1.5 from generate_series(1, 30) g`;
+  });
+  connectionId = (await admin.post('/api/v1/connections').send(src.connection('Shop')).expect(201)).body.id;
+  peer = await httpPeer();
+  other = await httpPeer();
+});
+afterAll(async () => {
+  await h.stop();
+  await src.drop();
+  await peer.close();
+  await other.close();
+});
+beforeEach(() => {
+  peer.requests.length = 0;
+  peer.script.length = 0;
+  peer.fallback = { status: 200, body: 'ok' };
+  other.requests.length = 0;
+  other.script.length = 0;
+  other.fallback = { status: 200, body: 'ok' };
+});
+
+let n = 0;
+async function report(sql = 'select id, region, total from sales order by id', extra: Record<string, unknown> = {}): Promise<string> {
+  n += 1;
+  const q = await editor.post('/api/v1/queries').send({ name: `q${n}`, connection_id: connectionId, sql });
+  expect(q.status).toBe(201);
+  const r = await editor.post('/api/v1/reports').send({ title: `Daily sales ${n}`, query_id: q.body.id, ...extra });
+  expect(r.status).toBe(201);
+  return r.body.id as string;
+}
+
+async function webhookChannel(name: string, url: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await admin.post('/api/v1/channels').send({ name, type: 'webhook', settings: { url, signing_secret: SECRET, ...extra } });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function waitForRun(id: string, until = (r: { status: string }) => !['pending', 'running'].includes(r.status)) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const res = await editor.get(`/api/v1/runs/${id}`);
+    expect(res.status).toBe(200);
+    if (until(res.body)) return res.body;
+    if (Date.now() > deadline) throw new Error(`run ${id} is still ${res.body.status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function runAndWait(reportId: string, path = 'run') {
+  const queued = await editor.post(`/api/v1/reports/${reportId}/${path}`).send({});
+  expect(queued.status).toBe(202);
+  return waitForRun(queued.body.id);
+}
+
+describe('channels', () => {
+  it('keeps secrets sealed, never returns them, and audits every change', async () => {
+    const created = await admin.post('/api/v1/channels').send({
+      name: 'Ops hook', type: 'webhook', settings: { url: `${peer.url}/hook?token=abc`, signing_secret: SECRET, headers: { Authorization: TOKEN_HEADER } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: 'Ops hook', type: 'webhook', health: 'unknown', last_error: null, last_attempt_at: null, version: 1,
+      settings: { url: `${peer.url}/hook?token=abc`, signing_secret: { configured: true }, headers: { configured: true } },
+    });
+    const [row] = await h.process.container.sql`select settings::text as s, secrets_sealed from channels where id = ${created.body.id}`;
+    expect(row!.s).not.toContain('whsec_');
+    expect(row!.secrets_sealed).not.toContain('very-secret-token');
+    expect(JSON.stringify((await viewer.get(`/api/v1/channels/${created.body.id}`)).body)).not.toContain('whsec_');
+
+    // PATCH keeps omitted secrets; a new destination needs the secrets again.
+    const renamed = await admin.patch(`/api/v1/channels/${created.body.id}`).send({ name: 'Ops hook 2', version: 1 });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.settings.signing_secret).toEqual({ configured: true });
+    const moved = await admin.patch(`/api/v1/channels/${created.body.id}`).send({ settings: { url: `${other.url}/x` }, version: 2 });
+    expect(moved.status).toBe(422);
+    expect(moved.body.errors[0]).toMatchObject({ field: expect.stringMatching(/^settings\.(signing_secret|headers)$/), code: 'validation.required' });
+    const stale = await admin.patch(`/api/v1/channels/${created.body.id}`).send({ name: 'x', version: 1 });
+    expect([stale.status, stale.body.code]).toEqual([409, 'conflict.version']);
+    const removed = await admin.patch(`/api/v1/channels/${created.body.id}`).send({ settings: { headers: null }, version: 2 });
+    expect(removed.status).toBe(200);
+    expect(removed.body.settings.headers).toBeUndefined();
+
+    const events = (await admin.get('/api/v1/security-events?limit=200')).body.items as Array<{ type: string; target?: { id: string } }>;
+    expect(events.filter((e) => e.target?.id === created.body.id).map((e) => e.type)).toEqual(expect.arrayContaining(['channel.created', 'channel.updated']));
+    expect(JSON.stringify(events)).not.toContain('whsec_');
+    await admin.delete(`/api/v1/channels/${created.body.id}`).expect(204);
+  });
+
+  it('refuses bad settings with per-field problems, and names only channel types', async () => {
+    const unknown = await admin.post('/api/v1/channels').send({ name: 'X', type: 'postgres', settings: {} });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors[0]).toMatchObject({ field: 'type', code: 'validation.enum' });
+    const plain = await admin.post('/api/v1/channels').send({ name: 'X', type: 'webhook', settings: { url: 'http://example.com/hook' } });
+    expect(plain.status).toBe(422);
+    expect(plain.body.errors[0]).toMatchObject({ field: 'settings.url', code: 'validation.format' });
+    const badSecret = await admin.post('/api/v1/channels').send({ name: 'X', type: 'webhook', settings: { url: 'https://example.com/hook', signing_secret: 'nope' } });
+    expect(badSecret.status).toBe(422);
+    expect(badSecret.body.errors[0].field).toBe('settings.signing_secret');
+    await webhookChannel('Dup', `${peer.url}/d`);
+    const dup = await admin.post('/api/v1/channels').send({ name: 'dup', type: 'webhook', settings: { url: `${peer.url}/d` } });
+    expect(dup.status).toBe(422);
+    expect(dup.body.errors[0]).toMatchObject({ field: 'name', code: 'validation.unique' });
+    expect((await editor.post('/api/v1/channels').send({ name: 'Y', type: 'webhook', settings: { url: `${peer.url}/d` } })).status).toBe(403);
+    const list = await viewer.get('/api/v1/channels');
+    expect(list.status).toBe(200);
+    const names = list.body.items.map((c: { name: string }) => c.name);
+    expect(names).toEqual([...names].sort((a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase())));
+  });
+
+  it('tests unsaved and saved settings against the real peer, and refuses loopback targets the allow-list does not name', async () => {
+    const ok = await admin.post('/api/v1/channels/test').send({ type: 'webhook', settings: { url: `${peer.url}/t` } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ status: 'sent', status_code: 200, sent_to: null });
+    expect(peer.requests).toHaveLength(1);
+    // ::1 is loopback too, and only 127.0.0.1 is allowed: refused at connect time.
+    const refused = await admin.post('/api/v1/channels/test').send({ type: 'webhook', settings: { url: `https://[::1]:${peer.port}/t` } });
+    expect([refused.status, refused.body.code]).toEqual([422, 'outbound.refused']);
+    // So is a redirect from an allowed peer to such an address.
+    peer.script.push({ status: 307, headers: { location: `http://[::1]:${peer.port}/metadata` } });
+    const redirected = await admin.post('/api/v1/channels/test').send({ type: 'webhook', settings: { url: `${peer.url}/r` } });
+    expect([redirected.status, redirected.body.code]).toEqual([422, 'outbound.refused']);
+    peer.requests.length = 1;
+    const id = await webhookChannel('Tested', `${peer.url}/saved`);
+    peer.script.push({ status: 404, body: 'no such hook' });
+    const failed = await editor.post(`/api/v1/channels/${id}/test`).send({});
+    expect([failed.status, failed.body.code]).toEqual([422, 'delivery.rejected']);
+    expect(failed.body.title).toBeDefined();
+    const saved = await editor.post(`/api/v1/channels/${id}/test`).send({});
+    expect(saved.status).toBe(200);
+    expect(peer.requests.at(-1)!.path).toBe('/saved');
+    // A test does not change the channel's health.
+    expect((await viewer.get(`/api/v1/channels/${id}`)).body.health).toBe('unknown');
+  });
+});
+
+describe('deliveries', () => {
+  it('keeps an ordered list: insert at a position, move, remove, with checks of every setting', async () => {
+    const reportId = await report();
+    const a = await webhookChannel('Order A', `${peer.url}/a`);
+    const path = `/api/v1/reports/${reportId}/deliveries`;
+    const first = (await editor.post(path).send({ channel_id: a, settings: { subject: 'one' } }).expect(201)).body;
+    const second = (await editor.post(path).send({ channel_id: a, settings: { subject: 'two' } }).expect(201)).body;
+    const zeroth = (await editor.post(path).send({ channel_id: a, position: 1, settings: { subject: 'zero', inline_rows: 5, attach: 'csv' } }).expect(201)).body;
+    expect(zeroth).toMatchObject({ position: 1, channel_type: 'webhook', settings: { attach: 'csv', inline_rows: 5, send_when_skipped: false, link: null, subject: 'zero' } });
+    let list = (await viewer.get(path).expect(200)).body.items;
+    expect(list.map((d: { settings: { subject: string }; position: number }) => [d.position, d.settings.subject])).toEqual([[1, 'zero'], [2, 'one'], [3, 'two']]);
+    const moved = await editor.put(`${path}/${second.id}`).send({ channel_id: a, position: 1, settings: { subject: 'two' }, version: second.version });
+    expect(moved.status).toBe(200);
+    expect(moved.body.version).toBe(2);
+    list = (await viewer.get(path)).body.items;
+    expect(list.map((d: { settings: { subject: string } }) => d.settings.subject)).toEqual(['two', 'zero', 'one']);
+    const stale = await editor.put(`${path}/${second.id}`).send({ channel_id: a, settings: {}, version: 1 });
+    expect([stale.status, stale.body.code]).toEqual([409, 'conflict.version']);
+    await editor.delete(`${path}/${zeroth.id}`).expect(204);
+    list = (await viewer.get(path)).body.items;
+    expect(list.map((d: { position: number; id: string }) => [d.position, d.id])).toEqual([[1, second.id], [2, first.id]]);
+
+    const bad = await editor.post(path).send({ channel_id: a, settings: { link: { format: 'csv' }, body: '{% if %}' } });
+    expect(bad.status).toBe(422);
+    const fields = Object.fromEntries(bad.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]));
+    expect(fields).toEqual({ 'settings.link': 'delivery.links_unavailable', 'settings.body': 'validation.invalid' });
+    const range = await editor.post(path).send({ channel_id: a, settings: { inline_rows: 101 } });
+    expect(range.body.errors[0]).toMatchObject({ field: 'settings.inline_rows', code: 'validation.range' });
+    const extra = await editor.post(path).send({ channel_id: a, settings: { to: ['x@example.com'] } });
+    expect(extra.status).toBe(422);
+    const noChannel = await editor.post(path).send({ channel_id: '0190a0a0-0000-7000-8000-000000000000', settings: {} });
+    expect(noChannel.body.errors[0]).toMatchObject({ field: 'channel_id', code: 'validation.invalid' });
+    expect((await viewer.post(path).send({ channel_id: a, settings: {} })).status).toBe(403);
+
+    // The channel is in use now: deleting it names the report.
+    const inUse = await admin.delete(`/api/v1/channels/${a}`);
+    expect([inUse.status, inUse.body.code]).toEqual([409, 'channel.in_use']);
+    expect(inUse.body.dependents).toEqual([{ type: 'report', id: reportId, name: expect.stringContaining('Daily sales') }]);
+  });
+
+  it('previews a message with sample data before the first run, then with the latest run', async () => {
+    const reportId = await report();
+    const ch = await webhookChannel('Preview', `${peer.url}/p`);
+    const settings = { subject: '{{ report.title }} has {{ row_count }} rows', body: '{% for r in rows limit:2 %}{{ r.region }}={{ r.total }};{% endfor %}', inline_rows: 3, attach: 'xlsx' };
+    const sample = await editor.post('/api/v1/deliveries/preview').send({ report_id: reportId, channel_id: ch, settings });
+    expect(sample.status).toBe(200);
+    expect(sample.body).toMatchObject({ source: 'sample', run_id: null, channel_type: 'webhook', body: 'EU=;US=;', subject: expect.stringMatching(/has 3 rows$/) });
+    expect(sample.body.table.columns).toEqual(['region', 'orders', 'revenue']);
+    expect(sample.body.attachment).toMatchObject({ filename: expect.stringMatching(/^daily-sales-\d+-\d{4}-\d{2}-\d{2}-\d{4}\.xlsx$/) });
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('success');
+    const delivery = (await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings }).expect(201)).body;
+    const latest = await editor.post('/api/v1/deliveries/preview').send({ report_id: reportId, delivery_id: delivery.id });
+    expect(latest.body).toMatchObject({ source: 'latest_run', run_id: run.id, subject: expect.stringMatching(/has 30 rows$/), body: 'US=1.50;EU=3.00;' });
+    expect(latest.body.table).toEqual({ columns: ['id', 'region', 'total'], rows: [[1, 'US', '1.50'], [2, 'EU', '3.00'], [3, 'US', '4.50']], total_rows: 30 });
+    expect(peer.requests).toHaveLength(0);
+  });
+});
+
+describe('sending', () => {
+  it('sends a run to the webhook, signed so that the receiver can verify it', async () => {
+    const reportId = await report();
+    const ch = await webhookChannel('Signed', `${peer.url}/signed`, { headers: { Authorization: TOKEN_HEADER } });
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: { attach: 'csv', inline_rows: 2, subject: 'S {{ row_count }}' } }).expect(201);
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('success');
+    expect(run.steps.map((s: { name: string }) => s.name)).toEqual(['query', 'result_file', 'delivery']);
+    expect(run.delivery_attempts).toHaveLength(1);
+    const attempt = run.delivery_attempts[0];
+    expect(attempt).toMatchObject({ status: 'sent', sends: 1, status_code: 200, channel_name: 'Signed', channel_type: 'webhook', error: null });
+    expect(peer.requests).toHaveLength(1);
+    const req = peer.requests[0]!;
+    expect(req.headers.authorization).toBe(TOKEN_HEADER);
+    expect(req.headers['webhook-id']).toBe(attempt.id);
+    const verified = new Webhook(SECRET).verify(req.body, {
+      'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']),
+    }) as Record<string, unknown>;
+    expect(verified).toMatchObject({ type: 'report.delivered', id: attempt.id, subject: 'S 30', run: { id: run.id, status: 'success', row_count: 30 } });
+    const body = JSON.parse(req.body);
+    expect(body.table).toEqual({ columns: ['id', 'region', 'total'], rows: [[1, 'US', '1.50'], [2, 'EU', '3.00']], total_rows: 30 });
+    const csv = Buffer.from(body.attachment.content_base64, 'base64').toString('utf8');
+    expect(csv.split('\r\n').slice(0, 3)).toEqual(['id,region,total', '1,US,1.50', '2,EU,3.00']);
+    expect(body.attachment.content_type).toBe('text/csv; charset=utf-8');
+    expect((await viewer.get(`/api/v1/channels/${ch}`)).body).toMatchObject({ health: 'healthy', last_attempt_at: expect.any(String) });
+    const metrics = (await h.http.get('/metrics')).text;
+    expect(metrics).toMatch(/svc_deliveries_total\{destination="webhook",status="sent"\} [1-9]/);
+    expect(metrics).toMatch(/svc_delivery_duration_seconds_count\{destination="webhook"\} [1-9]/);
+    const sendLogs = h.logs.filter((l) => l.includes('"delivery sent"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(sendLogs.some((l) => l.run_id === run.id && l.report_id === reportId && l.channel === 'Signed')).toBe(true);
+    expect(h.logs.join('\n')).not.toContain('very-secret-token');
+    expect(h.logs.join('\n')).not.toContain(SECRET);
+  });
+
+  it('retries transient failures inside one attempt: a peer that fails twice then succeeds shows one sent attempt', async () => {
+    const reportId = await report();
+    const ch = await webhookChannel('Flaky', `${peer.url}/flaky`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
+    peer.script.push({ status: 503, body: 'busy' }, { status: 429, headers: { 'retry-after': '0' } });
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('success');
+    expect(run.delivery_attempts).toEqual([expect.objectContaining({ status: 'sent', sends: 3, status_code: 200 })]);
+    expect(peer.requests).toHaveLength(3);
+    expect(new Set(peer.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
+  });
+
+  it('does not retry a permanent refusal', async () => {
+    const reportId = await report();
+    const ch = await webhookChannel('Gone hook', `${peer.url}/gone`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
+    peer.fallback = { status: 410, body: 'gone' };
+    const run = await runAndWait(reportId);
+    expect(run).toMatchObject({ status: 'failed', error: { code: 'delivery.all_failed' } });
+    expect(run.delivery_attempts[0]).toMatchObject({ status: 'failed', sends: 1, status_code: 410, error: { code: 'delivery.rejected' } });
+    expect(peer.requests).toHaveLength(1);
+  });
+
+  it('leaves a run partial when one peer is down, and a retry sends the failed attempt', async () => {
+    const reportId = await report();
+    const down = await webhookChannel('Down', `${peer.url}/down`);
+    const up = await webhookChannel('Up', `${other.url}/up`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: down, settings: {} }).expect(201);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: up, settings: {} }).expect(201);
+    peer.fallback = { status: 503, body: 'maintenance' };
+    const healthEvents: string[] = [];
+    const unsubscribe = await h.process.container.events.subscribe((e) => { if (e.type === 'channel.health') healthEvents.push(JSON.stringify(e.data)); });
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('partial');
+    const [failed, sent] = run.delivery_attempts;
+    expect(failed).toMatchObject({ status: 'failed', sends: 4, status_code: 503, channel_name: 'Down', error: { code: 'delivery.peer_error' } });
+    expect(failed.error.message).not.toContain('/down');
+    expect(sent).toMatchObject({ status: 'sent', channel_name: 'Up' });
+    const downChannel = (await viewer.get(`/api/v1/channels/${down}`)).body;
+    expect(downChannel).toMatchObject({ health: 'failing', last_error: { code: 'delivery.peer_error' } });
+
+    // The peer recovers; the retry resends the one failed attempt under the same id.
+    peer.fallback = { status: 200, body: 'ok' };
+    const before = peer.requests.length;
+    const retried = await editor.post(`/api/v1/runs/${run.id}/attempts/${failed.id}/retry`).send({});
+    expect(retried.status).toBe(202);
+    expect(retried.body).toMatchObject({ id: failed.id, status: expect.stringMatching(/^(queued|sending|sent)$/) });
+    const after = await waitForRun(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+    expect(after.status).toBe('success');
+    expect(after.delivery_attempts[0]).toMatchObject({ id: failed.id, status: 'sent', sends: 5, error: null });
+    expect(peer.requests.slice(before).map((r) => r.headers['webhook-id'])).toEqual([failed.id]);
+    expect(other.requests).toHaveLength(1);
+    // Idempotent: an attempt already sent is answered as it is and not sent again.
+    const again = await editor.post(`/api/v1/runs/${run.id}/attempts/${failed.id}/retry`).send({});
+    expect([again.status, again.body.status]).toEqual([200, 'sent']);
+    expect(peer.requests.length).toBe(before + 1);
+    expect((await viewer.get(`/api/v1/channels/${down}`)).body.health).toBe('healthy');
+    const deadline = Date.now() + 5000;
+    while (healthEvents.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await unsubscribe();
+    expect(healthEvents.map((e) => JSON.parse(e))).toEqual(expect.arrayContaining([
+      { id: down, health: 'failing', previous: 'unknown' }, { id: down, health: 'healthy', previous: 'failing' },
+    ]));
+    const unknown = await editor.post(`/api/v1/runs/${run.id}/attempts/0190a0a0-0000-7000-8000-000000000000/retry`).send({});
+    expect(unknown.status).toBe(404);
+    expect((await viewer.post(`/api/v1/runs/${run.id}/attempts/${failed.id}/retry`).send({})).status).toBe(403);
+  });
+
+  it('resends every failed attempt of a channel, once', async () => {
+    const hook = await webhookChannel('Batch', `${peer.url}/batch`);
+    const reports = [await report(), await report()];
+    for (const r of reports) await editor.post(`/api/v1/reports/${r}/deliveries`).send({ channel_id: hook, settings: {} }).expect(201);
+    peer.fallback = { status: 500 };
+    const runs = [await runAndWait(reports[0]!), await runAndWait(reports[1]!)];
+    expect(runs.map((r) => r.status)).toEqual(['failed', 'failed']);
+    peer.fallback = { status: 200, body: 'ok' };
+    const res = await editor.post(`/api/v1/channels/${hook}/retry-failed`).send({});
+    expect(res.status).toBe(202);
+    expect(res.body.queued.map((a: { run_id: string }) => a.run_id).sort()).toEqual(runs.map((r) => r.id).sort());
+    for (const r of runs) {
+      const done = await waitForRun(r.id, (x) => (x as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+      expect(done.status).toBe('success');
+    }
+    const repeat = await editor.post(`/api/v1/channels/${hook}/retry-failed`).send({});
+    expect(repeat.body.queued).toEqual([]);
+  });
+
+  it('sends on a skipped run only the deliveries that ask for it', async () => {
+    const reportId = await report('select id from sales where id < 0', { condition: { type: 'rows_exist' } });
+    const ch = await webhookChannel('Skips', `${peer.url}/skips`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: { subject: 'quiet' } }).expect(201);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: { subject: 'loud', send_when_skipped: true } }).expect(201);
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('skipped');
+    expect(run.delivery_attempts).toHaveLength(1);
+    expect(JSON.parse(peer.requests[0]!.body)).toMatchObject({ subject: 'loud', run: { status: 'skipped' } });
+  });
+
+  it('does not deliver a manual run queued with deliver false', async () => {
+    const reportId = await report();
+    const ch = await webhookChannel('Quiet', `${peer.url}/quiet`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
+    const queued = await editor.post(`/api/v1/reports/${reportId}/run`).send({ deliver: false });
+    const run = await waitForRun(queued.body.id);
+    expect([run.status, run.delivery_attempts]).toEqual(['success', []]);
+    expect(peer.requests).toHaveLength(0);
+  });
+
+  it('renders a test run\'s webhook delivery as a preview on the run and sends nothing', async () => {
+    const reportId = await report();
+    const ch = await webhookChannel('Test only', `${peer.url}/test-only`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: { subject: 'T {{ row_count }}', inline_rows: 1 } }).expect(201);
+    const run = await runAndWait(reportId, 'test-delivery');
+    expect(run).toMatchObject({ status: 'success', trigger: 'test' });
+    expect(run.delivery_attempts[0]).toMatchObject({ status: 'preview', sends: 0, preview: { subject: 'T 30', table: { rows: [[1, 'US', '1.50']] } } });
+    expect(peer.requests).toHaveLength(0);
+    const preview = await editor.post(`/api/v1/runs/${run.id}/attempts/${run.delivery_attempts[0].id}/retry`).send({});
+    expect([preview.status, preview.body.code]).toEqual([409, 'delivery.attempt_not_failed']);
+  });
+
+  it('fails a delivery whose template breaks at render time, with its code', async () => {
+    const reportId = await report();
+    const ch = await webhookChannel('Templ', `${peer.url}/templ`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: { body: '{% for i in (1..50000000) %}{{ i }}{% endfor %}' } }).expect(201);
+    const run = await runAndWait(reportId);
+    expect(run.delivery_attempts[0]).toMatchObject({ status: 'failed', error: { code: 'delivery.template_failed' } });
+    expect(peer.requests).toHaveLength(0);
+  });
+});
