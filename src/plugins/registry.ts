@@ -8,11 +8,13 @@ import type { Plugin, PluginManifest, PluginRegistry } from '../domain/plugins/p
 import { mysqlConnector } from './mysql/index.js';
 import { postgresConnector } from './postgres/index.js';
 import { webhookChannel } from './webhook/index.js';
+import { emailChannel } from './email/index.js';
 
 export const builtInPlugins: readonly Plugin[] = [
   postgresConnector,
   mysqlConnector,
   webhookChannel,
+  emailChannel,
 ];
 
 function isConnector(plugin: Plugin): plugin is Connector {

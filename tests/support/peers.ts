@@ -57,13 +57,28 @@ export interface SmtpPeer {
   close(): Promise<void>;
 }
 
-export async function smtpPeer(): Promise<SmtpPeer> {
+export async function smtpPeer(options: {
+  /** Answers RCPT TO for this address with the code (e.g. 550 unknown mailbox, 451 try later). */
+  refuse?: (address: string) => number | undefined;
+  /** Requires this login. */
+  login?: { user: string; pass: string };
+} = {}): Promise<SmtpPeer> {
   const messages: ParsedMail[] = [];
   const envelopes: SmtpPeer['envelopes'] = [];
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !options.login,
+    allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onAuth(auth, _session, callback) {
+      if (options.login && auth.username === options.login.user && auth.password === options.login.pass) callback(null, { user: auth.username });
+      else callback(new Error('Invalid username or password'));
+    },
+    onRcptTo(address, _session, callback) {
+      const code = options.refuse?.(address.address);
+      if (code) callback(Object.assign(new Error(code >= 500 ? 'No such mailbox' : 'Try again later'), { responseCode: code }));
+      else callback();
+    },
     onData(stream, session, callback) {
       simpleParser(stream).then((mail) => {
         messages.push(mail);
