@@ -17,7 +17,7 @@ export function createChannelHttp(options: { allow: readonly string[]; timeoutMs
         throw err;
       }
     },
-    agents: () => client.agents(),
+    agents: (url) => client.agents(url),
     allowsHost: (url) => client.allowsHost(url),
     close: () => client.close(),
   };

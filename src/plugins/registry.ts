@@ -9,12 +9,14 @@ import { mysqlConnector } from './mysql/index.js';
 import { postgresConnector } from './postgres/index.js';
 import { webhookChannel } from './webhook/index.js';
 import { emailChannel } from './email/index.js';
+import { s3Channel } from './s3/index.js';
 
 export const builtInPlugins: readonly Plugin[] = [
   postgresConnector,
   mysqlConnector,
   webhookChannel,
   emailChannel,
+  s3Channel,
 ];
 
 function isConnector(plugin: Plugin): plugin is Connector {

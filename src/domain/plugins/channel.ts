@@ -77,8 +77,11 @@ export interface OutboundResponse {
  */
 export interface OutboundHttp {
   request(req: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse>;
-  /** Node agents with the same guard, for SDKs that take agents (the S3 client). */
-  agents(): { http: HttpAgent; https: HttpsAgent };
+  /**
+   * Fresh Node agents with the same guard, for SDKs that take agents (the S3 client), which may
+   * destroy them when done. With the URL they will reach, a host name SVC_OUTBOUND_ALLOW names is let through.
+   */
+  agents(url?: string): { http: HttpAgent; https: HttpsAgent };
   /** Whether a URL's host is named by SVC_OUTBOUND_ALLOW (then plain http may be used). */
   allowsHost(url: string): boolean;
 }

@@ -158,7 +158,11 @@ export function createOutboundHttp(options: OutboundHttpOptions) {
 
   return {
     request,
-    agents: () => guarded,
+    /** Fresh guarded agents each call: an SDK that destroys its agents when done touches no one else's sockets. */
+    agents: (url?: string) => {
+      const options = url && hostNames.has(hostOf(url)) ? { allowPrivateIPAddress: true, allowMetaIPAddress: true, keepAlive: true } : filter;
+      return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
+    },
     allowsHost,
     close() {
       for (const a of [guarded.http, guarded.https, trusted.http, trusted.https]) a.destroy();
