@@ -10,6 +10,8 @@ import { postgresConnector } from './postgres/index.js';
 import { webhookChannel } from './webhook/index.js';
 import { emailChannel } from './email/index.js';
 import { s3Channel } from './s3/index.js';
+import { slackChannel } from './slack/index.js';
+import { teamsChannel } from './teams/index.js';
 
 export const builtInPlugins: readonly Plugin[] = [
   postgresConnector,
@@ -17,6 +19,8 @@ export const builtInPlugins: readonly Plugin[] = [
   webhookChannel,
   emailChannel,
   s3Channel,
+  slackChannel,
+  teamsChannel,
 ];
 
 function isConnector(plugin: Plugin): plugin is Connector {

@@ -8,24 +8,14 @@
  * permanent, 4xx replies and connection problems transient, a refused login delivery.auth_failed.
  */
 import nodemailer from 'nodemailer';
-import type { CellValue } from '../../domain/plugins/connector.js';
 import { ChannelSendError, type ChannelMessage, type ChannelPlugin } from '../../domain/plugins/channel.js';
 import { emailManifest } from './manifest.js';
+import { cellText, textTable } from '../shared/text-table.js';
 
 const ADDRESS = { type: 'string', format: 'email', maxLength: 320 } as const;
 const LIST = { type: 'array', items: ADDRESS, maxItems: 50, uniqueItems: true } as const;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]!));
-const cellText = (v: CellValue) => (v === null ? '' : String(v));
-
-/** The table as aligned plain text (cells cut at 40 characters). */
-export function textTable(columns: string[], rows: CellValue[][]): string {
-  const cut = (s: string) => (s.length > 40 ? `${s.slice(0, 39)}…` : s);
-  const grid = [columns.map(cut), ...rows.map((r) => r.map((v) => cut(cellText(v))))];
-  const widths = columns.map((_, i) => Math.max(...grid.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(grid[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...grid.slice(1).map(line)].join('\n');
-}
 
 function textOf(m: ChannelMessage): string {
   const parts = [m.body];
