@@ -115,17 +115,38 @@ describe('registry and manifests', () => {
   const registry = createPluginRegistry();
 
   test('lists every built-in plugin and finds connectors by id', () => {
-    expect(registry.list().map((m) => m.id)).toEqual(['postgres', 'mysql']);
+    expect(registry.list().map((m) => m.id)).toEqual(['postgres', 'mysql', 'webhook', 'email', 's3', 'slack', 'teams']);
     expect(registry.connector('postgres')).toBe(postgresConnector);
     expect(registry.connector('mysql')).toBe(mysqlConnector);
     expect(registry.connector('oracle')).toBeUndefined();
+    expect(registry.connector('webhook')).toBeUndefined();
+    expect(registry.channel('webhook')?.manifest.kind).toBe('channel');
+    expect(registry.channel('postgres')).toBeUndefined();
+  });
+
+  test.each(builtInPlugins.filter((p) => p.manifest.kind === 'channel').map((p) => [p.manifest.id, p] as const))('%s: channel manifest is complete', (_id, plugin) => {
+    const m = plugin.manifest;
+    expect(m.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(m.settingsSchema).toMatchObject({ type: 'object', additionalProperties: false });
+    const props = (m.settingsSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    // Secrets are marked, and never have defaults (a default would be a shared secret).
+    for (const [name, p] of Object.entries(props)) if (p['x-secret']) expect([name, p.default]).toEqual([name, undefined]);
+    for (const locale of ['en', 'de']) {
+      const t = m.translations[locale]!;
+      expect(t.name).toEqual(expect.any(String));
+      for (const field of Object.keys(props)) {
+        expect([field, typeof t[`settings.${field}.label`], typeof t[`settings.${field}.help`]]).toEqual([field, 'string', 'string']);
+      }
+      for (const capability of m.capabilities) expect(t[`capabilities.${capability}`]).toEqual(expect.any(String));
+    }
+    expect(Object.keys(m.translations.de!).sort()).toEqual(Object.keys(m.translations.en!).sort());
   });
 
   test('refuses two plugins with one id', () => {
     expect(() => createPluginRegistry([postgresConnector, postgresConnector])).toThrow(/postgres/);
   });
 
-  test.each(builtInPlugins.map((p) => [p.manifest.id, p] as const))('%s: manifest is complete', (_id, plugin) => {
+  test.each(builtInPlugins.filter((p) => p.manifest.kind === 'connector').map((p) => [p.manifest.id, p] as const))('%s: manifest is complete', (_id, plugin) => {
     const m = plugin.manifest;
     expect(m.kind).toBe('connector');
     expect(m.version).toMatch(/^\d+\.\d+\.\d+$/);

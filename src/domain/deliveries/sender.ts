@@ -261,12 +261,16 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     variables,
     firstRows,
 
-    /** Sends every delivery of the run's report in order (those that apply to `runStatus`). */
-    async deliverRun(run: RunRecord, ctx: RunContext, runStatus: 'success' | 'skipped', signal: AbortSignal, log: Log): Promise<DeliveryTally> {
-      const all = await deps.deliveries.list(run.reportId);
+    /** The report's deliveries that a run ending `runStatus` sends, in order. */
+    async plan(reportId: string, runStatus: 'success' | 'skipped'): Promise<DeliveryRecord[]> {
+      const all = await deps.deliveries.list(reportId);
+      return all.filter((d) => runStatus === 'success' || d.settings.sendWhenSkipped);
+    },
+
+    /** Sends the planned deliveries in order. */
+    async deliverRun(run: RunRecord, ctx: RunContext, runStatus: 'success' | 'skipped', planned: DeliveryRecord[], signal: AbortSignal, log: Log): Promise<DeliveryTally> {
       const tally: DeliveryTally = { sent: 0, failed: 0, previewed: 0, attempts: [] };
-      for (const delivery of all) {
-        if (runStatus === 'skipped' && !delivery.settings.sendWhenSkipped) continue;
+      for (const delivery of planned) {
         signal.throwIfAborted();
         const attempt = await deliverOne(run, ctx, delivery, runStatus, signal, log);
         tally.attempts.push(attempt);

@@ -235,10 +235,12 @@ export function createRunEngine(deps: RunEngineDeps) {
     const base = met === false ? 'skipped' : 'success';
     if (!deps.deliveries || !run.deliver) return { status: base, error: null };
 
+    const planned = await deps.deliveries.plan(run.reportId, base);
+    if (planned.length === 0) return { status: base, error: null };
     const context = await store.runContext(run.reportId, run.createdBy);
     if (!context) throw new RunGone();
     const step = await beginStep('delivery');
-    const tally = await deps.deliveries.deliverRun({ ...run, ...progress } as RunRecord, context, base, signal, deps.log.child({ run_id: run.id, report_id: run.reportId }));
+    const tally = await deps.deliveries.deliverRun({ ...run, ...progress } as RunRecord, context, base, planned, signal, deps.log.child({ run_id: run.id, report_id: run.reportId }));
     const detail = { sent: tally.sent, failed: tally.failed, previewed: tally.previewed };
     if (tally.failed === 0) {
       await endStep(step, 'success', detail);
