@@ -20,11 +20,8 @@ const NOT_YET_BUILT: OperationId[] = [
   'getSettings', 'updateSettings', 'getOidcSettings', 'replaceOidcSettings', 'testOidcSettings',
   'getAlertSettings', 'replaceAlertSettings', 'getAiSettings', 'replaceAiSettings', 'testAiSettings',
   'getStorage',
-  'listChannels', 'createChannel', 'testChannelSettings', 'getChannel', 'updateChannel', 'deleteChannel', 'testChannel',
-  'retryFailedChannelDeliveries',
   'listLinks', 'createLink', 'getLink', 'revokeLink', 'downloadSharedLink',
-  'listDeliveries', 'createDelivery', 'replaceDelivery', 'deleteDelivery', 'previewDelivery',
-  'retryDeliveryAttempt', 'getRunResult',
+  'getRunResult',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard',
 ];
 
