@@ -4,6 +4,8 @@
  * the run again (attempts 2) and finishes it; a run whose workers keep dying ends failed with
  * run.worker_lost after the bounded number of losses, never stuck in running.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { startHerald, type Herald as InProcess } from '../support/harness.js';
 import { herald, killChildren, type Herald } from '../support/child-process.js';
@@ -12,14 +14,15 @@ import { createPostgresSource, type PostgresSource } from '../support/user-datab
 
 let h: InProcess;
 let editor: SessionClient;
+let admin: SessionClient;
 let src: PostgresSource;
 let store: postgres.Sql;
 let connectionId: string;
 let n = 0;
 
 beforeAll(async () => {
-  h = await startHerald(); // the API only: runs execute in child processes
-  const admin = await setupAdmin(h);
+  h = await startHerald({ env: { SVC_OUTBOUND_ALLOW: '127.0.0.1' } }); // the API only: runs execute in child processes
+  admin = await setupAdmin(h);
   editor = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
   src = await createPostgresSource(async () => undefined);
   connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
@@ -33,7 +36,7 @@ afterAll(async () => {
 });
 
 const startWorker = (): Herald => herald(['worker'], {
-  ...h.iso.env, SVC_LOG_LEVEL: 'info', SVC_WORKER_LOCK_SECONDS: '2', SVC_WORKER_CONCURRENCY: '2',
+  ...h.iso.env, SVC_LOG_LEVEL: 'info', SVC_WORKER_LOCK_SECONDS: '2', SVC_WORKER_CONCURRENCY: '2', SVC_OUTBOUND_ALLOW: '127.0.0.1',
 });
 
 async function kill(w: Herald): Promise<void> {
@@ -114,3 +117,53 @@ it('a run whose workers keep dying ends failed with run.worker_lost, never stuck
   expect(events).toContainEqual({ type: 'run.updated', data: expect.objectContaining({ id: runId, status: 'failed', error_code: 'run.worker_lost' }) });
   await unsubscribe();
 }, 400_000);
+
+it('a worker killed after a delivery was sent and before it was recorded: the next worker sends it again under the same webhook-id, and never resends what was recorded sent', async () => {
+  // Two receivers: "fast" answers at once; "slow" holds the first request open (it got the
+  // message, the answer never reaches the worker) until the worker is killed.
+  const received: { fast: string[]; slow: string[] } = { fast: [], slow: [] };
+  let holdSlow = true;
+  const server = http.createServer((req, res) => {
+    const name = (req.url ?? '').slice(1);
+    req.resume();
+    req.on('end', () => {
+      if (name === 'fast' || name === 'slow') received[name].push(String(req.headers['webhook-id']));
+      if (name === 'slow' && holdSlow) return; // never answers
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const fast = (await admin.post('/api/v1/channels').send({ name: 'fast', type: 'webhook', settings: { url: `${base}/fast` } }).expect(201)).body;
+    const slow = (await admin.post('/api/v1/channels').send({ name: 'slow', type: 'webhook', settings: { url: `${base}/slow` } }).expect(201)).body;
+    n += 1;
+    const queryId = (await editor.post('/api/v1/queries').send({ name: `Q${n}`, connection_id: connectionId, sql: 'select 1 as one' }).expect(201)).body.id as string;
+    const reportId = (await editor.post('/api/v1/reports').send({ title: `R${n}`, query_id: queryId }).expect(201)).body.id as string;
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: fast.id, settings: {} }).expect(201);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: slow.id, settings: {} }).expect(201);
+    const runId = (await editor.post(`/api/v1/reports/${reportId}/run`).send({}).expect(202)).body.id as string;
+
+    const first = startWorker();
+    await waitFor(async () => received.slow.length === 1, 'the slow receiver to get the message', 60_000, first);
+    await kill(first);
+    const [sending] = await store`select id, status from delivery_attempts where run_id = ${runId} and channel_name = 'slow'`;
+    expect(sending).toMatchObject({ status: 'sending' });
+    holdSlow = false;
+    const second = startWorker();
+    const done = await waitFor(async () => { const s = await state(runId); return ['success', 'partial', 'failed'].includes(s.status) ? s : undefined; },
+      'the run to finish on the second worker', 90_000, second);
+    await kill(second);
+    expect(done).toMatchObject({ status: 'success', attempts: 2 });
+    const run = (await editor.get(`/api/v1/runs/${runId}`).expect(200)).body;
+    const [a, b] = run.delivery_attempts;
+    expect(a).toMatchObject({ channel_name: 'fast', status: 'sent', sends: 1 });
+    expect(b).toMatchObject({ channel_name: 'slow', status: 'sent', id: sending!.id });
+    expect(received.fast).toEqual([a.id]); // recorded sent: not sent again
+    expect(received.slow).toEqual([b.id, b.id]); // at least once, the same webhook-id both times
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}, 200_000);
+
