@@ -13,11 +13,18 @@ import { createSchedulingRepo } from './infra/db/stores/scheduling-repo.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { createRunJobs } from './infra/queue/run-jobs.js';
 import { runJobSpec } from './jobs/run-report-spec.js';
+import { createAttemptsRepo } from './infra/db/stores/channels-repo.js';
+import { resendJobSpec } from './jobs/resend-delivery.js';
+import type { Enqueue } from './jobs/catalog.js';
 
 /** How often the sweep looks for runs whose job went missing. */
 const SWEEP_EVERY_MS = 30_000;
+/** A resend queued this long ago without a worker taking it has lost its job. */
+const RESEND_STUCK_MS = 2 * 60_000;
+/** A resend sending this long (past its job's 10-minute limit) has lost its worker. */
+const SENDING_STUCK_MS = 15 * 60_000;
 
-export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' | 'logger' | 'db' | 'sql' | 'queues' | 'events' | 'metrics'>): TickTask[] {
+export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' | 'logger' | 'db' | 'sql' | 'queues' | 'events' | 'metrics'> & { enqueue: Enqueue }): TickTask[] {
   const runsRepo = createRunsRepo(c.db);
   const log = c.logger.child({ component: 'scheduler' });
   const scheduling = createScheduling({
@@ -28,6 +35,7 @@ export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' |
     lag: (seconds) => c.metrics.schedulerLag.set(seconds),
     finished: (status, trigger) => c.metrics.runsTotal.inc({ status, trigger }),
   });
+  const attempts = createAttemptsRepo(c.db);
   let sweepDue = 0;
   return [
     {
@@ -46,6 +54,13 @@ export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' |
         sweepDue = Date.now() + SWEEP_EVERY_MS;
         const swept = await scheduling.sweep(now);
         if (swept.requeued + swept.lost > 0) log.warn('runs swept', swept);
+        // Delivery resends whose job went missing (Redis lost it, or the enqueue failed).
+        const stuck = await attempts.stuckResends(new Date(now.getTime() - RESEND_STUCK_MS), new Date(now.getTime() - SENDING_STUCK_MS), now);
+        for (const a of stuck.queued) {
+          // One job id per sweep window: a job still waiting is not added twice within it.
+          await c.enqueue(resendJobSpec, { attemptId: a.id, runId: a.runId }, { jobId: `resend-${a.id}-sweep-${Math.floor(now.getTime() / RESEND_STUCK_MS)}` });
+        }
+        if (stuck.queued.length + stuck.lost > 0) log.warn('delivery resends swept', { requeued: stuck.queued.length, lost: stuck.lost });
       },
     },
     hourly('identity housekeeping', async (now) => {

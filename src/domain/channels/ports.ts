@@ -78,7 +78,10 @@ export interface AttemptsRepo {
   listForRun(runId: string): Promise<AttemptRecord[]>;
   /** failed → queued (answers the attempt when it moved; undefined otherwise). */
   queue(id: string, now: Date): Promise<AttemptRecord | undefined>;
-  /** queued (or sending left by a lost worker) → sending; undefined when not in such a state. */
+  /**
+   * queued → sending; undefined otherwise (a second job for the same resend, or one retried after
+   * its worker was lost, finds it taken; the sweep ends resends left sending).
+   */
   claim(id: string, now: Date): Promise<AttemptRecord | undefined>;
   /** The channel's failed attempts since `since` whose delivery still exists, newest first. */
   failedOfChannel(channelId: string, since: Date, limit: number): Promise<AttemptRecord[]>;

@@ -260,8 +260,25 @@ export function createAttemptsRepo(db: Db) {
     },
     async claim(id: string, now: Date) {
       const [row] = await db.update(deliveryAttempts).set({ status: 'sending', updatedAt: now })
-        .where(and(eq(deliveryAttempts.id, id), inArray(deliveryAttempts.status, ['queued', 'sending']))).returning();
+        .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.status, 'queued'))).returning();
       return row ? attemptOf(row) : undefined;
+    },
+    /**
+     * Resends whose job went missing: queued attempts untouched since `queuedBefore` (their job is
+     * queued again by the caller), and sending ones of finished runs untouched since
+     * `sendingBefore` (their worker is gone: they end failed).
+     */
+    async stuckResends(queuedBefore: Date, sendingBefore: Date, now: Date) {
+      const queued = await db.select({ id: deliveryAttempts.id, runId: deliveryAttempts.runId }).from(deliveryAttempts)
+        .where(and(eq(deliveryAttempts.status, 'queued'), sql`${deliveryAttempts.updatedAt} < ${queuedBefore.toISOString()}::timestamptz`)).limit(500);
+      const lost = await db.execute<{ id: string }>(sql`
+        update delivery_attempts a set status = 'failed', finished_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz,
+          error = '{"code":"delivery.worker_lost","message":"The worker sending it stopped; retry the attempt"}'::jsonb
+        from runs r
+        where r.id = a.run_id and a.status = 'sending' and r.status not in ('pending', 'running')
+          and a.updated_at < ${sendingBefore.toISOString()}::timestamptz
+        returning a.id`) as unknown as Array<{ id: string }>;
+      return { queued, lost: lost.length };
     },
     /** Ends the run's attempts left sending or queued (its worker was lost for good). */
     async failSending(runId: string, error: { code: string; message: string }, now: Date): Promise<void> {
