@@ -8,11 +8,15 @@ import { promisify } from 'node:util';
 import { isolate, type Isolated } from '../support/isolation.js';
 import { freePorts, herald, killChildren, waitUntilLive } from '../support/child-process.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { httpPeer, smtpPeer, type HttpPeer, type SmtpPeer } from '../support/peers.js';
+import { Webhook } from 'standardwebhooks';
 
 const execFileAsync = promisify(execFile);
 let iso: Isolated;
 let port: number;
 let shop: PostgresSource;
+let smtp: SmtpPeer;
+let hook: HttpPeer;
 
 beforeAll(async () => {
   iso = await isolate();
@@ -20,14 +24,19 @@ beforeAll(async () => {
     await sql`create table orders (id int primary key, status text not null, total numeric(12,2) not null)`;
     await sql`insert into orders values (1, 'shipped', 10.50), (2, 'open', 99), (3, 'shipped', 5.25)`;
   });
+  smtp = await smtpPeer();
+  hook = await httpPeer();
   [port] = (await freePorts(1)) as [number];
-  const server = herald(['serve'], { ...iso.env, SVC_ROLES: 'api,scheduler,worker', SVC_LISTEN: `127.0.0.1:${port}` });
+  // As the README says for receivers on this machine: SVC_OUTBOUND_ALLOW=127.0.0.1.
+  const server = herald(['serve'], { ...iso.env, SVC_ROLES: 'api,scheduler,worker', SVC_LISTEN: `127.0.0.1:${port}`, SVC_OUTBOUND_ALLOW: '127.0.0.1' });
   await waitUntilLive(server, port);
 }, 60_000);
 afterAll(async () => {
   await killChildren();
   await iso?.release();
   await shop?.drop();
+  await smtp?.close();
+  await hook?.close();
 }, 20_000);
 
 /** The first ```sh block after the heading. */
@@ -76,11 +85,16 @@ it('runs the connections and queries examples, then the reports and runs ones, a
     `TOKEN=$(curl -s -b $JAR -X POST $B/api-keys -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d '{"name":"again","scope":"admin"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
   ].join('\n');
   const reports = readmeBlock('Reports and runs with curl');
-  const script = `set -euo pipefail\n${resume}\n${block.replace(db, `DB='${ours}'`)}\n${reports}`;
+  const channels = readmeBlock('Channels and deliveries with curl');
+  const peers = /^SMTP_HOST=.*\nHOOK_URL=.*$/m;
+  expect(channels).toMatch(peers);
+  const channelsHere = channels.replace(peers, `SMTP_HOST=127.0.0.1; SMTP_PORT=${smtp.port}\nHOOK_URL=${hook.url}/herald`);
+  const script = `set -euo pipefail\n${resume}\n${block.replace(db, `DB='${ours}'`)}\n${reports}\n${channelsHere}\necho "SECRET=$SECRET"`;
   const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 150_000 });
   const all = stdout.split('\n').filter((l) => l.trim() !== '');
   const lines = all.slice(0, 7);
-  const more = all.slice(7);
+  const more = all.slice(7, 15);
+  const deliveries = all.slice(15);
   // test, connection id, preview, two changes, versions, restore
   expect(lines).toHaveLength(7);
   expect(json(lines[0]!)).toMatchObject({ ok: true, server_version: expect.any(String) });
@@ -109,4 +123,26 @@ it('runs the connections and queries examples, then the reports and runs ones, a
   expect(scheduled[scheduled.length - 1]).toMatchObject({ status: 'success', trigger: 'schedule' });
   expect(json(more[6]!)).toMatchObject({ paused: true, next_run_at: null });
   expect(Number(more[7])).toBeGreaterThanOrEqual(6); // pending, running, finished for the manual, slow and scheduled runs
+
+  // Channels and deliveries: the webhook test, the preview, the run, the channels, retry-failed, the secret.
+  expect(deliveries).toHaveLength(6);
+  expect(json(deliveries[0]!)).toMatchObject({ status: 'sent', status_code: 200 });
+  expect(json(deliveries[1]!)).toMatchObject({ source: 'latest_run', channel_type: 'webhook', attachment: { filename: expect.stringMatching(/^shipped-orders-.*\.csv$/) } });
+  const delivered = json(deliveries[2]!);
+  expect(delivered).toMatchObject({ status: 'success', deliver: true });
+  const attempts = delivered.delivery_attempts as Array<{ status: string; channel_type: string; id: string }>;
+  expect(attempts.map((a) => [a.channel_type, a.status])).toEqual([['email', 'sent'], ['webhook', 'sent']]);
+  expect((json(deliveries[3]!).items as Array<{ name: string; health: string }>).map((c) => [c.name, c.health])).toEqual([['Ops hook', 'healthy'], ['Ops mail', 'healthy']]);
+  expect(json(deliveries[4]!)).toEqual({ queued: [] });
+  // What arrived: the email with the xlsx and the table, the webhook signed with the README's secret.
+  const mail = smtp.messages.at(-1)!;
+  expect(smtp.envelopes.at(-1)!.to).toEqual(['ops@example.com']);
+  expect(mail.subject).toBe('Shipped orders: 2 orders');
+  expect(mail.attachments[0]!.filename).toMatch(/\.xlsx$/);
+  const secret = deliveries[5]!.replace(/^SECRET=/, '');
+  const signed = hook.requests.at(-1)!;
+  expect(signed.headers['webhook-id']).toBe(attempts[1]!.id);
+  expect(new Webhook(secret).verify(signed.body, {
+    'webhook-id': String(signed.headers['webhook-id']), 'webhook-timestamp': String(signed.headers['webhook-timestamp']), 'webhook-signature': String(signed.headers['webhook-signature']),
+  })).toMatchObject({ type: 'report.delivered', run: { id: delivered.id, row_count: 2 } });
 }, 150_000);
