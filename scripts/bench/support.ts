@@ -86,8 +86,8 @@ export interface BenchApi {
 }
 
 /** The API role in this process, on the place, with its first admin signed in. */
-export async function benchApi(place: BenchPlace): Promise<BenchApi> {
-  const settings = loadSettings({ ...place.env, SVC_LISTEN: `127.0.0.1:${await freePort()}`, SVC_ROLES: 'api' });
+export async function benchApi(place: BenchPlace, env: Record<string, string> = {}): Promise<BenchApi> {
+  const settings = loadSettings({ ...place.env, SVC_LISTEN: `127.0.0.1:${await freePort()}`, SVC_ROLES: 'api', ...env });
   const proc = await startProcess(settings, createProcessLogger(settings));
   const url = proc.url!;
   const setup = await fetch(`${url}/api/v1/setup`, {

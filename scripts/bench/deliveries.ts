@@ -1,0 +1,67 @@
+/**
+ * Benchmark: runs per second when every run also sends a signed webhook delivery with its result
+ * as a csv attachment, to a receiver on loopback (a plain node:http server answering 200), with
+ * one `herald worker` process (SVC_WORKER_CONCURRENCY 10 unless BENCH_CONCURRENCY says). N runs
+ * (BENCH_RUNS, default 1000) are queued as the API queues them; the clock runs from the first
+ * enqueue until every run has finished. Also prints the send duration (attempt started →
+ * finished) and what the receiver counted. Prints figures; asserts nothing.
+ *   npx tsx scripts/bench/deliveries.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import postgres from 'postgres';
+import { createRunQueue } from '../../src/jobs/run-report-spec.js';
+import { benchApi, benchPlace, quantile, spawnRole, stopChildren } from './support.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
+
+async function main(): Promise<void> {
+  let received = 0;
+  const receiver = http.createServer((req, res) => { req.resume(); req.on('end', () => { received += 1; res.end('ok'); }); });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const place = await benchPlace();
+  const store = postgres(place.dbUrl.toString(), { max: 2, onnotice: () => undefined });
+  let api: Awaited<ReturnType<typeof benchApi>> | undefined;
+  const children: Awaited<ReturnType<typeof spawnRole>>[] = [];
+  const allow = { SVC_OUTBOUND_ALLOW: '127.0.0.1' };
+  try {
+    api = await benchApi(place, allow);
+    const { queryId } = await api.selfQuery('select g as id, md5(g::text) as label from generate_series(1, 20) g');
+    const report = await api.post('/api/v1/reports', { title: 'Bench', query_id: queryId });
+    const channel = await api.post('/api/v1/channels', {
+      name: 'Bench hook', type: 'webhook', settings: { url: hook, signing_secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
+    });
+    await api.post(`/api/v1/reports/${report.id}/deliveries`, { channel_id: channel.id, settings: { attach: 'csv', inline_rows: 5 } });
+    children.push(await spawnRole('worker', place, { SVC_WORKER_CONCURRENCY: String(CONCURRENCY), ...allow }, 'worker started'));
+
+    const ids = (await store`insert into runs (id, report_id, trigger, status, deliver, created_at, updated_at)
+      select gen_random_uuid(), ${report.id}, 'manual', 'pending', true, now(), now() from generate_series(1, ${RUNS})
+      returning id`).map((r) => r.id as string);
+    const queue = createRunQueue(api.proc.container.enqueue);
+    const t0 = performance.now();
+    for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((id) => queue.enqueue(id, report.id)));
+    for (;;) {
+      const [row] = await store`select count(*)::int as n from runs where report_id = ${report.id} and status not in ('pending', 'running')`;
+      if (row!.n >= RUNS) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const byStatus = await store`select status, count(*)::int as n from runs group by status order by status`;
+    const sends = (await store`select extract(epoch from finished_at - started_at) * 1000 as ms from delivery_attempts where finished_at is not null order by 1`)
+      .map((r) => Number(r.ms));
+    console.log(`runs with one signed webhook delivery (csv attached, 20 rows; 1 worker process, concurrency ${CONCURRENCY})`);
+    console.log(`  ${RUNS} runs in ${seconds.toFixed(1)} s: ${(RUNS / seconds).toFixed(0)} runs/s`);
+    console.log(`  send (attempt started → recorded) p50 ${quantile(sends, 0.5).toFixed(1)} ms   p99 ${quantile(sends, 0.99).toFixed(1)} ms`);
+    console.log(`  statuses: ${byStatus.map((r) => `${r.status as string} ${r.n as number}`).join(', ')}; receiver got ${received} requests`);
+  } finally {
+    await stopChildren(children);
+    await api?.proc.stop();
+    await store.end();
+    await place.release();
+    receiver.close();
+  }
+}
+
+main().catch((err: unknown) => { console.error(err); process.exit(1); });
