@@ -89,22 +89,19 @@ export function createChannelsRepo(db: Db) {
     },
     async refreshHealth(id: string): Promise<{ before: Health; after: Health } | undefined> {
       // One statement: lock the channel row, read the latest finished attempt, set health from it.
+      // Only the latest attempt is read (index channel_id, finished_at); a failure becomes the
+      // last error, a success keeps the one before (the channel's most recent error stays visible).
       const rows = await db.execute<{ before: Health; after: Health }>(sql`
         with prev as (select id, health from channels where id = ${id} for update),
         latest as (
           select status, error, finished_at from delivery_attempts
-          where channel_id = ${id} and status in ('sent', 'failed') and finished_at is not null
+          where channel_id = ${id} and finished_at is not null and status in ('sent', 'failed')
           order by finished_at desc, id desc limit 1
-        ),
-        last_failure as (
-          select error, finished_at from delivery_attempts
-          where channel_id = ${id} and status = 'failed' and error is not null
-          order by finished_at desc nulls last, id desc limit 1
         )
         update channels c set
           health = coalesce((select case when status = 'sent' then 'healthy' else 'failing' end from latest), 'unknown'),
-          last_error = (select jsonb_build_object('code', error->>'code', 'message', error->>'message',
-            'at', to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from last_failure),
+          last_error = coalesce((select jsonb_build_object('code', error->>'code', 'message', error->>'message',
+            'at', to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from latest where status = 'failed' and error is not null), c.last_error),
           last_attempt_at = (select finished_at from latest)
         from prev where c.id = prev.id
         returning prev.health as before, c.health as after`);
