@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { createRunQueue } from '../../src/jobs/run-report-spec.js';
-import { benchApi, benchPlace, quantile, spawnRole, stopChildren } from './support.js';
+import { benchApi, benchPlace, quantile, queueRunsAndWait, spawnRole, stopChildren } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
@@ -36,25 +36,14 @@ async function main(): Promise<void> {
     await api.post(`/api/v1/reports/${report.id}/deliveries`, { channel_id: channel.id, settings: { attach: 'csv', inline_rows: 5 } });
     children.push(await spawnRole('worker', place, { SVC_WORKER_CONCURRENCY: String(CONCURRENCY), ...allow }, 'worker started'));
 
-    const ids = (await store`insert into runs (id, report_id, trigger, status, deliver, created_at, updated_at)
-      select gen_random_uuid(), ${report.id}, 'manual', 'pending', true, now(), now() from generate_series(1, ${RUNS})
-      returning id`).map((r) => r.id as string);
     const queue = createRunQueue(api.proc.container.enqueue);
-    const t0 = performance.now();
-    for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((id) => queue.enqueue(id, report.id)));
-    for (;;) {
-      const [row] = await store`select count(*)::int as n from runs where report_id = ${report.id} and status not in ('pending', 'running')`;
-      if (row!.n >= RUNS) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    const byStatus = await store`select status, count(*)::int as n from runs group by status order by status`;
+    const { seconds, statuses } = await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, RUNS, true);
     const sends = (await store`select extract(epoch from finished_at - started_at) * 1000 as ms from delivery_attempts where finished_at is not null order by 1`)
       .map((r) => Number(r.ms));
     console.log(`runs with one signed webhook delivery (csv attached, 20 rows; 1 worker process, concurrency ${CONCURRENCY})`);
     console.log(`  ${RUNS} runs in ${seconds.toFixed(1)} s: ${(RUNS / seconds).toFixed(0)} runs/s`);
     console.log(`  send (attempt started → recorded) p50 ${quantile(sends, 0.5).toFixed(1)} ms   p99 ${quantile(sends, 0.99).toFixed(1)} ms`);
-    console.log(`  statuses: ${byStatus.map((r) => `${r.status as string} ${r.n as number}`).join(', ')}; receiver got ${received} requests`);
+    console.log(`  statuses: ${statuses}; receiver got ${received} requests`);
   } finally {
     await stopChildren(children);
     await api?.proc.stop();

@@ -11,7 +11,7 @@
  */
 import postgres from 'postgres';
 import { createRunQueue } from '../../src/jobs/run-report-spec.js';
-import { benchApi, benchPlace, quantile, spawnRole, stopChildren } from './support.js';
+import { benchApi, benchPlace, quantile, queueRunsAndWait, spawnRole, stopChildren } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
@@ -28,26 +28,14 @@ async function main(): Promise<void> {
     // One worker process; its start-up is not measured.
     children.push(await spawnRole('worker', place, { SVC_WORKER_CONCURRENCY: String(CONCURRENCY) }, 'worker started'));
 
-    const ids = (await store`insert into runs (id, report_id, trigger, status, deliver, created_at, updated_at)
-      select gen_random_uuid(), ${report.id}, 'manual', 'pending', false, now(), now() from generate_series(1, ${RUNS})
-      returning id`).map((r) => r.id as string);
     const queue = createRunQueue(api.proc.container.enqueue);
-    const t0 = performance.now();
-    for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((id) => queue.enqueue(id, report.id)));
-    const enqueued = performance.now() - t0;
-    for (;;) {
-      const [row] = await store`select count(*)::int as n from runs where report_id = ${report.id} and status not in ('pending', 'running')`;
-      if (row!.n >= RUNS) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    const byStatus = await store`select status, count(*)::int as n from runs group by status order by status`;
+    const { seconds, enqueueSeconds, statuses } = await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, RUNS, false);
     const durations = (await store`select extract(epoch from finished_at - started_at) * 1000 as ms from runs where finished_at is not null order by 1`)
       .map((r) => Number(r.ms));
     console.log(`runs end to end (select 1, no deliveries, 1 worker process, concurrency ${CONCURRENCY})`);
-    console.log(`  ${RUNS} runs in ${seconds.toFixed(1)} s: ${(RUNS / seconds).toFixed(0)} runs/s   (enqueueing took ${(enqueued / 1000).toFixed(1)} s)`);
+    console.log(`  ${RUNS} runs in ${seconds.toFixed(1)} s: ${(RUNS / seconds).toFixed(0)} runs/s   (enqueueing took ${enqueueSeconds.toFixed(1)} s)`);
     console.log(`  run duration (started → finished) p50 ${quantile(durations, 0.5).toFixed(1)} ms   p99 ${quantile(durations, 0.99).toFixed(1)} ms`);
-    console.log(`  statuses: ${byStatus.map((r) => `${r.status as string} ${r.n as number}`).join(', ')}`);
+    console.log(`  statuses: ${statuses}`);
   } finally {
     await stopChildren(children);
     await api?.proc.stop();

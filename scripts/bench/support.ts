@@ -149,3 +149,26 @@ export async function stopChildren(children: ChildProcess[]): Promise<void> {
     await new Promise((r) => c.once('exit', r));
   }));
 }
+
+/**
+ * Makes `count` pending runs of a report in the store and enqueues them as the API does (100 at a
+ * time), then waits until every one has finished; answers the seconds from the first enqueue,
+ * the enqueueing time and the count of runs by status.
+ */
+export async function queueRunsAndWait(store: postgres.Sql, enqueue: (runId: string) => Promise<void>, reportId: string, count: number, deliver: boolean)
+  : Promise<{ seconds: number; enqueueSeconds: number; statuses: string }> {
+  const ids = (await store`insert into runs (id, report_id, trigger, status, deliver, created_at, updated_at)
+    select gen_random_uuid(), ${reportId}, 'manual', 'pending', ${deliver}, now(), now() from generate_series(1, ${count})
+    returning id`).map((r) => r.id as string);
+  const t0 = performance.now();
+  for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((id) => enqueue(id)));
+  const enqueueSeconds = (performance.now() - t0) / 1000;
+  for (;;) {
+    const [row] = await store`select count(*)::int as n from runs where report_id = ${reportId} and status not in ('pending', 'running')`;
+    if (row!.n >= count) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const byStatus = await store`select status, count(*)::int as n from runs where report_id = ${reportId} group by status order by status`;
+  return { seconds, enqueueSeconds, statuses: byStatus.map((r) => `${r.status as string} ${r.n as number}`).join(', ') };
+}

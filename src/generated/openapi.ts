@@ -2572,7 +2572,7 @@ export interface components {
         RunTrigger: "schedule" | "manual" | "test";
         RunError: {
             /**
-             * @description A stable code: query.failed, query.timeout, query.not_read_only, connection.unreachable, connection.auth_failed, run.parameters_invalid, run.worker_lost, run.timeout, run.result_too_large, …
+             * @description A stable code: query.failed, query.timeout, query.not_read_only, connection.unreachable, connection.auth_failed, run.parameters_invalid, run.worker_lost, run.timeout, run.result_too_large, delivery.all_failed (every delivery failed), and on the delivery step delivery.partial, …
              * @example query.timeout
              */
             code: string;
@@ -2587,7 +2587,7 @@ export interface components {
             /** Format: date-time */
             finished_at: string | null;
             error: components["schemas"]["RunError"];
-            /** @description What the step adds: rows and elapsed_ms (query), met (condition), bytes (result_file) */
+            /** @description What the step adds: rows and elapsed_ms (query), met (condition), bytes (result_file), sent, failed and previewed (delivery) */
             detail?: {
                 [key: string]: unknown;
             };
