@@ -3,13 +3,15 @@
  * webhook receiver (signatures verified with the standardwebhooks package), channel CRUD with
  * sealed secrets, ordered deliveries with Liquid templates, previews, sends with retries inside
  * an attempt, partial runs, resends (one attempt and a channel's failed ones), channel health
- * and its event, test runs that only preview, metrics and logs without secrets.
+ * and its event, test runs that only preview, metrics and logs without secrets, and the sweep
+ * of resends whose job or worker was lost.
  */
 import { Webhook } from 'standardwebhooks';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { httpPeer, type HttpPeer } from '../support/peers.js';
+import { buildSchedulerTasks } from '../../src/scheduler-tasks.js';
 
 const SECRET = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
 const TOKEN_HEADER = 'Bearer very-secret-token-123';
@@ -387,5 +389,30 @@ describe('sending', () => {
     const run = await runAndWait(reportId);
     expect(run.delivery_attempts[0]).toMatchObject({ status: 'failed', error: { code: 'delivery.template_failed' } });
     expect(peer.requests).toHaveLength(0);
+  });
+});
+
+describe('the sweep', () => {
+  it('queues again a resend whose job went missing, and ends one left sending by a lost worker', async () => {
+    const sweep = buildSchedulerTasks(h.process.container).find((t) => t.name === 'run sweep')!;
+    const reportId = await report();
+    const ch = await webhookChannel('Swept', `${peer.url}/swept`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: { subject: 'second' } }).expect(201);
+    peer.fallback = { status: 500 };
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('failed');
+    const [lostJob, lostWorker] = run.delivery_attempts;
+    // A retry whose job Redis lost (queued, untouched for 5 minutes), and a resend whose worker died (sending for 20).
+    const sql = h.process.container.sql;
+    await sql`update delivery_attempts set status = 'queued', updated_at = now() - interval '5 minutes' where id = ${lostJob.id}`;
+    await sql`update delivery_attempts set status = 'sending', updated_at = now() - interval '20 minutes' where id = ${lostWorker.id}`;
+    peer.fallback = { status: 200, body: 'ok' };
+    await sweep.run(new Date());
+    const after = await waitForRun(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+    expect(after.delivery_attempts[0]).toMatchObject({ id: lostJob.id, status: 'sent' });
+    expect(after.delivery_attempts[1]).toMatchObject({ id: lostWorker.id, status: 'failed', error: { code: 'delivery.worker_lost' } });
+    expect(after.status).toBe('partial');
+    expect(h.logs.some((l) => l.includes('delivery resends swept'))).toBe(true);
   });
 });
