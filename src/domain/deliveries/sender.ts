@@ -97,7 +97,9 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
 
   /** The first rows of the stored result (for templates and inline tables). */
   async function firstRows(run: RunRecord, count: number): Promise<CellValue[][]> {
-    if (count <= (run.sample?.length ?? 0) || !run.resultKey) return (run.sample ?? []).slice(0, count);
+    const sample = run.sample ?? [];
+    // The sample is the whole result when the result is that small: no file to read.
+    if (count <= sample.length || (run.rowCount !== null && run.rowCount <= sample.length) || !run.resultKey) return sample.slice(0, count);
     const stored = await deps.artifacts.readResult(run.resultKey);
     if (!stored) return (run.sample ?? []).slice(0, count);
     const rows: CellValue[][] = [];
@@ -127,10 +129,11 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
   }
 
   /** Renders a delivery's message for a run (templates, inline table, attachment). */
-  async function compose(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, withAttachment: boolean)
-    : Promise<{ message: ChannelMessage; rendered: RenderedMessage }> {
+  async function compose(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, withAttachment: boolean,
+    knownRows?: CellValue[][]): Promise<{ message: ChannelMessage; rendered: RenderedMessage }> {
     const s = delivery.settings;
-    const rows = await firstRows(run, Math.max(s.inlineRows, TEMPLATE_ROWS));
+    // The first rows (templates see at most TEMPLATE_ROWS, tables at most 100): read once per run when given.
+    const rows = knownRows ?? await firstRows(run, TEMPLATE_ROWS);
     const vars = variables(run, ctx, rows, runStatus);
     const { subject, body } = await renderTemplates(s.subject, s.body, vars);
     const table = s.inlineRows > 0
@@ -201,7 +204,8 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
    * Sends (or, for a test run's non-email delivery, previews) one delivery of a run, recording it
    * as an attempt. Answers the attempt as it ended.
    */
-  async function deliverOne(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, signal: AbortSignal, parentLog: Log): Promise<AttemptRecord> {
+  async function deliverOne(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, signal: AbortSignal, parentLog: Log,
+    rows?: CellValue[][]): Promise<AttemptRecord> {
     const channel = await deps.channels.find(delivery.channelId);
     const plugin = channel ? deps.plugins.channel(channel.type) : undefined;
     const log = parentLog.child({ channel: channel?.name ?? delivery.channelId, channel_type: delivery.channelType, delivery_id: delivery.id });
@@ -226,7 +230,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     const previewOnly = isTest && channel.type !== 'email';
     let result: Omit<AttemptEnd, 'finishedAt'>;
     try {
-      const { message, rendered } = await compose(run, ctx, delivery, runStatus, !previewOnly);
+      const { message, rendered } = await compose(run, ctx, delivery, runStatus, !previewOnly, rows);
       if (previewOnly) {
         log.info('test run: delivery rendered as a preview, not sent', { attempt_id: attempt.id });
         return finish({ status: 'preview', sends: 0, statusCode: null, peerMessageId: null, detail: 'Rendered for the test run; not sent', error: null, preview: rendered });
@@ -270,9 +274,10 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     /** Sends the planned deliveries in order. */
     async deliverRun(run: RunRecord, ctx: RunContext, runStatus: 'success' | 'skipped', planned: DeliveryRecord[], signal: AbortSignal, log: Log): Promise<DeliveryTally> {
       const tally: DeliveryTally = { sent: 0, failed: 0, previewed: 0, attempts: [] };
+      const rows = await firstRows(run, TEMPLATE_ROWS);
       for (const delivery of planned) {
         signal.throwIfAborted();
-        const attempt = await deliverOne(run, ctx, delivery, runStatus, signal, log);
+        const attempt = await deliverOne(run, ctx, delivery, runStatus, signal, log, rows);
         tally.attempts.push(attempt);
         if (attempt.status === 'sent') tally.sent += 1;
         else if (attempt.status === 'preview') tally.previewed += 1;

@@ -6,6 +6,7 @@
  */
 import * as XLSX from 'xlsx';
 import { DomainError } from '../../core/errors.js';
+import { slugOf } from '../../core/slug.js';
 import type { StoredResult } from '../artifacts/ports.js';
 import type { CellValue } from '../plugins/connector.js';
 import type { ResultFormat } from '../channels/model.js';
@@ -77,7 +78,7 @@ export async function resultFile(result: StoredResult, format: ResultFormat, max
 
 /** A file name from the report title and the run's time: "daily-sales-2026-11-22-0800.xlsx". */
 export function resultFileName(title: string, at: Date, format: ResultFormat): string {
-  const slug = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'result';
+  const slug = slugOf(title, 'result');
   const stamp = at.toISOString().slice(0, 16).replace('T', '-').replace(':', '');
   return `${slug}-${stamp}.${format}`;
 }

@@ -8,20 +8,20 @@
 import { PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { validationFailed } from '../../core/errors.js';
+import { slugOf } from '../../core/slug.js';
 import { ChannelSendError, type ChannelMessage, type ChannelPlugin } from '../../domain/plugins/channel.js';
 import { urlProblem } from '../shared/http-answer.js';
 import { s3Manifest } from './manifest.js';
 
 const PLACEHOLDERS = new Set(['report_id', 'run_id', 'report_title', 'date', 'time']);
 
-const slug = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'report';
 
 /** The object key of a message: the prefix with its placeholders filled, then the file name. */
 export function objectKey(prefix: string, message: ChannelMessage, filename: string): string {
   const f = message.facts;
   const iso = f.runAt.toISOString();
   const values: Record<string, string> = {
-    report_id: f.reportId, run_id: f.runId, report_title: slug(f.reportTitle), date: iso.slice(0, 10), time: iso.slice(11, 19).replaceAll(':', ''),
+    report_id: f.reportId, run_id: f.runId, report_title: slugOf(f.reportTitle, 'report'), date: iso.slice(0, 10), time: iso.slice(11, 19).replaceAll(':', ''),
   };
   return `${prefix.replace(/\{([a-z_]+)\}/g, (_, name: string) => values[name] ?? '')}${filename}`;
 }
