@@ -15,6 +15,7 @@ import type { ChannelRecord } from './domain/channels/model.js';
 import { createDeliveriesService } from './domain/deliveries/deliveries-service.js';
 import { createRetryService } from './domain/deliveries/retry-service.js';
 import { createResendQueue } from './jobs/resend-delivery.js';
+import { createResultDownloads } from './domain/results/downloads.js';
 import { createConnectionsService } from './domain/connections/connections-service.js';
 import { createQueriesService } from './domain/queries/queries-service.js';
 import { createPreviewService } from './domain/queries/preview-service.js';
@@ -141,6 +142,10 @@ function runServices(c: ApiContainer) {
     deliveries: createDeliveriesService({
       store: parts.deliveries, channels: parts.channels, plugins: c.plugins, secrets: c.secretBox, checkSchema,
       context: parts.context, sender: parts.sender, events: c.identity.events, clock: c.clock,
+    }),
+    downloads: createResultDownloads({
+      runs: parts.runs, artifacts: c.artifacts,
+      reportTitle: async (reportId: string) => (await parts.context.runContext(reportId, null))?.report.title,
     }),
     retries: createRetryService({
       attempts: parts.attempts, deliveries: parts.deliveries, channels: parts.channels, runs: parts.runs,

@@ -1736,7 +1736,16 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The result as a file */
+        /**
+         * The result as a file
+         * @description The run's stored result as csv (RFC 4180, UTF-8, a header row; the default), xlsx (a header
+         *     row, frozen; numbers as numeric cells where exactly representable, otherwise text; dates
+         *     as date cells) or json ({columns, rows}, values as in result rows). Every format streams
+         *     from the stored file, so a result of any size downloads without being built in memory.
+         *     Content-Disposition proposes a file name made of the report's title and the run's time.
+         *     A run without a result file (it failed or was cancelled before writing one, or retention
+         *     removed it) answers 404 run.no_result.
+         */
         get: operations["getRunResult"];
         put?: never;
         post?: never;
@@ -2747,8 +2756,16 @@ export interface components {
             /** @description The attempts queued for a resend */
             queued: components["schemas"]["DeliveryAttempt"][];
         };
-        /** @enum {string} */
+        /**
+         * @default csv
+         * @enum {string}
+         */
         ResultFormat: "csv" | "xlsx" | "json";
+        /** @description A run's whole result as JSON (GET /runs/{runId}/result?format=json) */
+        ResultFile: {
+            columns: components["schemas"]["ResultColumn"][];
+            rows: components["schemas"]["ResultValue"][][];
+        };
         DeliveryLink: {
             format: components["schemas"]["ResultFormat"];
             /** @default 7 */
@@ -5398,7 +5415,9 @@ export interface operations {
     };
     getRunResult: {
         parameters: {
-            query?: never;
+            query?: {
+                format?: components["schemas"]["ResultFormat"];
+            };
             header?: never;
             path: {
                 runId: components["parameters"]["RunId"];
@@ -5407,7 +5426,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The result file */
+            200: {
+                headers: {
+                    /** @description attachment; filename="daily-sales-2026-11-22-0800.csv" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/json": components["schemas"]["ResultFile"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

@@ -72,6 +72,7 @@ import { replaceDelivery } from './deliveries/replace-delivery.js';
 import { deleteDelivery } from './deliveries/delete-delivery.js';
 import { previewDelivery } from './deliveries/preview-delivery.js';
 import { retryDeliveryAttempt } from './runs/retry-delivery-attempt.js';
+import { getRunResult } from './runs/get-run-result.js';
 import { testDeliverReport } from './reports/test-deliver-report.js';
 import { listRuns } from './runs/list-runs.js';
 import { getRun } from './runs/get-run.js';
@@ -189,7 +190,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     getRun: getRun(s),
     cancelRun: cancelRun(s),
     retryDeliveryAttempt: retryDeliveryAttempt(s),
-    getRunResult: NOT_IMPLEMENTED,
+    getRunResult: getRunResult(s),
     listNotifications: NOT_IMPLEMENTED,
     markAllNotificationsRead: NOT_IMPLEMENTED,
     markNotificationRead: NOT_IMPLEMENTED,

@@ -27,6 +27,7 @@ import type { DeliveriesService } from '../domain/deliveries/deliveries-service.
 import type { AttemptRecord } from '../domain/channels/model.js';
 import type { RunRecord } from '../domain/runs/model.js';
 import type { createRetryService } from '../domain/deliveries/retry-service.js';
+import type { ResultDownloads } from '../domain/results/downloads.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -56,4 +57,5 @@ export interface ApiServices {
   };
   deliveries: DeliveriesService;
   retries: ReturnType<typeof createRetryService>;
+  downloads: ResultDownloads;
 }

@@ -3,7 +3,7 @@
  * request and result types come from the generated document types, so a handler that returns a
  * body the document does not allow fails to compile.
  */
-import type { operations } from '../generated/openapi.js';
+import type { components, operations } from '../generated/openapi.js';
 import type { OperationId } from '../generated/operations.js';
 import type { Principal } from '../domain/identity/principal.js';
 import type { Log } from '../core/log.js';
@@ -123,10 +123,16 @@ export interface EventStreamResult<S extends number = number> extends AnswerExtr
 
 type JsonMedia = 'application/json' | `application/${string}+json`;
 
+/**
+ * JSON documents that may also be streamed as a file, being too large to build in memory: a run's
+ * whole result (GET /runs/{runId}/result?format=json). Every other JSON answer is a body.
+ */
+type StreamableJson = components['schemas']['ResultFile'];
+
 /** The answers one declared media type allows: SSE for text/event-stream, files where the content is not JSON. */
 type AnswersFor<S extends number, M extends string, B> =
   M extends 'text/event-stream' ? EventStreamResult<S>
-    : M extends JsonMedia ? BodyResult<S, B, M> | (B extends string ? FileResult<S, M> : never)
+    : M extends JsonMedia ? BodyResult<S, B, M> | (B extends string | StreamableJson ? FileResult<S, M> : never)
       : BodyResult<S, string | Buffer, M> & { contentType: MediaTypeOf<M> } | FileResult<S, M>;
 
 type AnswersForStatus<S extends number, R> =

@@ -21,7 +21,6 @@ const NOT_YET_BUILT: OperationId[] = [
   'getAlertSettings', 'replaceAlertSettings', 'getAiSettings', 'replaceAiSettings', 'testAiSettings',
   'getStorage',
   'listLinks', 'createLink', 'getLink', 'revokeLink', 'downloadSharedLink',
-  'getRunResult',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard',
 ];
 

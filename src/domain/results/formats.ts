@@ -14,11 +14,11 @@ import type { ResultFormat } from '../channels/model.js';
 /** The largest attachment a delivery sends; larger results must go as a link. */
 export const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 
-export const CONTENT_TYPES: Record<ResultFormat, string> = {
+export const CONTENT_TYPES = {
   csv: 'text/csv; charset=utf-8',
   json: 'application/json',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-};
+} as const satisfies Record<ResultFormat, string>;
 
 const tooLarge = () => new DomainError('delivery.attachment_too_large',
   `The result is larger than the attachment limit of ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB; send a link instead`);

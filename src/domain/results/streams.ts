@@ -1,0 +1,198 @@
+/**
+ * A stored result as a download that streams: csv (RFC 4180, UTF-8, header row, CRLF), json
+ * ({"columns": [...], "rows": [...]}, values as api-spec.md's result rows) and xlsx. Each reads
+ * the stored file batch by batch and yields bytes as it goes, so memory does not grow with the
+ * row count.
+ *
+ * xlsx is written here, not by a library: SheetJS and exceljs both hold a large workbook in
+ * memory (measured in scripts/bench/result-files.ts). The sheet XML uses inline strings (no
+ * shared-string table to keep), goes through a streaming zip (zip.ts) and opens in spreadsheet
+ * programs: a header row in bold, frozen; numbers as numeric cells where the value is exactly
+ * what was returned (at most 15 significant digits), otherwise text so that nothing is lost;
+ * dates and timestamps as date cells.
+ */
+import type { StoredResult } from '../artifacts/ports.js';
+import type { CellValue, ResultColumn } from '../plugins/connector.js';
+import type { ResultFormat } from '../channels/model.js';
+import { csvCell } from './formats.js';
+import { zipStream } from './zip.js';
+
+/** Bytes handed on at once (batches of rows are joined up to about this size). */
+const CHUNK = 64 * 1024;
+
+export async function* csvStream(result: StoredResult): AsyncGenerator<Buffer> {
+  yield Buffer.from(`${result.columns.map((c) => csvCell(c.name)).join(',')}\r\n`);
+  for await (const batch of result.batches) {
+    let chunk = '';
+    for (const row of batch) {
+      chunk += `${row.map(csvCell).join(',')}\r\n`;
+      if (chunk.length >= CHUNK) { yield Buffer.from(chunk); chunk = ''; }
+    }
+    if (chunk) yield Buffer.from(chunk);
+  }
+}
+
+export async function* jsonStream(result: StoredResult): AsyncGenerator<Buffer> {
+  yield Buffer.from(`{"columns":${JSON.stringify(result.columns)},"rows":[`);
+  let first = true;
+  for await (const batch of result.batches) {
+    let chunk = '';
+    for (const row of batch) {
+      chunk += `${first ? '' : ','}${JSON.stringify(row)}`;
+      first = false;
+      if (chunk.length >= CHUNK) { yield Buffer.from(chunk); chunk = ''; }
+    }
+    if (chunk) yield Buffer.from(chunk);
+  }
+  yield Buffer.from(']}');
+}
+
+// ---- xlsx ----
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+/** Characters XML 1.0 cannot carry at all. */
+// eslint-disable-next-line no-control-regex
+const INVALID_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
+const xmlText = (s: string) => s.replace(INVALID_XML, '\ufffd').replace(/[&<>"]/g, (c) => XML_ESCAPES[c]!);
+
+/** The spreadsheet column name of a 0-based index: 0 → A, 26 → AA. */
+export function columnName(index: number): string {
+  let n = index + 1;
+  let name = '';
+  while (n > 0) { const r = (n - 1) % 26; name = String.fromCharCode(65 + r) + name; n = Math.floor((n - 1) / 26); }
+  return name;
+}
+
+type CellKind = 'date' | 'datetime' | 'other';
+
+/** How a column's values are written, from the database's type name. */
+function kindOf(column: ResultColumn): CellKind {
+  const t = column.type.toLowerCase();
+  if (t === 'date') return 'date';
+  if (/^(timestamp|timestamptz|datetime)/.test(t)) return 'datetime';
+  return 'other';
+}
+
+const DAY_MS = 86_400_000;
+/** Excel's day 0 (1899-12-30, so that 1900-03-01 is 61 as in every spreadsheet program). */
+const EPOCH_MS = Date.UTC(1899, 11, 30);
+
+/** A spreadsheet serial date for an ISO date or timestamp text; undefined when it is not one. */
+function serialOf(text: string, kind: 'date' | 'datetime'): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
+  if (!m) return undefined;
+  const year = Number(m[1]);
+  if (year < 1900 || year > 9999) return undefined;
+  let ms = Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), Math.round(Number(m[7] ?? 0) * 1000));
+  if (kind === 'datetime' && m[8] && m[8] !== 'Z') {
+    // An offset: the cell shows UTC, as every other time in Herald.
+    const sign = m[8][0] === '-' ? -1 : 1;
+    const [hh, mm] = [Number(m[8].slice(1, 3)), Number(m[8].slice(-2).replace(':', '') || 0)];
+    ms -= sign * (hh * 60 + (m[8].length > 3 ? mm : 0)) * 60_000;
+  }
+  return (ms - EPOCH_MS) / DAY_MS;
+}
+
+/** A decimal text that a double carries exactly as written (at most 15 significant digits). */
+function exactNumber(text: string): number | undefined {
+  const m = /^-?(\d+)(?:\.(\d+))?(?:[eE][+-]?\d+)?$/.exec(text);
+  if (!m) return undefined;
+  const digits = `${m[1]}${m[2] ?? ''}`.replace(/^0+/, '').replace(/0+$/, '');
+  if (digits.length > 15) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Style indexes of styles.xml: 0 plain, 1 bold (header), 2 date, 3 date and time. */
+function cellXml(ref: string, value: CellValue, kind: CellKind): string {
+  if (value === null) return '';
+  if (typeof value === 'boolean') return `<c r="${ref}" t="b"><v>${value ? 1 : 0}</v></c>`;
+  if (typeof value === 'number') return Number.isFinite(value) ? `<c r="${ref}"><v>${value}</v></c>` : `<c r="${ref}" t="inlineStr"><is><t>${value}</t></is></c>`;
+  if (kind !== 'other') {
+    const serial = serialOf(value, kind);
+    if (serial !== undefined) return `<c r="${ref}" s="${kind === 'date' ? 2 : 3}"><v>${serial}</v></c>`;
+  } else {
+    const n = exactNumber(value);
+    if (n !== undefined) return `<c r="${ref}"><v>${n}</v></c>`;
+  }
+  return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
+}
+
+async function* sheetXml(result: StoredResult): AsyncGenerator<Buffer> {
+  const names = result.columns.map((_, i) => columnName(i));
+  const kinds = result.columns.map(kindOf);
+  const lastCol = names[names.length - 1] ?? 'A';
+  yield Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    + '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+    + '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>'
+    + `<cols>${result.columns.map((c, i) => `<col min="${i + 1}" max="${i + 1}" width="${Math.min(60, Math.max(10, c.name.length + 2))}" customWidth="1"/>`).join('')}</cols>`
+    + '<sheetData>'
+    + `<row r="1">${result.columns.map((c, i) => `<c r="${names[i]}1" s="1" t="inlineStr"><is><t xml:space="preserve">${xmlText(c.name)}</t></is></c>`).join('')}</row>`);
+  let r = 1;
+  for await (const batch of result.batches) {
+    let chunk = '';
+    for (const row of batch) {
+      r += 1;
+      let cells = '';
+      for (let i = 0; i < row.length; i++) cells += cellXml(`${names[i]}${r}`, row[i] ?? null, kinds[i]!);
+      chunk += `<row r="${r}">${cells}</row>`;
+      if (chunk.length >= CHUNK) { yield Buffer.from(chunk); chunk = ''; }
+    }
+    if (chunk) yield Buffer.from(chunk);
+  }
+  yield Buffer.from(`</sheetData><autoFilter ref="A1:${lastCol}${Math.max(1, r)}"/></worksheet>`);
+}
+
+const CONTENT_TYPES_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+  + '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+  + '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+  + '<Default Extension="xml" ContentType="application/xml"/>'
+  + '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+  + '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+  + '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>'
+  + '</Types>';
+const ROOT_RELS_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+  + '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+  + '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>'
+  + '</Relationships>';
+const WORKBOOK_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+  + '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+  + '<sheets><sheet name="Result" sheetId="1" r:id="rId1"/></sheets></workbook>';
+const WORKBOOK_RELS_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+  + '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+  + '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>'
+  + '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>'
+  + '</Relationships>';
+const STYLES_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+  + '<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+  + '<numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss"/></numFmts>'
+  + '<fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts>'
+  + '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>'
+  + '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>'
+  + '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
+  + '<cellXfs count="4">'
+  + '<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
+  + '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>'
+  + '<xf numFmtId="14" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+  + '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+  + '</cellXfs></styleSheet>';
+
+async function* once(text: string): AsyncGenerator<Buffer> { yield Buffer.from(text); }
+
+export function xlsxStream(result: StoredResult): AsyncGenerator<Buffer> {
+  return zipStream([
+    { name: '[Content_Types].xml', data: once(CONTENT_TYPES_XML) },
+    { name: '_rels/.rels', data: once(ROOT_RELS_XML) },
+    { name: 'xl/workbook.xml', data: once(WORKBOOK_XML) },
+    { name: 'xl/_rels/workbook.xml.rels', data: once(WORKBOOK_RELS_XML) },
+    { name: 'xl/styles.xml', data: once(STYLES_XML) },
+    { name: 'xl/worksheets/sheet1.xml', data: sheetXml(result) },
+  ]);
+}
+
+/** The download of a stored result in `format`. */
+export function resultStream(result: StoredResult, format: ResultFormat): AsyncGenerator<Buffer> {
+  if (format === 'csv') return csvStream(result);
+  if (format === 'json') return jsonStream(result);
+  return xlsxStream(result);
+}
