@@ -79,12 +79,13 @@ it('sends a run with its xlsx attachment, which opens to the query\'s values', a
   const file = mail.attachments[0]!;
   expect(file.filename).toMatch(/^daily-sales-\d{4}-\d{2}-\d{2}-\d{4}\.xlsx$/);
   expect(file.contentType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
-  const book = XLSX.read(file.content, { type: 'buffer' });
+  // Herald's own xlsx writer; read back with SheetJS here (exceljs reads it in result-files.test.ts).
+  const book = XLSX.read(file.content, { type: 'buffer', cellDates: true });
   const rows = XLSX.utils.sheet_to_json(book.Sheets[book.SheetNames[0]!]!, { header: 1, defval: null });
   expect(rows).toEqual([
     ['id', 'region', 'total', 'sold_on'],
-    [1, 'EU <b>', '10.50', '2026-11-01'],
-    [2, 'US', '2000.25', '2026-11-02'],
+    [1, 'EU <b>', 10.5, new Date('2026-11-01T00:00:00.000Z')],
+    [2, 'US', 2000.25, new Date('2026-11-02T00:00:00.000Z')],
     [3, 'APAC', null, null],
   ]);
 });

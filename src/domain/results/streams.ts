@@ -14,8 +14,14 @@
 import type { StoredResult } from '../artifacts/ports.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { ResultFormat } from '../channels/model.js';
-import { csvCell } from './formats.js';
 import { zipStream } from './zip.js';
+
+/** A csv field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
+export function csvCell(value: CellValue): string {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
 
 /** Bytes handed on at once (batches of rows are joined up to about this size). */
 const CHUNK = 64 * 1024;
