@@ -16,6 +16,8 @@ import { createDeliveriesService } from './domain/deliveries/deliveries-service.
 import { createRetryService } from './domain/deliveries/retry-service.js';
 import { createResendQueue } from './jobs/resend-delivery.js';
 import { createResultDownloads } from './domain/results/downloads.js';
+import { createLinksService } from './domain/links/links-service.js';
+import { createLinksRepo } from './infra/db/stores/links-repo.js';
 import { createConnectionsService } from './domain/connections/connections-service.js';
 import { createQueriesService } from './domain/queries/queries-service.js';
 import { createPreviewService } from './domain/queries/preview-service.js';
@@ -41,7 +43,7 @@ import { createSecurityEventsService } from './domain/identity/security-events.j
 import { createAuthenticator } from './domain/identity/authenticator.js';
 import type { SessionPolicy } from './domain/identity/sessions.js';
 import {
-  createAttemptGuard, createQuota, PASSWORD_CHANGE_POLICY, RESET_MAIL_QUOTA, RESET_POLICY, SIGN_IN_POLICY,
+  addressKey, createAttemptGuard, createQuota, PASSWORD_CHANGE_POLICY, SHARED_LINK_QUOTA, RESET_MAIL_QUOTA, RESET_POLICY, SIGN_IN_POLICY,
 } from './infra/ratelimit/attempt-guard.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
@@ -119,9 +121,19 @@ function dataServices(c: ApiContainer) {
   };
 }
 
+/** Shared-link downloads per client address (an IPv6 client by its /64). */
+function linkQuota(c: ApiContainer) {
+  const quota = createQuota(c.redis, c.settings.queuePrefix, SHARED_LINK_QUOTA);
+  return { take: (ip: string) => quota.take(addressKey(ip)) };
+}
+
 /** Runs (manual and test runs, cancel), the live event stream, channels, deliveries and resends. */
 function runServices(c: ApiContainer) {
   const parts = deliveryParts(c);
+  const downloads = createResultDownloads({
+    runs: parts.runs, artifacts: c.artifacts,
+    reportTitle: async (reportId: string) => (await parts.context.runContext(reportId, null))?.report.title,
+  });
   const checkSchema = createSchemaCheck();
   const channels = createChannelsService({
     store: parts.channels, events: c.identity.events, plugins: c.plugins, secrets: c.secretBox, checkSchema,
@@ -143,9 +155,10 @@ function runServices(c: ApiContainer) {
       store: parts.deliveries, channels: parts.channels, plugins: c.plugins, secrets: c.secretBox, checkSchema,
       context: parts.context, sender: parts.sender, events: c.identity.events, clock: c.clock,
     }),
-    downloads: createResultDownloads({
-      runs: parts.runs, artifacts: c.artifacts,
-      reportTitle: async (reportId: string) => (await parts.context.runContext(reportId, null))?.report.title,
+    downloads,
+    links: createLinksService({
+      store: createLinksRepo(c.db), runs: parts.runs, downloads, quota: linkQuota(c),
+      events: c.identity.events, clock: c.clock, publicUrl: c.settings.publicUrl,
     }),
     retries: createRetryService({
       attempts: parts.attempts, deliveries: parts.deliveries, channels: parts.channels, runs: parts.runs,

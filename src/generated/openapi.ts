@@ -1319,7 +1319,12 @@ export interface paths {
         /** Shared links, newest first */
         get: operations["listLinks"];
         put?: never;
-        /** Share a run's result file through a link */
+        /**
+         * Share a run's result file through a link
+         * @description Shares a run's result file through a link that anyone holding it can download (GET
+         *     /r/{token}) until it expires or is revoked. The token (at least 128 bits of randomness)
+         *     is stored only as a hash and appears only in this answer (`token`, `url`).
+         */
         post: operations["createLink"];
         delete?: never;
         options?: never;
@@ -1357,7 +1362,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a link at once */
+        /**
+         * Revoke a link at once
+         * @description Takes effect at once; revoking a revoked link answers it as it is.
+         */
         post: operations["revokeLink"];
         delete?: never;
         options?: never;
@@ -1374,7 +1382,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Shared link download */
+        /**
+         * Shared link download
+         * @description Public: streams the linked result file for an active link and records the download (time,
+         *     client address, user agent). An expired link (or one whose file retention removed)
+         *     answers 410 link.expired, a revoked one 410 link.revoked, an unknown token 404 not_found;
+         *     all take the same time. Requests are rate limited per client address (429 rate_limited).
+         */
         get: operations["downloadSharedLink"];
         put?: never;
         post?: never;
@@ -2761,6 +2775,89 @@ export interface components {
          * @enum {string}
          */
         ResultFormat: "csv" | "xlsx" | "json";
+        /** @enum {string} */
+        LinkStatus: "active" | "revoked" | "expired";
+        Link: {
+            id: components["schemas"]["Uuid"];
+            status: components["schemas"]["LinkStatus"];
+            run_id: components["schemas"]["Uuid"];
+            report_id: components["schemas"]["Uuid"];
+            report_title: string;
+            format: components["schemas"]["ResultFormat"];
+            /**
+             * Format: uuid
+             * @description Who shared it; null for links a delivery made
+             */
+            created_by: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            revoked_at: string | null;
+            download_count: number;
+            /** Format: date-time */
+            last_downloaded_at: string | null;
+        };
+        LinkPage: {
+            items: components["schemas"]["Link"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        LinkDownload: {
+            at: components["schemas"]["Timestamp"];
+            client_address: string;
+            user_agent: string | null;
+        };
+        LinkDetail: {
+            id: components["schemas"]["Uuid"];
+            status: components["schemas"]["LinkStatus"];
+            run_id: components["schemas"]["Uuid"];
+            report_id: components["schemas"]["Uuid"];
+            report_title: string;
+            format: components["schemas"]["ResultFormat"];
+            /**
+             * Format: uuid
+             * @description Who shared it; null for links a delivery made
+             */
+            created_by: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            revoked_at: string | null;
+            download_count: number;
+            /** Format: date-time */
+            last_downloaded_at: string | null;
+            /** @description The latest downloads (at most 50), newest first */
+            downloads: components["schemas"]["LinkDownload"][];
+        };
+        CreatedLink: {
+            id: components["schemas"]["Uuid"];
+            status: components["schemas"]["LinkStatus"];
+            run_id: components["schemas"]["Uuid"];
+            report_id: components["schemas"]["Uuid"];
+            report_title: string;
+            format: components["schemas"]["ResultFormat"];
+            /**
+             * Format: uuid
+             * @description Who shared it; null for links a delivery made
+             */
+            created_by: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            revoked_at: string | null;
+            download_count: number;
+            /** Format: date-time */
+            last_downloaded_at: string | null;
+            /** @description The secret part of the link; shown only in this answer */
+            token: string;
+            /** @description {base_url}/r/{token} */
+            url: string;
+        };
+        CreateLink: {
+            run_id: components["schemas"]["Uuid"];
+            format?: components["schemas"]["ResultFormat"];
+            /** @default 7 */
+            expires_in_days: number;
+        };
         /** @description A run's whole result as JSON (GET /runs/{runId}/result?format=json) */
         ResultFile: {
             columns: components["schemas"]["ResultColumn"][];
@@ -4825,6 +4922,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
+                status?: "active" | "revoked" | "expired";
+                run_id?: components["schemas"]["Uuid"];
             };
             header?: never;
             path?: never;
@@ -4832,7 +4931,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Links, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkPage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4844,9 +4951,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLink"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The link, with its token and url (shown only now) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedLink"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4862,7 +4981,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The link with its latest downloads */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkDetail"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4878,7 +5005,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The revoked link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Link"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4894,7 +5029,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The result file */
+            200: {
+                headers: {
+                    /** @description attachment; filename="daily-sales-2026-11-22-0800.xlsx" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/json": components["schemas"]["ResultFile"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

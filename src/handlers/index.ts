@@ -73,6 +73,11 @@ import { deleteDelivery } from './deliveries/delete-delivery.js';
 import { previewDelivery } from './deliveries/preview-delivery.js';
 import { retryDeliveryAttempt } from './runs/retry-delivery-attempt.js';
 import { getRunResult } from './runs/get-run-result.js';
+import { listLinks } from './links/list-links.js';
+import { createLink } from './links/create-link.js';
+import { getLink } from './links/get-link.js';
+import { revokeLink } from './links/revoke-link.js';
+import { downloadSharedLink } from './links/download-shared-link.js';
 import { testDeliverReport } from './reports/test-deliver-report.js';
 import { listRuns } from './runs/list-runs.js';
 import { getRun } from './runs/get-run.js';
@@ -166,11 +171,11 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     deleteChannel: deleteChannel(s),
     testChannel: testChannel(s),
     retryFailedChannelDeliveries: retryFailedChannelDeliveries(s),
-    listLinks: NOT_IMPLEMENTED,
-    createLink: NOT_IMPLEMENTED,
-    getLink: NOT_IMPLEMENTED,
-    revokeLink: NOT_IMPLEMENTED,
-    downloadSharedLink: NOT_IMPLEMENTED,
+    listLinks: listLinks(s),
+    createLink: createLink(s),
+    getLink: getLink(s),
+    revokeLink: revokeLink(s),
+    downloadSharedLink: downloadSharedLink(s),
     listReports: listReports(s),
     createReport: createReport(s),
     getReport: getReport(s),

@@ -28,6 +28,7 @@ import type { AttemptRecord } from '../domain/channels/model.js';
 import type { RunRecord } from '../domain/runs/model.js';
 import type { createRetryService } from '../domain/deliveries/retry-service.js';
 import type { ResultDownloads } from '../domain/results/downloads.js';
+import type { LinksService } from '../domain/links/links-service.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -58,4 +59,5 @@ export interface ApiServices {
   deliveries: DeliveriesService;
   retries: ReturnType<typeof createRetryService>;
   downloads: ResultDownloads;
+  links: LinksService;
 }

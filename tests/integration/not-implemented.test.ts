@@ -20,7 +20,6 @@ const NOT_YET_BUILT: OperationId[] = [
   'getSettings', 'updateSettings', 'getOidcSettings', 'replaceOidcSettings', 'testOidcSettings',
   'getAlertSettings', 'replaceAlertSettings', 'getAiSettings', 'replaceAiSettings', 'testAiSettings',
   'getStorage',
-  'listLinks', 'createLink', 'getLink', 'revokeLink', 'downloadSharedLink',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard',
 ];
 

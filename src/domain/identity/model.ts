@@ -108,7 +108,8 @@ export type SecurityEventType =
   | 'user.created' | 'user.role_changed' | 'user.enabled_changed' | 'user.password_reset_by_admin'
   | 'connection.created' | 'connection.updated' | 'connection.deleted'
   | 'channel.created' | 'channel.updated' | 'channel.deleted'
-  | 'delivery.created' | 'delivery.updated' | 'delivery.deleted';
+  | 'delivery.created' | 'delivery.updated' | 'delivery.deleted'
+  | 'link.created' | 'link.revoked';
 
 /** `system`: a command run on the server (herald admin reset-password). */
 export type ActorType = 'user' | 'api_key' | 'anonymous' | 'system';

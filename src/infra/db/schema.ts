@@ -354,3 +354,39 @@ export const deliveryAttempts = pgTable('delivery_attempts', {
   index('delivery_attempts_run_idx').on(t.runId, t.position),
   index('delivery_attempts_channel_idx').on(t.channelId, t.finishedAt),
 ]);
+
+/**
+ * Shared links to a run's result file. The token is stored only as its SHA-256 (token_hash);
+ * the link is active until expires_at or revoked_at.
+ */
+export const links = pgTable('links', {
+  id: uuid('id').primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+  reportId: uuid('report_id').notNull().references(() => reports.id, { onDelete: 'cascade' }),
+  format: text('format').$type<'csv' | 'xlsx' | 'json'>().notNull(),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  /** The delivery attempt that made it, for links sent by a delivery. */
+  attemptId: uuid('attempt_id').references(() => deliveryAttempts.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  revokedAt: ts('revoked_at'),
+  revokedBy: uuid('revoked_by').references(() => users.id, { onDelete: 'set null' }),
+  downloadCount: integer('download_count').notNull().default(0),
+  lastDownloadedAt: ts('last_downloaded_at'),
+}, (t) => [
+  uniqueIndex('links_token_hash_key').on(t.tokenHash),
+  index('links_created_idx').on(t.createdAt, t.id),
+  index('links_run_idx').on(t.runId),
+]);
+
+/** The download log of shared links. */
+export const linkDownloads = pgTable('link_downloads', {
+  id: uuid('id').primaryKey(),
+  linkId: uuid('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
+  at: ts('at').notNull(),
+  clientAddress: text('client_address').notNull(),
+  userAgent: text('user_agent'),
+}, (t) => [
+  index('link_downloads_link_idx').on(t.linkId, t.at),
+]);

@@ -81,6 +81,9 @@ export const RESET_POLICY: GuardPolicy = {
  */
 export const RESET_MAIL_QUOTA = { name: 'reset-mail', points: 5, windowSeconds: 3600 };
 
+/** Shared-link downloads (GET /r/{token}) per client address: enough for people, not for guessing tokens. */
+export const SHARED_LINK_QUOTA = { name: 'shared-link', points: 60, windowSeconds: 60 };
+
 export interface Quota {
   /** Takes one unit of `key`'s quota; false when none is left in the window. */
   take(key: string): Promise<boolean>;
