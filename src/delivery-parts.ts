@@ -10,6 +10,8 @@ import type { DeliveryContextSource } from './domain/deliveries/deliveries-servi
 import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from './infra/db/stores/channels-repo.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { createRunsRepo } from './infra/db/stores/runs-repo.js';
+import { createLinksRepo } from './infra/db/stores/links-repo.js';
+import { createLinkMaker } from './domain/links/links-service.js';
 
 type PartsContainer = Pick<Container, 'settings' | 'db' | 'plugins' | 'secretBox' | 'artifacts' | 'channelHttp' | 'events' | 'metrics' | 'clock' | 'logger'>;
 
@@ -28,7 +30,9 @@ export function deliveryParts(c: PartsContainer) {
     runContext: (reportId, createdBy) => engineStore.runContext(reportId, createdBy),
     latestResultRun: (reportId) => runs.latestResultRun(reportId),
   };
+  const links = createLinkMaker({ store: createLinksRepo(c.db), runs, clock: c.clock, publicUrl: c.settings.publicUrl });
   const sender = createDeliverySender({
+    links,
     channels, deliveries, attempts, plugins: c.plugins, secrets: c.secretBox, artifacts: c.artifacts,
     http: c.channelHttp, events: c.events, clock: c.clock, log: c.logger.child({ component: 'deliveries' }),
     publicUrl: c.settings.publicUrl, newId,

@@ -67,7 +67,6 @@ export const fieldCodes = {
   "validation.invalid": "A field is not valid",
   "validation.password_matches_email": "The password must not be your email address",
   "validation.password_too_common": "The password is one of the most common passwords",
-  "delivery.links_unavailable": "Shared links are not available yet; attach the result instead",
   "delivery.channel_cannot": "The channel cannot do what the delivery asks (an attachment, a link, an inline table)",
 } as const satisfies Record<string, string>;
 

@@ -1570,8 +1570,9 @@ export interface paths {
          * Add a delivery
          * @description Adds a delivery at `position` (1-based; later ones move down) or, without it, at the end.
          *     The channel's plugin checks its own fields (email needs at least one of to, cc, bcc);
-         *     subject and body must be valid Liquid templates. `link` answers 422 with field code
-         *     delivery.links_unavailable until shared links exist.
+         *     subject and body must be valid Liquid templates. With `link`, each send makes a new shared
+         *     link (GET /links lists it, with created_by null) and puts its URL in the message and the
+         *     templates' `link`.
          */
         post: operations["createDelivery"];
         delete?: never;

@@ -191,10 +191,10 @@ describe('deliveries', () => {
     list = (await viewer.get(path)).body.items;
     expect(list.map((d: { position: number; id: string }) => [d.position, d.id])).toEqual([[1, second.id], [2, first.id]]);
 
-    const bad = await editor.post(path).send({ channel_id: a, settings: { link: { format: 'csv' }, body: '{% if %}' } });
+    const bad = await editor.post(path).send({ channel_id: a, settings: { subject: '{{ x | nosuchfilter }}', body: '{% if %}' } });
     expect(bad.status).toBe(422);
     const fields = Object.fromEntries(bad.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]));
-    expect(fields).toEqual({ 'settings.link': 'delivery.links_unavailable', 'settings.body': 'validation.invalid' });
+    expect(fields).toEqual({ 'settings.subject': 'validation.invalid', 'settings.body': 'validation.invalid' });
     const range = await editor.post(path).send({ channel_id: a, settings: { inline_rows: 101 } });
     expect(range.body.errors[0]).toMatchObject({ field: 'settings.inline_rows', code: 'validation.range' });
     const extra = await editor.post(path).send({ channel_id: a, settings: { to: ['x@example.com'] } });
@@ -416,3 +416,32 @@ describe('the sweep', () => {
     expect(h.logs.some((l) => l.includes('delivery resends swept'))).toBe(true);
   });
 });
+
+describe('links in deliveries', () => {
+  it('sends a fresh shared link that downloads the result, and previews a placeholder', async () => {
+    const reportId = await report();
+    const ch = await webhookChannel('Linked', `${peer.url}/linked`);
+    const delivery = (await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({
+      channel_id: ch, settings: { link: { format: 'json', expires_in_days: 2 }, body: 'Get it: {{ link.url }}' },
+    }).expect(201)).body;
+    expect(delivery.settings.link).toEqual({ format: 'json', expires_in_days: 2 });
+    const preview = await editor.post('/api/v1/deliveries/preview').send({ report_id: reportId, delivery_id: delivery.id });
+    expect(preview.body.link.url).toMatch(/\/r\/\(a new token for each send\)$/);
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('success');
+    const body = JSON.parse(peer.requests.at(-1)!.body);
+    expect(body.link.url).toMatch(new RegExp(`^${h.settings.publicUrl}/r/[A-Za-z0-9_-]{43}$`));
+    expect(body.body).toBe(`Get it: ${body.link.url}`);
+    expect(Date.parse(body.link.expires_at) - Date.now()).toBeGreaterThan(47 * 3600_000);
+    const file = await h.http.get(new URL(body.link.url).pathname);
+    expect(file.status).toBe(200);
+    expect(file.body.rows).toHaveLength(30);
+    const links = (await viewer.get(`/api/v1/links?run_id=${run.id}`)).body.items;
+    expect(links).toEqual([expect.objectContaining({ status: 'active', format: 'json', created_by: null, download_count: 1 })]);
+    // A channel without links refuses them.
+    const s3 = await admin.post('/api/v1/channels').send({ name: 'Bucket for links', type: 's3', settings: { bucket: 'b-1', access_key_id: 'a', secret_access_key: 'b' } }).expect(201);
+    const refused = await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: s3.body.id, settings: { attach: 'csv', link: { format: 'csv' } } });
+    expect(refused.body.errors[0]).toMatchObject({ field: 'settings.link', code: 'delivery.channel_cannot' });
+  });
+});
+

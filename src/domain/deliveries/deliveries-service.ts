@@ -18,6 +18,7 @@ import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { RunRecord } from '../runs/model.js';
 import type { DeliverySender, RunContext } from './sender.js';
 import { checkTemplate, DEFAULT_BODY, DEFAULT_SUBJECT } from './templates.js';
+import { DEFAULT_LINK_DAYS, MAX_LINK_DAYS } from '../links/model.js';
 
 /** The wire form of delivery settings (snake_case), as the API takes and shows them. */
 export type DeliverySettingsInput = Record<string, unknown>;
@@ -85,8 +86,15 @@ export function createDeliveriesService(deps: {
     if (attach === null && !caps.has('inline_table') && !caps.has('links')) {
       problems.push({ field: 'settings.attach', code: 'validation.required', message: `a ${channel.type} delivery stores the result as a file: choose csv, xlsx or json` });
     }
+    let link: DeliverySettings['link'] = null;
     if (input.link !== undefined && input.link !== null) {
-      problems.push({ field: 'settings.link', code: 'delivery.links_unavailable', message: 'shared links are not available yet; attach the result instead' });
+      const l = input.link as { format?: unknown; expires_in_days?: unknown };
+      const days = l.expires_in_days ?? DEFAULT_LINK_DAYS;
+      if (!caps.has('links')) problems.push({ field: 'settings.link', code: 'delivery.channel_cannot', message: `a ${channel.type} channel cannot send links` });
+      else if (!FORMATS.includes(l.format as ResultFormat)) problems.push({ field: 'settings.link.format', code: 'validation.enum', message: 'must be csv, xlsx or json' });
+      else if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > MAX_LINK_DAYS) {
+        problems.push({ field: 'settings.link.expires_in_days', code: 'validation.range', message: `must be an integer from 1 to ${MAX_LINK_DAYS}` });
+      } else link = { format: l.format as ResultFormat, expiresInDays: days };
     }
     const inlineRows = input.inline_rows ?? 0;
     if (typeof inlineRows !== 'number' || !Number.isInteger(inlineRows) || inlineRows < 0 || inlineRows > 100) {
@@ -113,7 +121,7 @@ export function createDeliveriesService(deps: {
     return {
       channelName: channel.name,
       settings: {
-        attach: attach as ResultFormat | null, link: null, inlineRows: inlineRows as number, sendWhenSkipped: sendWhenSkipped as boolean,
+        attach: attach as ResultFormat | null, link, inlineRows: inlineRows as number, sendWhenSkipped: sendWhenSkipped as boolean,
         subject: subject as string, body: body as string, target,
       },
     };
@@ -176,7 +184,7 @@ export function createDeliveriesService(deps: {
       const latest = await deps.context.latestResultRun(input.reportId);
       const run = latest ?? sampleRun(input.reportId, clock.now());
       const status = run.conditionMet === false ? 'skipped' : 'success';
-      const { rendered } = await deps.sender.compose(run, context, delivery, status, false);
+      const { rendered } = await deps.sender.compose(run, context, delivery, status, null);
       const target = delivery.settings.target;
       const recipients = delivery.channelType === 'email'
         ? ['to', 'cc', 'bcc'].flatMap((k) => (target[k] as string[] | undefined) ?? []) : [];

@@ -58,7 +58,12 @@ export interface PluginLookup {
   channel(id: string): ChannelPlugin | undefined;
 }
 
+/** Makes the shared link a delivery sends (links-service.ts createLinkMaker). */
+export type DeliveryLinks = (input: { runId: string; format: 'csv' | 'xlsx' | 'json'; expiresInDays: number; createdBy: null; attemptId: string })
+  => Promise<{ url: string; link: { expiresAt: Date } }>;
+
 export interface DeliverySenderDeps {
+  links: DeliveryLinks;
   channels: Pick<ChannelsRepo, 'find' | 'refreshHealth'>;
   deliveries: Pick<DeliveriesRepo, 'list' | 'findById'>;
   attempts: AttemptsRepo;
@@ -129,12 +134,28 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
   }
 
   /** Renders a delivery's message for a run (templates, inline table, attachment). */
-  async function compose(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, withAttachment: boolean,
+  /**
+   * Renders a delivery's message for a run (templates, inline table, attachment, link). With
+   * `sending` (the attempt's id) the attachment is built and a real link made; without it (a
+   * preview) the link is shown with a placeholder token and nothing is made.
+   */
+  async function compose(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, sending: { attemptId: string } | null,
     knownRows?: CellValue[][]): Promise<{ message: ChannelMessage; rendered: RenderedMessage }> {
     const s = delivery.settings;
+    const withAttachment = sending !== null;
     // The first rows (templates see at most TEMPLATE_ROWS, tables at most 100): read once per run when given.
     const rows = knownRows ?? await firstRows(run, TEMPLATE_ROWS);
     const vars = variables(run, ctx, rows, runStatus);
+    let link: ChannelMessage['link'] = null;
+    if (s.link) {
+      if (sending) {
+        const made = await deps.links({ runId: run.id, format: s.link.format, expiresInDays: s.link.expiresInDays, createdBy: null, attemptId: sending.attemptId });
+        link = { url: made.url, expiresAt: made.link.expiresAt };
+      } else {
+        link = { url: `${base}/r/(a new token for each send)`, expiresAt: new Date(deps.clock.now().getTime() + s.link.expiresInDays * 86_400_000) };
+      }
+      vars.link = { url: link.url, expires_at: link.expiresAt.toISOString() };
+    }
     const { subject, body } = await renderTemplates(s.subject, s.body, vars);
     const table = s.inlineRows > 0
       ? { columns: vars.columns, rows: rows.slice(0, s.inlineRows), totalRows: run.rowCount ?? 0 }
@@ -151,13 +172,13 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       }
     }
     const message: ChannelMessage = {
-      subject, body, table, attachment, link: null,
+      subject, body, table, attachment, link,
       facts: {
         reportId: ctx.report.id, reportTitle: ctx.report.title, runId: run.id, runStatus, trigger: run.trigger,
         rowCount: run.rowCount ?? 0, runAt: run.slot ?? run.createdAt, runUrl: `${base}/runs/${run.id}`, columns: vars.columns,
       },
     };
-    return { message, rendered: { subject, body, table, attachment: attachmentView, link: null } };
+    return { message, rendered: { subject, body, table, attachment: attachmentView, link } };
   }
 
   /** One send with its retries; answers how the attempt ends. */
@@ -230,7 +251,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     const previewOnly = isTest && channel.type !== 'email';
     let result: Omit<AttemptEnd, 'finishedAt'>;
     try {
-      const { message, rendered } = await compose(run, ctx, delivery, runStatus, !previewOnly, rows);
+      const { message, rendered } = await compose(run, ctx, delivery, runStatus, previewOnly ? null : { attemptId: attempt.id }, rows);
       if (previewOnly) {
         log.info('test run: delivery rendered as a preview, not sent', { attempt_id: attempt.id });
         return finish({ status: 'preview', sends: 0, statusCode: null, peerMessageId: null, detail: 'Rendered for the test run; not sent', error: null, preview: rendered });

@@ -27,6 +27,30 @@ export interface DownloadQuota {
   take(address: string): Promise<boolean>;
 }
 
+/** Makes links (POST /links and deliveries that send a link): the token only in the answer. */
+export function createLinkMaker(deps: {
+  store: Pick<LinksRepo, 'insert'>;
+  runs: { find(id: string): Promise<RunRecord | undefined> };
+  clock: Clock;
+  publicUrl: string;
+}) {
+  const base = deps.publicUrl.replace(/\/+$/, '');
+  return async function make(input: { runId: string; format: ResultFormat; expiresInDays: number; createdBy: string | null; attemptId: string | null }) {
+    const run = await deps.runs.find(input.runId);
+    if (!run) throw new DomainError('validation.failed', 'No such run', { errors: [{ field: 'run_id', code: 'validation.invalid', message: 'is not a run' }] });
+    if (!run.resultKey) throw new DomainError('run.no_result', 'The run has no result file to share');
+    const token = randomToken();
+    const now = deps.clock.now();
+    const link = await deps.store.insert({
+      id: newId(), tokenHash: tokenHash(token), runId: run.id, reportId: run.reportId, format: input.format,
+      createdBy: input.createdBy, attemptId: input.attemptId, createdAt: now, expiresAt: new Date(now.getTime() + input.expiresInDays * DAY_MS),
+    });
+    return { link: { ...link, status: statusOf(link, now) }, token, url: `${base}/r/${token}` };
+  };
+}
+
+export type LinkMaker = ReturnType<typeof createLinkMaker>;
+
 export function createLinksService(deps: {
   store: LinksRepo;
   runs: { find(id: string): Promise<RunRecord | undefined> };
@@ -37,22 +61,9 @@ export function createLinksService(deps: {
   publicUrl: string;
 }) {
   const { store, clock } = deps;
-  const base = deps.publicUrl.replace(/\/+$/, '');
-
   const withStatus = (link: LinkRecord) => ({ ...link, status: statusOf(link, clock.now()) });
 
-  async function make(input: { runId: string; format: ResultFormat; expiresInDays: number; createdBy: string | null; attemptId: string | null }) {
-    const run = await deps.runs.find(input.runId);
-    if (!run) throw new DomainError('validation.failed', 'No such run', { errors: [{ field: 'run_id', code: 'validation.invalid', message: 'is not a run' }] });
-    if (!run.resultKey) throw new DomainError('run.no_result', 'The run has no result file to share');
-    const token = randomToken();
-    const now = clock.now();
-    const link = await store.insert({
-      id: newId(), tokenHash: tokenHash(token), runId: run.id, reportId: run.reportId, format: input.format,
-      createdBy: input.createdBy, attemptId: input.attemptId, createdAt: now, expiresAt: new Date(now.getTime() + input.expiresInDays * DAY_MS),
-    });
-    return { link: withStatus(link), token, url: `${base}/r/${token}` };
-  }
+  const make = createLinkMaker(deps);
 
   return {
     /** POST /links: an editor shares a run's result. */
@@ -64,10 +75,6 @@ export function createLinksService(deps: {
       }, clock);
       return made;
     },
-
-    /** A link a delivery sends (no security event of its own: the delivery is configured and audited). */
-    forDelivery: (run: RunRecord, format: ResultFormat, expiresInDays: number, attemptId: string) =>
-      make({ runId: run.id, format, expiresInDays, createdBy: null, attemptId }),
 
     list: (filter: { status?: LinkStatus | undefined; runId?: string | undefined }, page: PageRequest) =>
       store.list(filter, page, clock.now()).then((p) => ({ ...p, items: p.items.map(withStatus) })),
