@@ -27,6 +27,7 @@ import type { PasswordHasher } from './domain/identity/passwords.js';
 import { builtInPlugins, createPluginRegistry } from './plugins/registry.js';
 import type { ArtifactStore } from './domain/artifacts/ports.js';
 import { createLocalArtifactStore } from './infra/artifacts/local-store.js';
+import { createStorageRepo } from './infra/db/stores/storage-repo.js';
 
 export interface Container {
   settings: Settings;
@@ -90,7 +91,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   }
   const metrics = createMetrics(packageVersion, {
     queuePending: () => pendingJobs(queues.runs),
-    storageBytes: async () => 0, // no artifacts are stored until result files land
+    // From the shared store, so that every instance reports the same value.
+    storageBytes: async () => (await createStorageRepo(db).usage()).bytes,
   }, (err) => logger.warn('a metric could not be read; it keeps its last value', { err }));
   const events = createEventBus({
     publisher: redis,

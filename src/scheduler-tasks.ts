@@ -16,6 +16,8 @@ import { runJobSpec } from './jobs/run-report-spec.js';
 import { createAttemptsRepo } from './infra/db/stores/channels-repo.js';
 import { resendJobSpec } from './jobs/resend-delivery.js';
 import type { Enqueue } from './jobs/catalog.js';
+import { createRetention } from './domain/results/retention.js';
+import { createStorageRepo } from './infra/db/stores/storage-repo.js';
 
 /** How often the sweep looks for runs whose job went missing. */
 const SWEEP_EVERY_MS = 30_000;
@@ -24,7 +26,7 @@ const RESEND_STUCK_MS = 2 * 60_000;
 /** A resend sending this long (past its job's 10-minute limit) has lost its worker. */
 const SENDING_STUCK_MS = 15 * 60_000;
 
-export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' | 'logger' | 'db' | 'sql' | 'queues' | 'events' | 'metrics'> & { enqueue: Enqueue }): TickTask[] {
+export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' | 'logger' | 'db' | 'sql' | 'queues' | 'events' | 'metrics' | 'artifacts'> & { enqueue: Enqueue }): TickTask[] {
   const runsRepo = createRunsRepo(c.db);
   const log = c.logger.child({ component: 'scheduler' });
   const scheduling = createScheduling({
@@ -66,6 +68,9 @@ export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' |
     hourly('identity housekeeping', async (now) => {
       const purged = await purgeDeadIdentityRows(c.identity, { idleMinutes: c.settings.sessionIdleMinutes }, now);
       if (purged.sessions + purged.passwordResets > 0) c.logger.info('dead sessions and reset links deleted', purged);
+    }),
+    hourly('result retention', async (now) => {
+      await createRetention({ store: createStorageRepo(c.db), artifacts: c.artifacts, days: c.settings.resultRetentionDays, log }).sweep(now);
     }),
     hourly('idempotency keys', async (now) => {
       const purged = await runsRepo.purgeIdempotencyKeys(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));

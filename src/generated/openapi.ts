@@ -880,7 +880,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Artifact storage, retention, scheduled backups */
+        /**
+         * Artifact storage, retention, scheduled backups
+         * @description Where result files are kept and how much: the backend, their bytes and count, the oldest,
+         *     and the retention (SVC_RESULT_RETENTION_DAYS; an hourly job of the scheduler removes older
+         *     files). The figures come from the shared store, so every instance answers the same.
+         */
         get: operations["getStorage"];
         put?: never;
         post?: never;
@@ -2859,6 +2864,27 @@ export interface components {
             /** @default 7 */
             expires_in_days: number;
         };
+        Storage: {
+            /**
+             * @description local (files under SVC_DATA_DIR); an S3-compatible backend is planned for fleets on several machines
+             * @enum {string}
+             */
+            backend: "local";
+            /** @description The folder of the result files */
+            location: string;
+            bytes: number;
+            files: number;
+            /**
+             * Format: date-time
+             * @description When the run of the oldest stored file was made
+             */
+            oldest_file_at: string | null;
+            retention_days: number;
+            /** @description Scheduled backups of the internal store; Herald makes none itself (back up PostgreSQL and SVC_DATA_DIR) */
+            backups: {
+                configured: boolean;
+            };
+        };
         /** @description A run's whole result as JSON (GET /runs/{runId}/result?format=json) */
         ResultFile: {
             columns: components["schemas"]["ResultColumn"][];
@@ -4224,7 +4250,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Storage figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Storage"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

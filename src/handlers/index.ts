@@ -73,6 +73,7 @@ import { deleteDelivery } from './deliveries/delete-delivery.js';
 import { previewDelivery } from './deliveries/preview-delivery.js';
 import { retryDeliveryAttempt } from './runs/retry-delivery-attempt.js';
 import { getRunResult } from './runs/get-run-result.js';
+import { getStorage } from './system/get-storage.js';
 import { listLinks } from './links/list-links.js';
 import { createLink } from './links/create-link.js';
 import { getLink } from './links/get-link.js';
@@ -143,7 +144,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     testAiSettings: NOT_IMPLEMENTED,
     listSecurityEvents: listSecurityEvents(s),
     getAbout: getAbout(s),
-    getStorage: NOT_IMPLEMENTED,
+    getStorage: getStorage(s),
     listPlugins: listPlugins(s),
     listConnections: listConnections(s),
     createConnection: createConnection(s),

@@ -19,7 +19,6 @@ const NOT_YET_BUILT: OperationId[] = [
   'disableUserTwoFactor',
   'getSettings', 'updateSettings', 'getOidcSettings', 'replaceOidcSettings', 'testOidcSettings',
   'getAlertSettings', 'replaceAlertSettings', 'getAiSettings', 'replaceAiSettings', 'testAiSettings',
-  'getStorage',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard',
 ];
 

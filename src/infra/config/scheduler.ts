@@ -14,3 +14,9 @@ export const workerSettings = {
   workerLockSeconds: integer('SVC_WORKER_LOCK_SECONDS', { fallback: 30, min: 2, max: 600 },
     'how long a worker holds a run without renewing its lock; a crashed worker\'s run is taken again by another after it'),
 };
+
+/** Result files: how long they are kept. */
+export const storageSettings = {
+  resultRetentionDays: integer('SVC_RESULT_RETENTION_DAYS', { fallback: 30, min: 1, max: 3650 },
+    'days a run\'s result file is kept; the scheduler removes older ones hourly (links to them then answer 410 link.expired)'),
+};

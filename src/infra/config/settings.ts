@@ -14,7 +14,7 @@ import { mailSettings } from './mail.js';
 import { deliverySettings, outboundSettings } from './outbound.js';
 import { processSettings } from './process.js';
 import { queueSettings } from './queue.js';
-import { schedulerSettings, workerSettings } from './scheduler.js';
+import { schedulerSettings, storageSettings, workerSettings } from './scheduler.js';
 import { securitySettings } from './security.js';
 import { sessionSettings } from './sessions.js';
 import { storeSettings } from './store.js';
@@ -39,6 +39,7 @@ export const SCHEMAS = {
   gitops: gitopsSettings,
   scheduler: schedulerSettings,
   worker: workerSettings,
+  storage: storageSettings,
   sessions: sessionSettings,
 } as const;
 
