@@ -89,12 +89,14 @@ it('runs the connections and queries examples, then the reports and runs ones, a
   const peers = /^SMTP_HOST=.*\nHOOK_URL=.*$/m;
   expect(channels).toMatch(peers);
   const channelsHere = channels.replace(peers, `SMTP_HOST=127.0.0.1; SMTP_PORT=${smtp.port}\nHOOK_URL=${hook.url}/herald`);
-  const script = `set -euo pipefail\n${resume}\n${block.replace(db, `DB='${ours}'`)}\n${reports}\n${channelsHere}\necho "SECRET=$SECRET"`;
+  const files = readmeBlock('Result files and shared links with curl');
+  const script = `set -euo pipefail\ncd "$(mktemp -d)"\n${resume}\n${block.replace(db, `DB='${ours}'`)}\n${reports}\n${channelsHere}\necho "SECRET=$SECRET"\n${files}\nls *.xlsx`;
   const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 150_000 });
   const all = stdout.split('\n').filter((l) => l.trim() !== '');
   const lines = all.slice(0, 7);
   const more = all.slice(7, 15);
-  const deliveries = all.slice(15);
+  const deliveries = all.slice(15, 21);
+  const shared = all.slice(21);
   // test, connection id, preview, two changes, versions, restore
   expect(lines).toHaveLength(7);
   expect(json(lines[0]!)).toMatchObject({ ok: true, server_version: expect.any(String) });
@@ -145,4 +147,13 @@ it('runs the connections and queries examples, then the reports and runs ones, a
   expect(new Webhook(secret).verify(signed.body, {
     'webhook-id': String(signed.headers['webhook-id']), 'webhook-timestamp': String(signed.headers['webhook-timestamp']), 'webhook-signature': String(signed.headers['webhook-signature']),
   })).toMatchObject({ type: 'report.delivered', run: { id: delivered.id, row_count: 2 } });
+
+  // Result files and links: the csv (3 lines), the json through the link, the link, 410, storage, the saved xlsx.
+  expect(shared.slice(0, 3).map((l) => l.replace(/\r$/, ''))).toEqual(['id,total', '1,10.50', '3,5.25']); // csv lines end in CRLF
+  expect(json(shared[3]!)).toEqual({ columns: [{ name: 'id', type: 'int4' }, { name: 'total', type: 'numeric' }], rows: [[1, '10.50'], [3, '5.25']] });
+  expect(json(shared[4]!)).toMatchObject({ status: 'active', download_count: 1, downloads: [expect.objectContaining({ user_agent: expect.stringMatching(/^curl/) })] });
+  expect(shared[5]).toBe('410');
+  expect(json(shared[6]!)).toMatchObject({ backend: 'local', retention_days: 30 });
+  expect((json(shared[6]!).files as number)).toBeGreaterThanOrEqual(3);
+  expect(shared[7]).toMatch(/^shipped-orders-\d{4}-\d{2}-\d{2}-\d{4}\.xlsx$/);
 }, 150_000);
