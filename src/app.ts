@@ -19,7 +19,6 @@ import { createResultDownloads } from './domain/results/downloads.js';
 import { createLinksService } from './domain/links/links-service.js';
 import { createLinksRepo } from './infra/db/stores/links-repo.js';
 import { createStorageRepo } from './infra/db/stores/storage-repo.js';
-import path from 'node:path';
 import { createConnectionsService } from './domain/connections/connections-service.js';
 import { createQueriesService } from './domain/queries/queries-service.js';
 import { createPreviewService } from './domain/queries/preview-service.js';
@@ -50,7 +49,7 @@ import {
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
-  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher' | 'events' | 'artifacts' | 'channelHttp'>;
+  | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher' | 'events' | 'artifacts' | 'channelHttp' | 'artifactsLocation'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
   return {
@@ -158,7 +157,7 @@ function runServices(c: ApiContainer) {
       context: parts.context, sender: parts.sender, events: c.identity.events, clock: c.clock,
     }),
     downloads,
-    storage: async () => ({ ...(await createStorageRepo(c.db).usage()), location: path.join(c.settings.dataDir, 'results'), retentionDays: c.settings.resultRetentionDays }),
+    storage: async () => ({ ...(await createStorageRepo(c.db).usage()), ...c.artifactsLocation, retentionDays: c.settings.resultRetentionDays }),
     links: createLinksService({
       store: createLinksRepo(c.db), runs: parts.runs, downloads, quota: linkQuota(c),
       events: c.identity.events, clock: c.clock, publicUrl: c.settings.publicUrl,

@@ -28,6 +28,8 @@ import { builtInPlugins, createPluginRegistry } from './plugins/registry.js';
 import type { ArtifactStore } from './domain/artifacts/ports.js';
 import { createLocalArtifactStore } from './infra/artifacts/local-store.js';
 import { createStorageRepo } from './infra/db/stores/storage-repo.js';
+import { createS3ArtifactStore } from './infra/artifacts/s3-store.js';
+import path from 'node:path';
 
 export interface Container {
   settings: Settings;
@@ -49,8 +51,10 @@ export interface Container {
   plugins: PluginRegistry<Connector, ChannelPlugin>;
   /** One pooled connector session per saved connection, closed with the container. */
   pools: ConnectorPools;
-  /** Where run results are stored (local files under SVC_DATA_DIR). */
+  /** Where run results are stored (local files under SVC_DATA_DIR, or a bucket with SVC_STORAGE_S3). */
   artifacts: ArtifactStore;
+  /** Which backend holds them, and where (GET /system/storage). */
+  artifactsLocation: { backend: 'local' | 's3'; location: string };
   /** Guarded outbound HTTP for channels (SVC_OUTBOUND_ALLOW names the exceptions). */
   channelHttp: OutboundHttp;
   version: string;
@@ -109,6 +113,11 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const pools = createConnectorPools({ plugins, secrets: secretBox, limits: CONNECTOR_LIMITS });
   const shutdown = new AbortController();
   const channelHttp = createChannelHttp({ allow: settings.outboundAllow, timeoutMs: 30_000 });
+  const bucket = settings.storageS3 ? createS3ArtifactStore(settings.storageS3) : undefined;
+  const artifacts = bucket ?? createLocalArtifactStore(settings.dataDir);
+  const artifactsLocation = bucket
+    ? { backend: 's3' as const, location: bucket.location }
+    : { backend: 'local' as const, location: path.join(settings.dataDir, 'results') };
   return {
     settings,
     logger,
@@ -125,7 +134,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     connectionProblem,
     plugins,
     pools,
-    artifacts: createLocalArtifactStore(settings.dataDir),
+    artifacts,
+    artifactsLocation,
     channelHttp,
     version: packageVersion,
     startedAt: clock.now(),
@@ -136,6 +146,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
       shutdown.abort();
       await pools.closeAll();
       channelHttp.close();
+      bucket?.close();
       await events.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();

@@ -2866,11 +2866,11 @@ export interface components {
         };
         Storage: {
             /**
-             * @description local (files under SVC_DATA_DIR); an S3-compatible backend is planned for fleets on several machines
+             * @description local (files under SVC_DATA_DIR) or s3 (an S3-compatible bucket, SVC_STORAGE_S3, for fleets on several machines)
              * @enum {string}
              */
-            backend: "local";
-            /** @description The folder of the result files */
+            backend: "local" | "s3";
+            /** @description The folder of the result files, or s3://bucket/prefix (never the credentials) */
             location: string;
             bytes: number;
             files: number;

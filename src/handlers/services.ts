@@ -60,5 +60,5 @@ export interface ApiServices {
   retries: ReturnType<typeof createRetryService>;
   downloads: ResultDownloads;
   links: LinksService;
-  storage(): Promise<{ location: string; bytes: number; files: number; oldest: Date | null; retentionDays: number }>;
+  storage(): Promise<{ backend: 'local' | 's3'; location: string; bytes: number; files: number; oldest: Date | null; retentionDays: number }>;
 }

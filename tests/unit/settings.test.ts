@@ -184,7 +184,7 @@ describe('the settings tables', () => {
       'SVC_LOG_FORMAT', 'SVC_LOG_LEVEL', 'SVC_METRICS_TOKEN', 'SVC_SMTP_URL', 'SVC_MAIL_FROM', 'SVC_GITOPS_DIR',
       'SVC_OUTBOUND_ALLOW', 'SVC_PROBE_LISTEN', 'SVC_QUEUE_PREFIX', 'SVC_SCHEDULER_TICK_SECONDS', 'SVC_SHUTDOWN_TIMEOUT_SECONDS',
       'SVC_SESSION_IDLE_MINUTES', 'SVC_SESSION_MAX_HOURS', 'SVC_BCRYPT_COST', 'SVC_STORE_TIMEOUT_SECONDS', 'SVC_TRUST_PROXY',
-      'SVC_CORS_ORIGINS', 'SVC_SECRET_KEY_PREVIOUS', 'SVC_DELIVERY_SENDS', 'SVC_DELIVERY_BACKOFF_MS', 'SVC_RESULT_RETENTION_DAYS',
+      'SVC_CORS_ORIGINS', 'SVC_SECRET_KEY_PREVIOUS', 'SVC_DELIVERY_SENDS', 'SVC_DELIVERY_BACKOFF_MS', 'SVC_RESULT_RETENTION_DAYS', 'SVC_STORAGE_S3',
     ]));
   });
 
@@ -207,7 +207,7 @@ describe('the settings tables', () => {
     expect(Object.keys(s).sort()).toEqual([
       'bcryptCost', 'corsOrigins', 'dataDir', 'databaseUrl', 'deliveryBackoffMs', 'deliverySends', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
       'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'resultRetentionDays', 'roles',
-      'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl',
+      'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl', 'storageS3',
       'storeTimeoutSeconds', 'trustProxy', 'workerConcurrency', 'workerLockSeconds',
     ]);
     const typed: { roles: ProcessRole[]; listen: { host: string; port: number }; corsOrigins: string[] } = s;

@@ -9,7 +9,7 @@ export const getStorage = (d: Deps): Handler<'getStorage'> => async () => {
   return {
     status: 200,
     body: {
-      backend: 'local', location: s.location, bytes: s.bytes, files: s.files, oldest_file_at: s.oldest ? s.oldest.toISOString() : null,
+      backend: s.backend, location: s.location, bytes: s.bytes, files: s.files, oldest_file_at: s.oldest ? s.oldest.toISOString() : null,
       retention_days: s.retentionDays, backups: { configured: false },
     },
   };

@@ -92,32 +92,38 @@ export function createLocalArtifactStore(dataDir: string): LocalArtifactStore {
       } catch {
         return undefined;
       }
-      const input = createReadStream(file).pipe(createGunzip());
-      const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
-      const first = await lines.next();
-      if (first.done) throw new Error(`result file ${key} is empty`);
-      const { columns } = JSON.parse(first.value) as { columns: ResultColumn[] };
-      async function* batches(): AsyncGenerator<CellValue[][]> {
-        let batch: CellValue[][] = [];
-        try {
-          for (;;) {
-            const next = await lines.next();
-            if (next.done) break;
-            if (next.value === '') continue;
-            batch.push(JSON.parse(next.value) as CellValue[]);
-            if (batch.length === READ_BATCH) { yield batch; batch = []; }
-          }
-          if (batch.length > 0) yield batch;
-        } finally {
-          await lines.return?.();
-          input.destroy();
-        }
-      }
-      return { columns, batches: batches() };
+      return readStoredResult(createReadStream(file), key);
     },
 
     async remove(key) {
       await rm(fileOf(key), { force: true });
     },
   };
+}
+
+/** Reads a gzip NDJSON result file from any byte stream (a local file, an S3 object). */
+export async function readStoredResult(source: NodeJS.ReadableStream & { destroy(): void }, key: string): Promise<StoredResult> {
+  const input = source.pipe(createGunzip());
+  const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done) throw new Error(`result file ${key} is empty`);
+  const { columns } = JSON.parse(first.value) as { columns: ResultColumn[] };
+  async function* batches(): AsyncGenerator<CellValue[][]> {
+    let batch: CellValue[][] = [];
+    try {
+      for (;;) {
+        const next = await lines.next();
+        if (next.done) break;
+        if (next.value === '') continue;
+        batch.push(JSON.parse(next.value) as CellValue[]);
+        if (batch.length === READ_BATCH) { yield batch; batch = []; }
+      }
+      if (batch.length > 0) yield batch;
+    } finally {
+      await lines.return?.();
+      input.destroy();
+      source.destroy();
+    }
+  }
+  return { columns, batches: batches() };
 }

@@ -1,5 +1,6 @@
 /** The scheduler and worker roles: tick interval, worker concurrency, run time limit. */
-import { integer } from './schema.js';
+import { integer, setting } from './schema.js';
+import { parseS3StorageUrl, type S3StorageConfig } from '../artifacts/s3-store.js';
 
 export const schedulerSettings = {
   schedulerTickSeconds: integer('SVC_SCHEDULER_TICK_SECONDS', { fallback: 10, min: 1, max: 60 },
@@ -19,4 +20,17 @@ export const workerSettings = {
 export const storageSettings = {
   resultRetentionDays: integer('SVC_RESULT_RETENTION_DAYS', { fallback: 30, min: 1, max: 3650 },
     'days a run\'s result file is kept; the scheduler removes older ones hourly (links to them then answer 410 link.expired)'),
+  storageS3: setting<S3StorageConfig | undefined>({
+    env: 'SVC_STORAGE_S3',
+    description: 'keep result files in an S3-compatible bucket instead of SVC_DATA_DIR (fleets on several machines): s3://KEY:SECRET@BUCKET/PREFIX?region=R&endpoint=URL&path_style=true',
+    default: 'unset: files under SVC_DATA_DIR',
+    parse(v, ctx) {
+      if (v === undefined || v === '') return undefined;
+      try {
+        return parseS3StorageUrl(v);
+      } catch (err) {
+        return ctx.fail((err as Error).message);
+      }
+    },
+  }),
 };

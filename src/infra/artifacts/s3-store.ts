@@ -1,0 +1,93 @@
+/**
+ * The S3-compatible artifact store, for fleets of workers and API processes on several machines
+ * (SVC_STORAGE_S3): result files are objects `<prefix><report>/<run>.ndjson.gz` in one bucket,
+ * in the local store's format. A file is written to a temporary local file as the rows stream
+ * (memory stays flat) and uploaded on finish with its length, so a reader never sees half an
+ * object; reading streams the object through gunzip.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createLocalArtifactStore, readStoredResult } from './local-store.js';
+
+type LocalStore = ReturnType<typeof createLocalArtifactStore>;
+
+export interface S3StorageConfig {
+  bucket: string;
+  prefix: string;
+  region: string;
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** SVC_STORAGE_S3: s3://KEY:SECRET@BUCKET/PREFIX?region=R&endpoint=URL&path_style=true */
+export function parseS3StorageUrl(value: string): S3StorageConfig {
+  const u = new URL(value);
+  if (u.protocol !== 's3:') throw new Error('must start with s3://');
+  if (!u.hostname) throw new Error('must name the bucket: s3://KEY:SECRET@BUCKET/PREFIX');
+  if (!u.username || !u.password) throw new Error('must carry the access key and secret: s3://KEY:SECRET@BUCKET/...');
+  const prefix = decodeURIComponent(u.pathname.replace(/^\/+/, ''));
+  return {
+    bucket: u.hostname, prefix: prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix,
+    region: u.searchParams.get('region') ?? 'us-east-1', endpoint: u.searchParams.get('endpoint') ?? undefined,
+    forcePathStyle: u.searchParams.get('path_style') === 'true',
+    accessKeyId: decodeURIComponent(u.username), secretAccessKey: decodeURIComponent(u.password),
+  };
+}
+
+export function createS3ArtifactStore(config: S3StorageConfig): LocalStore & { close(): void; location: string } {
+  const client = new S3Client({
+    region: config.region, ...(config.endpoint ? { endpoint: config.endpoint } : {}), forcePathStyle: config.forcePathStyle,
+    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    // Streamed uploads otherwise go as aws-chunked with a trailing checksum, which not every
+    // S3-compatible server understands; the object's integrity is the gzip's own CRC.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
+  const objectKey = (key: string) => `${config.prefix}${key}.ndjson.gz`;
+  return {
+    location: `s3://${config.bucket}/${config.prefix}`,
+    async createResult(key, columns) {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-upload-'));
+      const local = createLocalArtifactStore(dir);
+      const writer = await local.createResult(key, columns);
+      const file = path.join(dir, 'results', `${key}.ndjson.gz`);
+      return {
+        write: (rows) => writer.write(rows),
+        async finish() {
+          try {
+            const { bytes } = await writer.finish();
+            await client.send(new PutObjectCommand({
+              Bucket: config.bucket, Key: objectKey(key), Body: createReadStream(file), ContentLength: (await stat(file)).size,
+              ContentType: 'application/gzip',
+            }));
+            return { bytes };
+          } finally {
+            await rm(dir, { recursive: true, force: true });
+          }
+        },
+        async abort() {
+          await writer.abort();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    },
+    async readResult(key) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: objectKey(key) }));
+        return await readStoredResult(out.Body as Readable, key);
+      } catch (err) {
+        if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey' || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+        throw err;
+      }
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: objectKey(key) }));
+    },
+    close: () => client.destroy(),
+  };
+}
