@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { createChannelHttp } from '../../src/channel-http.js';
-import { DomainError } from '../../src/core/errors.js';
+import type { DomainError } from '../../src/core/errors.js';
 import { ChannelSendError } from '../../src/domain/plugins/channel.js';
 import { webhookChannel } from '../../src/plugins/webhook/index.js';
 import { channelContext, sampleMessage } from '../support/channel-message.js';
