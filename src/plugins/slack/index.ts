@@ -121,15 +121,16 @@ export const slackChannel: ChannelPlugin = {
   },
   testTarget: () => ({}),
   async send(settings, _target, message, ctx) {
+    // Checked before anything is posted: a message must not go out for an attempt that then fails.
+    if (message.attachment && (!settings.bot_token || !settings.channel)) {
+      throw new ChannelSendError('delivery.invalid', 'Uploading a file to Slack needs a bot token and a channel id on the channel', { transient: false });
+    }
     const left = timeBudget(ctx);
     const res = await ctx.http.request({
       method: 'POST', url: settings.webhook_url as string, headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(message)), timeoutMs: left(),
     }, ctx.signal);
     checkAnswer(res, 'The Slack webhook', ctx.now());
     if (!message.attachment) return { statusCode: res.status, peerMessageId: null, detail: `HTTP ${res.status}` };
-    if (!settings.bot_token || !settings.channel) {
-      throw new ChannelSendError('delivery.invalid', 'Uploading a file to Slack needs a bot token and a channel id on the channel', { transient: false });
-    }
     const file = message.attachment;
     const slot = await slackApi(settings, 'files.getUploadURLExternal', { filename: file.filename, length: String(file.content.length) }, ctx, left);
     if (typeof slot.upload_url !== 'string' || typeof slot.file_id !== 'string') {
