@@ -91,7 +91,7 @@ describe('slack', () => {
     const table = payload.blocks.find((b: { text?: { text: string } }) => b.text?.text.startsWith('```'));
     expect(table.text.text).toContain('row &lt;1&gt; &amp; more');
     expect(table.text.text).toContain('… 197 more rows');
-    expect(payload.blocks.at(-1).type).toBe('context');
+    expect(payload.blocks.at(-1)).toMatchObject({ type: 'section', text: { type: 'mrkdwn', text: expect.stringContaining('|Open the run in Herald>') } });
     expect(h.logs.join('\n')).not.toContain('secret-xyz');
   });
 

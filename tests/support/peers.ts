@@ -13,6 +13,8 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body's bytes as they arrived (uploads). */
+  raw: Buffer;
 }
 
 export interface HttpPeer {
@@ -35,7 +37,8 @@ export async function httpPeer(): Promise<HttpPeer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      peer.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const raw = Buffer.concat(chunks);
+      peer.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: raw.toString('utf8'), raw });
       const answer = peer.script.shift() ?? peer.fallback;
       res.writeHead(answer.status, answer.headers ?? {});
       res.end(answer.body ?? '');

@@ -4,7 +4,16 @@
  * most 200 characters of the peer's answer and never the URL's path or query (a token may live
  * there).
  */
-import { ChannelSendError, type OutboundResponse } from '../../domain/plugins/channel.js';
+import { ChannelSendError, type ChannelContext, type OutboundResponse } from '../../domain/plugins/channel.js';
+
+/**
+ * The time left of a send's limit (ctx.timeoutMs, measured from this call), for each of its
+ * requests: a send of several requests (Slack's upload flow) stays within one limit.
+ */
+export function timeBudget(ctx: Pick<ChannelContext, 'timeoutMs'>): () => number {
+  const deadline = Date.now() + ctx.timeoutMs;
+  return () => Math.max(1, deadline - Date.now());
+}
 
 /** Retry-After in ms (seconds or an HTTP date), or null. */
 export function retryAfterMs(value: string | undefined, now: Date): number | null {

@@ -10,7 +10,22 @@ import type { ChannelMessage, ChannelPlugin } from '../../domain/plugins/channel
 import { checkAnswer, urlProblem } from '../shared/http-answer.js';
 import { webhookManifest } from './manifest.js';
 
-const RESERVED = new Set(['host', 'content-length', 'content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'transfer-encoding', 'connection']);
+/** Headers Herald sets itself (or that would break the request); webhook-* is Standard Webhooks' own. */
+const RESERVED = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection']);
+/** An HTTP header name (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+/** What an HTTP header value may hold (no line breaks or control characters; Latin-1 at most). */
+const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Why a custom header cannot be sent, or null (the message names no value: values are secret). */
+export function headerProblem(name: string, value: unknown): string | null {
+  if (!TOKEN.test(name)) return 'is not a valid header name';
+  const lower = name.toLowerCase();
+  if (RESERVED.has(lower) || lower.startsWith('webhook-')) return 'is set by Herald itself';
+  if (typeof value !== 'string' || !VALUE.test(value)) return 'has a value with line breaks or characters a header cannot carry';
+  return null;
+}
 
 /** The Standard Webhooks signature of a body. */
 export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
@@ -42,11 +57,11 @@ export const webhookChannel: ChannelPlugin = {
   validate(settings, http) {
     const problem = urlProblem(settings.url, (u) => http.allowsHost(u));
     if (problem) throw validationFailed([{ field: 'settings.url', code: 'validation.format', message: problem }]);
-    for (const name of Object.keys((settings.headers as Record<string, string> | undefined) ?? {})) {
-      if (RESERVED.has(name.toLowerCase())) {
-        throw validationFailed([{ field: `settings.headers.${name}`, code: 'validation.invalid', message: 'Herald sets this header itself' }]);
-      }
-    }
+    const problems = Object.entries((settings.headers as Record<string, unknown> | undefined) ?? {}).flatMap(([name, value]) => {
+      const problem = headerProblem(name, value);
+      return problem ? [{ field: `settings.headers.${name}`, code: 'validation.invalid' as const, message: problem }] : [];
+    });
+    if (problems.length > 0) throw validationFailed(problems);
   },
   testTarget: () => ({}),
   async send(settings, _target, message, ctx) {
@@ -60,7 +75,7 @@ export const webhookChannel: ChannelPlugin = {
       'webhook-timestamp': String(timestamp),
     };
     if (typeof settings.signing_secret === 'string') headers['webhook-signature'] = signWebhook(settings.signing_secret, ctx.messageId, timestamp, body);
-    const res = await ctx.http.request({ method: 'POST', url: settings.url as string, headers, body }, ctx.signal);
+    const res = await ctx.http.request({ method: 'POST', url: settings.url as string, headers, body, timeoutMs: ctx.timeoutMs }, ctx.signal);
     checkAnswer(res, 'The webhook', now);
     return { statusCode: res.status, peerMessageId: null, detail: `HTTP ${res.status}` };
   },
