@@ -71,14 +71,14 @@ function runJob(c: WorkerContainer, parts: DeliveryParts) {
     async markLost(runId, error) {
       const run = await store.markLost(runId, error, c.clock.now());
       if (!run) return;
-      // A delivery that was being sent when the last worker died is not left `sending`.
-      await parts.attempts.failSending(runId, { code: 'delivery.worker_lost', message: 'The worker sending it stopped; retry the attempt' }, c.clock.now());
       log.error('run failed for good', { run_id: run.id, report_id: run.reportId, error_code: error.code, error: error.message });
       c.metrics.runsTotal.inc({ status: 'failed', trigger: run.trigger });
       if (run.startedAt && run.finishedAt) c.metrics.runDuration.observe(Math.max(0, (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000));
       // Like any run's end: the run and its report (last_run) change for the event stream.
       await publishQuietly(c.events, [runUpdated(run), reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: run.status } })],
         (err) => log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
+      // A delivery that was being sent when the last worker died is not left `sending`.
+      await parts.attempts.failSending(runId, { code: 'delivery.worker_lost', message: 'The worker sending it stopped; retry the attempt' }, c.clock.now());
     },
   });
 }

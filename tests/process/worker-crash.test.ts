@@ -101,6 +101,9 @@ it('a run whose workers keep dying ends failed with run.worker_lost, never stuck
       await kill(w);
     } else {
       final = s;
+      // The worker that ended it publishes the end after recording it: let it finish first.
+      await waitFor(async () => events.some((e) => e.type === 'report.updated' && e.data.change === 'ran'
+        && (e.data.last_run as { status?: string } | undefined)?.status === 'failed'), 'the end to be announced', 20_000, w);
       await kill(w);
     }
   }
