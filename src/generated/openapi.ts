@@ -223,7 +223,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Finish sign-in with an authenticator code or a recovery code */
+        /**
+         * Finish sign-in with an authenticator code or a recovery code
+         * @description Finishes a password sign-in that answered second_factor_required. `method` totp takes the authenticator app's current six-digit code, recovery_code one of the recovery codes (each works once; the answer says how many remain), passkey the credential the browser returned for the options of POST /auth/login/second-factor/passkey. The ticket works once, for five minutes, and ends after five wrong answers (sign in with the password again). A code that already signed in is refused within its window (replay).
+         */
         post: operations["loginSecondFactor"];
         delete?: never;
         options?: never;
@@ -240,7 +243,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start the passkey step of a sign-in */
+        /**
+         * Start the passkey step of a sign-in
+         * @description Options for navigator.credentials.get() limited to the passkeys of the account the ticket belongs to; the challenge works once, for five minutes.
+         */
         post: operations["startSecondFactorPasskey"];
         delete?: never;
         options?: never;
@@ -257,7 +263,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start passwordless passkey sign-in */
+        /**
+         * Start passwordless passkey sign-in
+         * @description Options for navigator.credentials.get() with no allowed credentials, so the browser offers the passkeys it holds for this site (discoverable credentials). The challenge works once, for five minutes.
+         */
         post: operations["startPasskeyLogin"];
         delete?: never;
         options?: never;
@@ -274,7 +283,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Finish passkey sign-in */
+        /**
+         * Finish passkey sign-in
+         * @description Signs in with the credential the browser returned for the options of POST /auth/passkey/options. The passkey names its user; a passkey whose signature counter goes backwards (a cloned authenticator) is refused and audited (passkey.clone_refused).
+         */
         post: operations["finishPasskeyLogin"];
         delete?: never;
         options?: never;
@@ -289,7 +301,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Redirect to the identity provider */
+        /**
+         * Redirect to the identity provider
+         * @description Redirects the browser to the identity provider (authorization code flow with PKCE S256, state and nonce). The flow is bound to this browser by the svc_oidc cookie and lasts ten minutes. `return_to` (a path of this instance) is where the callback sends the browser after signing in.
+         */
         get: operations["startOidcLogin"];
         put?: never;
         post?: never;
@@ -306,7 +321,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Return from the identity provider */
+        /**
+         * Return from the identity provider
+         * @description The identity provider sends the browser here. Every outcome is a redirect: on success to the flow's return_to with the session cookies set; otherwise to {SVC_PUBLIC_URL}/sign-in?error=<code>, where code is one of oidc.flow_invalid (no or an expired flow, or a wrong state), oidc.provider_error (the provider answered with an error), oidc.exchange_failed (the code was refused, replayed, or the ID token did not check out: issuer, audience, nonce, signature), oidc.email_unverified, oidc.domain_not_allowed, oidc.no_account (unknown user and creating users is off), auth.user_disabled, oidc.disabled. Each outcome is a security event (auth.oidc) with its reason.
+         */
         get: operations["finishOidcLogin"];
         put?: never;
         post?: never;
@@ -479,7 +497,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start enrolling an authenticator app */
+        /**
+         * Start enrolling an authenticator app
+         * @description Makes a new authenticator-app secret (RFC 6238: SHA-1, 6 digits, 30 seconds) and keeps it, encrypted, as pending until POST /me/2fa/totp/confirm. A new setup replaces a pending one. Refused while the authenticator app is on (turn it off first).
+         */
         post: operations["startTotpSetup"];
         delete?: never;
         options?: never;
@@ -496,7 +517,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate it with a first code */
+        /**
+         * Activate it with a first code
+         * @description Turns the authenticator app on with a first code from it, and answers ten recovery codes. They are shown only now; the store keeps only their hashes.
+         */
         post: operations["confirmTotpSetup"];
         delete?: never;
         options?: never;
@@ -513,7 +537,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn off two-factor authentication */
+        /**
+         * Turn off two-factor authentication
+         * @description Turns the authenticator app off and deletes the recovery codes. Needs the current password, or a current code (authenticator or recovery code). Passkeys stay.
+         */
         post: operations["disableMyTwoFactor"];
         delete?: never;
         options?: never;
@@ -530,7 +557,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the recovery codes */
+        /**
+         * Replace the recovery codes
+         * @description Replaces every recovery code with ten new ones. Needs the current password or a current code.
+         */
         post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
@@ -548,7 +578,10 @@ export interface paths {
         /** The caller's passkeys */
         get: operations["listMyPasskeys"];
         put?: never;
-        /** Finish adding a passkey */
+        /**
+         * Finish adding a passkey
+         * @description Verifies the browser's answer to the options of POST /me/passkeys/options (challenge, origin, relying party) and stores the passkey.
+         */
         post: operations["addMyPasskey"];
         delete?: never;
         options?: never;
@@ -565,7 +598,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start adding a passkey */
+        /**
+         * Start adding a passkey
+         * @description Options for navigator.credentials.create() (a discoverable credential, "none" attestation, excluding the caller's passkeys). The relying party id is the host of SVC_PUBLIC_URL; the challenge works once, for five minutes.
+         */
         post: operations["startPasskeyRegistration"];
         delete?: never;
         options?: never;
@@ -685,7 +721,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn off another user's two-factor authentication */
+        /**
+         * Turn off another user's two-factor authentication
+         * @description For a member who lost their authenticator: turns off the authenticator app, deletes the recovery codes and removes every passkey of the user, and ends the user's sessions. The user signs in with the password alone (and, where the workspace requires a second factor, enrols a new one). Audited (two_factor.disabled with the admin as actor).
+         */
         post: operations["disableUserTwoFactor"];
         delete?: never;
         options?: never;
@@ -760,7 +799,10 @@ export interface paths {
         };
         /** Single sign-on settings */
         get: operations["getOidcSettings"];
-        /** Replace single sign-on settings */
+        /**
+         * Replace single sign-on settings
+         * @description Replaces the single sign-on settings. Turning it on (enabled true) reads the provider's discovery document first and is refused when that fails (422 oidc.discovery_failed). Register redirect_uri (see the answer) at the provider.
+         */
         put: operations["replaceOidcSettings"];
         post?: never;
         delete?: never;
@@ -778,7 +820,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Read the provider's discovery document */
+        /**
+         * Read the provider's discovery document
+         * @description Reads the discovery document of the issuer given (or of the saved settings) and checks it (issuer matches, authorization and token endpoints, JWKS, code flow, PKCE S256). Outbound requests obey SVC_OUTBOUND_ALLOW.
+         */
         post: operations["testOidcSettings"];
         delete?: never;
         options?: never;
@@ -2091,6 +2136,10 @@ export interface components {
             user: components["schemas"]["Me"];
             /** @description The value of the svc_csrf cookie, to send as X-CSRF-Token on requests that change something */
             csrf_token: string;
+            /** @description After signing in with a recovery code, how many unused codes are left */
+            recovery_codes_remaining?: number;
+            /** @description True when the workspace requires a second factor and the user has none: until one is enrolled (POST /me/2fa/totp/setup or /me/passkeys/options) the session may only do that, read /me and /settings, and sign out (403 auth.second_factor_enrolment_required). */
+            must_enrol_second_factor?: boolean;
         };
         SecondFactorRequired: {
             /**
@@ -2101,6 +2150,160 @@ export interface components {
             /** @description Pass to the second-factor step; valid for a few minutes */
             ticket: string;
             methods: ("totp" | "recovery_code" | "passkey")[];
+        };
+        SecondFactorStep: {
+            ticket: string;
+            /** @enum {string} */
+            method: "totp" | "recovery_code" | "passkey";
+            /** @description For totp the six digits; for recovery_code one recovery code (dashes, spaces and case do not matter) */
+            code?: string;
+            credential?: components["schemas"]["WebAuthnCredential"];
+        };
+        TicketOnly: {
+            ticket: string;
+        };
+        /** @description The PublicKeyCredential the browser returned, in its JSON form (toJSON()), as @simplewebauthn/browser produces it */
+        WebAuthnCredential: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: "public-key";
+            response: {
+                [key: string]: unknown;
+            };
+            clientExtensionResults?: {
+                [key: string]: unknown;
+            };
+            authenticatorAttachment?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        PasskeyAssertion: {
+            credential: components["schemas"]["WebAuthnCredential"];
+        };
+        PasskeyOptions: {
+            /** @description PublicKeyCredentialCreationOptionsJSON or PublicKeyCredentialRequestOptionsJSON, for the browser (PublicKeyCredential.parse*OptionsFromJSON or @simplewebauthn/browser) */
+            options: {
+                [key: string]: unknown;
+            };
+            expires_at?: components["schemas"]["Timestamp"];
+        };
+        NewPasskey: {
+            /** @description Default "Passkey <n>" */
+            name?: string;
+            credential: components["schemas"]["WebAuthnCredential"];
+        };
+        RenamePasskey: {
+            name: string;
+        };
+        Passkey: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** @description singleDevice, or multiDevice (synced) */
+            device_type: string;
+            backed_up: boolean;
+            transports: string[];
+        };
+        PasskeyList: {
+            items: components["schemas"]["Passkey"][];
+        };
+        TotpSetup: {
+            /** @description Base32, for typing into an app that cannot scan */
+            secret: string;
+            /** @description otpauth://totp/Herald:<email>?secret=...&issuer=Herald */
+            otpauth_uri: string;
+            /** @description The otpauth URI as a QR code, an SVG data URL (data:image/svg+xml;base64,...) */
+            qr_code: string;
+        };
+        TotpCode: {
+            code: string;
+        };
+        /** @description Exactly one of the current password or a current code (authenticator app or recovery code) */
+        Reauthentication: {
+            password?: string;
+            code?: string;
+        };
+        RecoveryCodes: {
+            /** @description Each works once, instead of an authenticator code; keep them somewhere safe */
+            recovery_codes: string[];
+        };
+        WorkspaceSettings: {
+            /** @description Every password sign-in needs a second factor; users without one must enrol one before anything else */
+            require_second_factor: boolean;
+            /**
+             * @description admins_only turns password sign-in off for everyone but admins; it can be chosen only while single sign-on is on, and applies only while it is
+             * @enum {string}
+             */
+            password_sign_in: "everyone" | "admins_only";
+            version: components["schemas"]["Version"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        UpdateWorkspaceSettings: {
+            require_second_factor?: boolean;
+            /** @enum {string} */
+            password_sign_in?: "everyone" | "admins_only";
+            version: components["schemas"]["Version"];
+        };
+        /** @description Claim value → role; when several values of the claim map, the highest role wins */
+        OidcRoleMapping: {
+            [key: string]: components["schemas"]["Role"];
+        };
+        OidcSettings: {
+            enabled: boolean;
+            issuer_url: string | null;
+            client_id: string | null;
+            /** @description {configured true} when a client secret is stored, null when none is */
+            client_secret: {
+                /** @enum {boolean} */
+                configured: true;
+            } | null;
+            scopes: string[];
+            /** @description The claim of the ID token (or userinfo) that carries roles or groups, e.g. groups */
+            role_claim: string | null;
+            role_mapping: components["schemas"]["OidcRoleMapping"];
+            /** @description Email domains allowed to sign in; empty allows every domain */
+            allowed_domains: string[];
+            /** @description Unknown users with a verified email are created on their first sign-in */
+            create_users: boolean;
+            default_role: components["schemas"]["Role"];
+            button_label: string;
+            /** @description Register this URL at the provider ({SVC_PUBLIC_URL}/api/v1/auth/oidc/callback) */
+            redirect_uri: string;
+            version: components["schemas"]["Version"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ReplaceOidcSettings: {
+            enabled: boolean;
+            /** Format: uri */
+            issuer_url?: string | null;
+            client_id?: string | null;
+            client_secret?: components["schemas"]["SecretInput"];
+            /** @description Default openid email profile; openid is always asked for */
+            scopes?: string[];
+            role_claim?: string | null;
+            role_mapping?: components["schemas"]["OidcRoleMapping"];
+            allowed_domains?: string[];
+            create_users?: boolean;
+            default_role?: components["schemas"]["Role"];
+            button_label?: string;
+            version: components["schemas"]["Version"];
+        };
+        TestOidcSettings: {
+            /** Format: uri */
+            issuer_url?: string;
+        };
+        OidcTestResult: {
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            jwks_uri: string;
+            userinfo_endpoint: string | null;
+            scopes_supported: string[];
+            elapsed_ms: number;
         };
         LoginResult: components["schemas"]["SignedIn"] | components["schemas"]["SecondFactorRequired"];
         PasswordResetRequest: {
@@ -2133,6 +2336,11 @@ export interface components {
              * @enum {string}
              */
             method: "password" | "setup" | "passkey" | "oidc";
+            /**
+             * @description The second step of a password sign-in
+             * @enum {string|null}
+             */
+            second_factor: "totp" | "recovery_code" | "passkey" | null;
             /** @description True for the session making this request */
             current: boolean;
         };
@@ -3407,9 +3615,23 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorStep"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Signed in */
+            200: {
+                headers: {
+                    /** @description svc_session (HttpOnly), svc_csrf (readable by scripts) and svc_device_<account> (HttpOnly, path /api/v1/auth) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3421,9 +3643,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketOnly"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Options for navigator.credentials.get() */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3437,7 +3671,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Options for navigator.credentials.get() */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3449,37 +3691,79 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAssertion"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Signed in */
+            200: {
+                headers: {
+                    /** @description svc_session (HttpOnly), svc_csrf (readable by scripts) and svc_device_<account> (HttpOnly, path /api/v1/auth) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
     };
     startOidcLogin: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A path on this instance, e.g. /reports (default /) */
+                return_to?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description To the identity provider's authorization endpoint */
+            302: {
+                headers: {
+                    Location?: string;
+                    /** @description svc_oidc (HttpOnly, path /api/v1/auth/oidc, ten minutes) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
     };
     finishOidcLogin: {
         parameters: {
-            query?: never;
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+                session_state?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Back into the application (signed in, or with an error code) */
+            302: {
+                headers: {
+                    Location?: string;
+                    /** @description svc_session, svc_csrf on success; svc_oidc cleared */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3699,7 +3983,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The secret to scan or type into the app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpSetup"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3711,9 +4003,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpCode"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description On; the recovery codes, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3725,9 +4029,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Reauthentication"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Off */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3739,9 +4053,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Reauthentication"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The new codes, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3755,7 +4081,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The caller's passkeys, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3767,9 +4101,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPasskey"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Added */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3783,7 +4129,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Options for navigator.credentials.create() */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3797,9 +4151,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenamePasskey"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Renamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3815,7 +4181,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -3964,7 +4336,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Every second factor of the user is off */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4057,7 +4435,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The workspace settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceSettings"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4069,9 +4455,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspaceSettings"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceSettings"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4085,7 +4483,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description The single sign-on settings (the client secret reads as {configured true}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettings"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4097,9 +4503,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceOidcSettings"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description Replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettings"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4111,9 +4529,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestOidcSettings"];
+            };
+        };
         responses: {
-            501: components["responses"]["NotImplemented"];
+            /** @description What the provider announces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcTestResult"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

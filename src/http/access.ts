@@ -13,6 +13,10 @@ import {
 const SAFE_METHODS = new Set(['get', 'head', 'options']);
 /** What a user who must choose a new password may still do. */
 const ALLOWED_BEFORE_PASSWORD_CHANGE = new Set<OperationId>(['getMe', 'changeMyPassword', 'logout']);
+/** What a user who must enrol a second factor (workspace policy) may still do. */
+const ALLOWED_BEFORE_ENROLMENT = new Set<OperationId>([
+  'getMe', 'logout', 'getSettings', 'startTotpSetup', 'confirmTotpSetup', 'listMyPasskeys', 'startPasskeyRegistration', 'addMyPasskey',
+]);
 
 function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -78,6 +82,10 @@ export async function enforceAccess(authenticator: Authenticator, input: AccessI
   }
   if (principal.user.mustChangePassword && !ALLOWED_BEFORE_PASSWORD_CHANGE.has(input.operationId)) {
     throw new DomainError('auth.password_change_required', 'Choose a new password with POST /api/v1/me/password first');
+  }
+  if (principal.user.mustEnrol && !ALLOWED_BEFORE_ENROLMENT.has(input.operationId)) {
+    throw new DomainError('auth.second_factor_enrolment_required',
+      'The workspace requires a second factor: enrol an authenticator app (POST /api/v1/me/2fa/totp/setup) or a passkey first');
   }
   const denied = denial(principal, access.minRole, access.minScope);
   if (denied) throw denied;

@@ -14,6 +14,12 @@ export interface User {
   mustChangePassword: boolean;
   preferences: Record<string, string>;
   totpEnabled: boolean;
+  /** The authenticator-app secret, sealed (users.totp_secret:<id>). */
+  totpSecret: string | null;
+  /** The secret being enrolled, sealed (users.totp_pending_secret:<id>). */
+  totpPendingSecret: string | null;
+  totpLastStep: number | null;
+  totpEnabledAt: Date | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -26,17 +32,20 @@ export interface NewUser {
   name: string;
   email: string;
   role: Role;
-  passwordHash: string;
+  passwordHash: string | null;
   mustChangePassword: boolean;
-  passwordChangedAt: Date;
+  passwordChangedAt: Date | null;
   /** Set when creating the user also signs it in (first-run setup). */
   lastSignInAt?: Date;
 }
 
 export type UserChanges = Partial<Pick<User,
-  'name' | 'role' | 'enabled' | 'passwordHash' | 'mustChangePassword' | 'preferences' | 'passwordChangedAt' | 'lastSignInAt'>>;
+  'name' | 'role' | 'enabled' | 'passwordHash' | 'mustChangePassword' | 'preferences' | 'passwordChangedAt' | 'lastSignInAt'
+  | 'totpEnabled' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep' | 'totpEnabledAt'>>;
 
 export type SessionMethod = 'password' | 'setup' | 'passkey' | 'oidc';
+/** The second step of a password sign-in. */
+export type SecondFactor = 'totp' | 'recovery_code' | 'passkey';
 
 export interface SessionRecord {
   id: string;
@@ -49,6 +58,9 @@ export interface SessionRecord {
   ip: string | null;
   userAgent: string | null;
   revokedAt: Date | null;
+  secondFactor: string | null;
+  /** Waiting for the user to enrol a second factor (workspace policy): little else is allowed. */
+  mustEnrol: boolean;
 }
 
 /** A live session with what the request needs of its user. */
@@ -59,6 +71,7 @@ export interface LiveSession {
   name: string;
   role: Role;
   mustChangePassword: boolean;
+  mustEnrol: boolean;
 }
 
 export interface ApiKeyRecord {
@@ -109,7 +122,11 @@ export type SecurityEventType =
   | 'connection.created' | 'connection.updated' | 'connection.deleted'
   | 'channel.created' | 'channel.updated' | 'channel.deleted'
   | 'delivery.created' | 'delivery.updated' | 'delivery.deleted'
-  | 'link.created' | 'link.revoked';
+  | 'link.created' | 'link.revoked'
+  | 'two_factor.setup_started' | 'two_factor.enabled' | 'two_factor.disabled' | 'two_factor.recovery_codes_replaced'
+  | 'auth.second_factor' | 'auth.recovery_code_used'
+  | 'passkey.added' | 'passkey.renamed' | 'passkey.removed' | 'passkey.clone_refused'
+  | 'auth.oidc' | 'oidc.linked' | 'settings.updated' | 'settings.oidc_updated';
 
 /** `system`: a command run on the server (herald admin reset-password). */
 export type ActorType = 'user' | 'api_key' | 'anonymous' | 'system';
@@ -129,4 +146,52 @@ export interface SecurityEventRecord {
   ip: string | null;
   userAgent: string | null;
   details: Record<string, unknown>;
+}
+
+export interface PasskeyRecord {
+  id: string;
+  userId: string;
+  credentialId: string;
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  deviceType: string;
+  backedUp: boolean;
+  aaguid: string | null;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A single-use step of a sign-in (ticket, WebAuthn challenge, OIDC flow). */
+export interface AuthFlowRecord {
+  id: string;
+  kind: string;
+  tokenHash: string;
+  userId: string | null;
+  data: Record<string, unknown>;
+  failures: number;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export interface IdentityLinkRecord {
+  id: string;
+  userId: string;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  createdAt: Date;
+  lastSignInAt: Date | null;
+}
+
+export interface SettingsRecord {
+  key: string;
+  value: Record<string, unknown>;
+  secretsSealed: string | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
 }

@@ -6,8 +6,8 @@
  */
 import type { Page, PageRequest } from '../../core/cursor.js';
 import type {
-  ApiKeyRecord, KeyWithOwner, LiveSession, NewApiKey, NewUser, PasswordResetRecord, SecurityEventRecord,
-  SessionRecord, User, UserChanges,
+  ApiKeyRecord, AuthFlowRecord, IdentityLinkRecord, KeyWithOwner, LiveSession, NewApiKey, NewUser, PasskeyRecord,
+  PasswordResetRecord, SecurityEventRecord, SessionRecord, SettingsRecord, User, UserChanges,
 } from './model.js';
 
 export interface UsersRepo {
@@ -24,6 +24,8 @@ export interface UsersRepo {
   update(id: string, version: number | undefined, changes: UserChanges, now: Date): Promise<User>;
   /** Records a sign-in (last_sign_in_at) without counting it as a change of the user (no version bump). */
   markSignedIn(id: string, at: Date): Promise<User>;
+  /** Accepts an authenticator code's time step once: false when it is not later than the last accepted one (replay). */
+  acceptTotpStep(id: string, step: number): Promise<boolean>;
   /** Enabled admins, locked for the rest of the transaction (serialises last-admin checks). */
   lockEnabledAdmins(): Promise<string[]>;
   /** By name, then id. */
@@ -36,6 +38,8 @@ export interface SessionsRepo {
   findLive(tokenHash: string, now: Date, idleSince: Date): Promise<LiveSession | undefined>;
   touch(id: string, now: Date): Promise<void>;
   listActive(userId: string, now: Date, idleSince: Date): Promise<SessionRecord[]>;
+  /** The user now has a second factor: their sessions stop waiting for enrolment. */
+  clearMustEnrol(userId: string): Promise<void>;
   /** Revokes one session of a user; false when there is no such live session. */
   revoke(userId: string, sessionId: string, now: Date): Promise<boolean>;
   /** Revokes every live session of a user but `keep`; returns how many ended. */
@@ -75,12 +79,68 @@ export interface SecurityEventsRepo {
   list(q: PageRequest & { type?: string | undefined; userId?: string | undefined }): Promise<Page<SecurityEventRecord>>;
 }
 
+export interface RecoveryCodesRepo {
+  /** Replaces every code of a user with these hashes. */
+  replace(userId: string, hashes: string[], now: Date): Promise<void>;
+  /** Uses an unused code once; false when there is none of that hash. */
+  use(userId: string, codeHash: string, now: Date): Promise<boolean>;
+  remaining(userId: string): Promise<number>;
+  removeAll(userId: string): Promise<void>;
+}
+
+export interface PasskeysRepo {
+  /** Throws passkey.already_registered for a credential id that is registered. */
+  insert(row: Omit<PasskeyRecord, 'lastUsedAt'> & { lastUsedAt?: Date | null }): Promise<PasskeyRecord>;
+  listOf(userId: string): Promise<PasskeyRecord[]>;
+  countOf(userId: string): Promise<number>;
+  findByCredentialId(credentialId: string): Promise<PasskeyRecord | undefined>;
+  findOf(userId: string, id: string): Promise<PasskeyRecord | undefined>;
+  /** not_found for a passkey the user does not have. */
+  rename(userId: string, id: string, name: string, now: Date): Promise<PasskeyRecord>;
+  /** Stores the new counter when the stored one is still `seenCounter`; false when another use won. */
+  recordUse(id: string, seenCounter: number, newCounter: number, now: Date): Promise<boolean>;
+  remove(userId: string, id: string): Promise<PasskeyRecord | undefined>;
+  removeAllOf(userId: string): Promise<number>;
+}
+
+export interface AuthFlowsRepo {
+  insert(row: Omit<AuthFlowRecord, 'failures' | 'usedAt'>): Promise<void>;
+  findUsable(kind: string, tokenHash: string, now: Date): Promise<AuthFlowRecord | undefined>;
+  /** Uses an unused, unexpired flow once. */
+  consume(kind: string, tokenHash: string, now: Date): Promise<AuthFlowRecord | undefined>;
+  /** Marks a flow used; false when it was used already. */
+  claim(id: string, now: Date): Promise<boolean>;
+  /** Counts a wrong answer; the flow ends once `max` is reached. Returns the failures so far. */
+  fail(id: string, max: number, now: Date): Promise<number>;
+  endAllOf(userId: string, kinds: string[], now: Date): Promise<void>;
+  deleteDead(before: Date, batch: number): Promise<number>;
+}
+
+export interface IdentityLinksRepo {
+  find(issuer: string, subject: string): Promise<IdentityLinkRecord | undefined>;
+  /** Idempotent: an existing link of the same issuer and subject is returned. */
+  insert(row: Omit<IdentityLinkRecord, 'lastSignInAt'> & { lastSignInAt?: Date | null }): Promise<IdentityLinkRecord>;
+  linkedTo(userId: string, issuer: string): Promise<IdentityLinkRecord | undefined>;
+  touch(id: string, email: string | null, now: Date): Promise<void>;
+}
+
+export interface SettingsRepo {
+  get(key: string): Promise<SettingsRecord | undefined>;
+  /** Writes when `version` is current (1 for an object never written); conflict.version otherwise. */
+  put(key: string, version: number, value: Record<string, unknown>, secretsSealed: string | null, now: Date): Promise<SettingsRecord>;
+}
+
 export interface IdentityRepos {
   users: UsersRepo;
   sessions: SessionsRepo;
   apiKeys: ApiKeysRepo;
   passwordResets: PasswordResetsRepo;
   events: SecurityEventsRepo;
+  recoveryCodes: RecoveryCodesRepo;
+  passkeys: PasskeysRepo;
+  flows: AuthFlowsRepo;
+  identityLinks: IdentityLinksRepo;
+  settings: SettingsRepo;
 }
 
 /** Repositories bound to one transaction, plus the locks only a transaction can hold. */

@@ -10,6 +10,8 @@ export interface PrincipalUser {
   name: string;
   role: Role;
   mustChangePassword: boolean;
+  /** Signed in by password while the workspace requires a second factor the user must enrol first. */
+  mustEnrol?: boolean;
 }
 
 export type Principal =

@@ -5,7 +5,7 @@
 import { newId } from '../../core/ids.js';
 import { csrfTokenFor, randomToken, tokenHash } from './tokens.js';
 import type { PrincipalUser } from './principal.js';
-import type { SessionMethod } from './model.js';
+import type { SecondFactor, SessionMethod } from './model.js';
 import type { SessionsRepo } from './ports.js';
 
 export type { SessionMethod };
@@ -34,7 +34,10 @@ export const idleSince = (policy: SessionPolicy, now: Date) => new Date(now.getT
 
 export async function issueSession(
   sessions: SessionsRepo, policy: SessionPolicy,
-  input: { userId: string; method: SessionMethod; ip: string; userAgent?: string | undefined }, now: Date,
+  input: {
+    userId: string; method: SessionMethod; ip: string; userAgent?: string | undefined;
+    secondFactor?: SecondFactor | undefined; mustEnrol?: boolean | undefined;
+  }, now: Date,
 ): Promise<IssuedSession> {
   const token = randomToken();
   const id = newId();
@@ -48,6 +51,8 @@ export async function issueSession(
     expiresAt: new Date(now.getTime() + policy.maxHours * 3600_000),
     ip: input.ip || null,
     userAgent: input.userAgent?.slice(0, 512) ?? null,
+    secondFactor: input.secondFactor ?? null,
+    mustEnrol: input.mustEnrol ?? false,
   });
   return { id, token, csrfToken: csrfTokenFor(policy.secretKey, token), maxAgeSeconds: policy.maxHours * 3600 };
 }
@@ -72,6 +77,6 @@ export async function resolveSession(
     sessionId: row.id,
     csrfToken: csrfTokenFor(policy.secretKey, token),
     acceptedCsrfTokens: verifyingKeys(policy).map((k) => csrfTokenFor(k, token)),
-    user: { id: row.userId, name: row.name, role: row.role, mustChangePassword: row.mustChangePassword },
+    user: { id: row.userId, name: row.name, role: row.role, mustChangePassword: row.mustChangePassword, mustEnrol: row.mustEnrol },
   };
 }

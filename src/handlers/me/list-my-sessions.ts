@@ -13,7 +13,8 @@ export const listMySessions = (d: Deps): Handler<'listMySessions'> => async (req
       items: rows.map((r) => ({
         id: r.id, created_at: r.createdAt.toISOString(), last_seen_at: r.lastSeenAt.toISOString(),
         expires_at: r.expiresAt.toISOString(), ip: r.ip, user_agent: r.userAgent,
-        method: r.method as 'password' | 'setup' | 'passkey' | 'oidc', current: r.id === s.sessionId,
+        method: r.method as 'password' | 'setup' | 'passkey' | 'oidc',
+        second_factor: r.secondFactor as 'totp' | 'recovery_code' | 'passkey' | null, current: r.id === s.sessionId,
       })),
     },
   };

@@ -23,8 +23,11 @@ export function contextOf(entry: SealedColumn, id: string): string {
 }
 
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
-  // The authenticator-app secret of two-factor sign-in (the column exists; the feature will fill it).
+  // The authenticator-app secret of two-factor sign-in, and the one being enrolled (src/domain/identity/two-factor-service.ts).
   sealedColumn('users', 'totp_secret'),
+  sealedColumn('users', 'totp_pending_secret'),
+  // Secret fields of workspace settings objects (the OIDC client secret), one sealed JSON object per key.
+  sealedColumn('workspace_settings', 'secrets_sealed', { idColumn: 'key', context: 'workspace_settings.secrets:{id}' }),
   // Connection passwords (src/domain/connections/pools.ts passwordContext: connections.password:<id>).
   sealedColumn('connections', 'password_sealed', { context: 'connections.password:{id}' }),
   // Every secret field of a channel's settings, as one sealed JSON object (src/domain/channels/channel-settings.ts).

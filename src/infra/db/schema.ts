@@ -20,6 +20,11 @@ export const users = pgTable('users', {
   preferences: jsonb('preferences').$type<Record<string, string>>().notNull().default({}),
   totpSecret: text('totp_secret'),
   totpEnabled: boolean('totp_enabled').notNull().default(false),
+  /** The authenticator-app secret being enrolled (sealed), until a first code confirms it. */
+  totpPendingSecret: text('totp_pending_secret'),
+  /** The RFC 6238 time step of the last accepted code: codes of that step or earlier are refused (replay). */
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+  totpEnabledAt: ts('totp_enabled_at'),
   version: integer('version').notNull().default(1),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -42,6 +47,10 @@ export const sessions = pgTable('sessions', {
   ip: text('ip'),
   userAgent: text('user_agent'),
   revokedAt: ts('revoked_at'),
+  /** The second step of a password sign-in: totp, recovery_code or passkey. */
+  secondFactor: text('second_factor'),
+  /** Signed in by password while the workspace requires a second factor the user does not have yet. */
+  mustEnrol: boolean('must_enrol').notNull().default(false),
 }, (t) => [
   uniqueIndex('sessions_token_hash_key').on(t.tokenHash),
   index('sessions_user_id_idx').on(t.userId),
@@ -390,3 +399,83 @@ export const linkDownloads = pgTable('link_downloads', {
 }, (t) => [
   index('link_downloads_link_idx').on(t.linkId, t.at),
 ]);
+
+/** Recovery codes of two-factor sign-in, stored only as hashes; a used code stays as a record. */
+export const recoveryCodes = pgTable('recovery_codes', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  codeHash: text('code_hash').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  usedAt: ts('used_at'),
+}, (t) => [
+  uniqueIndex('recovery_codes_user_code_key').on(t.userId, t.codeHash),
+]);
+
+/** WebAuthn credentials (passkeys). */
+export const passkeys = pgTable('passkeys', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  /** base64url, as the authenticator names it. */
+  credentialId: text('credential_id').notNull(),
+  /** COSE public key, base64url. */
+  publicKey: text('public_key').notNull(),
+  counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+  transports: jsonb('transports').$type<string[]>().notNull().default([]),
+  deviceType: text('device_type').notNull(),
+  backedUp: boolean('backed_up').notNull().default(false),
+  aaguid: text('aaguid'),
+  name: text('name').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+  lastUsedAt: ts('last_used_at'),
+}, (t) => [
+  uniqueIndex('passkeys_credential_id_key').on(t.credentialId),
+  index('passkeys_user_id_idx').on(t.userId),
+]);
+
+/**
+ * Short-lived, single-use steps of a sign-in: second-factor tickets, WebAuthn challenges and
+ * OIDC authorization flows. Only a hash of the token (or challenge) is kept.
+ */
+export const authFlows = pgTable('auth_flows', {
+  id: uuid('id').primaryKey(),
+  kind: text('kind').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+  /** Wrong answers given to this step (a ticket ends after a few). */
+  failures: integer('failures').notNull().default(0),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+}, (t) => [
+  uniqueIndex('auth_flows_token_hash_key').on(t.tokenHash),
+  index('auth_flows_expires_at_idx').on(t.expiresAt),
+]);
+
+/** Accounts of an identity provider (issuer, subject) linked to users. */
+export const userIdentities = pgTable('user_identities', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  issuer: text('issuer').notNull(),
+  subject: text('subject').notNull(),
+  email: text('email'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  lastSignInAt: ts('last_sign_in_at'),
+}, (t) => [
+  uniqueIndex('user_identities_issuer_subject_key').on(t.issuer, t.subject),
+  index('user_identities_user_id_idx').on(t.userId),
+]);
+
+/**
+ * Workspace-wide settings objects, one row per key ("workspace", "oidc"): the plain part as
+ * JSON, the secret fields as one sealed JSON object, with the concurrency version.
+ */
+export const workspaceSettings = pgTable('workspace_settings', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').$type<Record<string, unknown>>().notNull().default({}),
+  secretsSealed: text('secrets_sealed'),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

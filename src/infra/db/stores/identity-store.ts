@@ -9,6 +9,7 @@ import { sessionsRepo } from './sessions-repo.js';
 import { apiKeysRepo } from './api-keys-repo.js';
 import { passwordResetsRepo } from './password-resets-repo.js';
 import { securityEventsRepo } from './security-events-repo.js';
+import { authFlowsRepo, identityLinksRepo, passkeysRepo, recoveryCodesRepo, settingsRepo } from './sign-in-repo.js';
 
 const SETUP_LOCK = 7_246_135_002;
 
@@ -19,6 +20,11 @@ function reposOf(tx: Tx) {
     apiKeys: apiKeysRepo(tx),
     passwordResets: passwordResetsRepo(tx),
     events: securityEventsRepo(tx),
+    recoveryCodes: recoveryCodesRepo(tx),
+    passkeys: passkeysRepo(tx),
+    flows: authFlowsRepo(tx),
+    identityLinks: identityLinksRepo(tx),
+    settings: settingsRepo(tx),
   };
 }
 

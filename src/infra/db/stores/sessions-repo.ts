@@ -14,6 +14,7 @@ export function sessionsRepo(tx: Tx) {
       const [row] = await tx.select({
         id: sessions.id, lastSeenAt: sessions.lastSeenAt,
         userId: users.id, name: users.name, role: users.role, mustChangePassword: users.mustChangePassword,
+        mustEnrol: sessions.mustEnrol,
       }).from(sessions).innerJoin(users, eq(users.id, sessions.userId)).where(and(
         eq(sessions.tokenHash, tokenHash),
         isNull(sessions.revokedAt),
@@ -30,6 +31,10 @@ export function sessionsRepo(tx: Tx) {
       return tx.select().from(sessions).where(and(
         eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, now), gt(sessions.lastSeenAt, idleSince),
       )).orderBy(desc(sessions.createdAt));
+    },
+    /** The user now has a second factor: no session of theirs waits for enrolment any more. */
+    async clearMustEnrol(userId: string): Promise<void> {
+      await tx.update(sessions).set({ mustEnrol: false }).where(and(eq(sessions.userId, userId), eq(sessions.mustEnrol, true)));
     },
     async revoke(userId: string, sessionId: string, now: Date): Promise<boolean> {
       const rows = await tx.update(sessions).set({ revokedAt: now })

@@ -1,5 +1,5 @@
 /** Users in the store (the identity domain's UsersRepo). */
-import { and, asc, count, eq, gt, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { users } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
@@ -43,6 +43,15 @@ export function usersRepo(tx: Tx) {
       const [row] = await tx.update(users).set({ lastSignInAt: at }).where(eq(users.id, id)).returning();
       if (!row) throw notFound('user');
       return row;
+    },
+    /**
+     * Accepts an authenticator code's time step once: true when it is later than the last accepted
+     * one (and is now the last), false for a replay. Not a change of the user (no version bump).
+     */
+    async acceptTotpStep(id: string, step: number): Promise<boolean> {
+      const rows = await tx.update(users).set({ totpLastStep: step })
+        .where(and(eq(users.id, id), or(isNull(users.totpLastStep), lt(users.totpLastStep, step)))).returning({ id: users.id });
+      return rows.length > 0;
     },
     async lockEnabledAdmins(): Promise<string[]> {
       const rows = await tx.select({ id: users.id }).from(users)
