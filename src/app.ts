@@ -42,9 +42,15 @@ import { createSessionsService } from './domain/identity/sessions-service.js';
 import { createApiKeysService } from './domain/identity/api-keys-service.js';
 import { createSecurityEventsService } from './domain/identity/security-events.js';
 import { createAuthenticator } from './domain/identity/authenticator.js';
+import { createTwoFactorService } from './domain/identity/two-factor-service.js';
+import { createPasskeysService, relyingPartyOf } from './domain/identity/passkeys-service.js';
+import { createOidcService } from './domain/identity/oidc-service.js';
+import { createWorkspaceSettingsService } from './domain/identity/workspace-settings.js';
+import { createOidcTransport } from './oidc-transport.js';
 import type { SessionPolicy } from './domain/identity/sessions.js';
 import {
-  addressKey, createAttemptGuard, createQuota, PASSWORD_CHANGE_POLICY, SHARED_LINK_QUOTA, RESET_MAIL_QUOTA, RESET_POLICY, SIGN_IN_POLICY,
+  addressKey, createAttemptGuard, createQuota, PASSKEY_SIGN_IN_POLICY, PASSWORD_CHANGE_POLICY, SECOND_FACTOR_POLICY, SHARED_LINK_QUOTA,
+  RESET_MAIL_QUOTA, RESET_POLICY, SIGN_IN_POLICY,
 } from './infra/ratelimit/attempt-guard.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
@@ -64,9 +70,21 @@ export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerR
   const hasher = c.passwordHasher ?? createPasswordHasher(settings.bcryptCost);
   const sessionPolicy = sessionPolicyOf(settings);
   const guard = (policy: typeof SIGN_IN_POLICY) => createAttemptGuard(c.redis, settings.queuePrefix, policy, clock);
+  const rp = relyingPartyOf(settings.publicUrl);
+  const secrets = c.secretBox;
   const handlers = buildHandlers({
     setup: createSetupService({ store, hasher, sessionPolicy, clock }),
-    signIn: createSignInService({ store, hasher, sessionPolicy, signInGuard: guard(SIGN_IN_POLICY), clock }),
+    signIn: createSignInService({
+      store, hasher, sessionPolicy, secrets, rp, clock,
+      signInGuard: guard(SIGN_IN_POLICY), secondFactorGuard: guard(SECOND_FACTOR_POLICY), passkeyGuard: guard(PASSKEY_SIGN_IN_POLICY),
+    }),
+    twoFactor: createTwoFactorService({ store, hasher, secrets, guard: guard(PASSWORD_CHANGE_POLICY), clock }),
+    passkeys: createPasskeysService({ store, rp, clock }),
+    oidc: createOidcService({
+      store, secrets, sessionPolicy, clock, publicUrl: settings.publicUrl,
+      transport: createOidcTransport(c.channelHttp),
+    }),
+    workspaceSettings: createWorkspaceSettingsService({ store, clock }),
     passwords: createPasswordService({
       store,
       hasher,

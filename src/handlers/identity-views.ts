@@ -1,6 +1,11 @@
 /** Domain rows → the wire shapes of openapi.yaml (snake_case, RFC 3339 times). */
 import type { components } from '../generated/openapi.js';
-import type { ApiKeyRecord as ApiKeyRow, SecurityEventRecord as SecurityEventRow, User as UserRow } from '../domain/identity/model.js';
+import type {
+  ApiKeyRecord as ApiKeyRow, PasskeyRecord, SecurityEventRecord as SecurityEventRow, User as UserRow,
+} from '../domain/identity/model.js';
+import type { SignedIn } from '../domain/identity/auth-shared.js';
+import type { WorkspaceSettings } from '../domain/identity/workspace-settings.js';
+import type { OidcSettings } from '../domain/identity/oidc-service.js';
 import type { Actor } from '../domain/identity/security-events.js';
 import { preferencesOf } from '../domain/identity/users-service.js';
 import type { IssuedSession } from '../domain/identity/sessions.js';
@@ -90,4 +95,42 @@ export function sessionOf(ctx: RequestContext) {
   const p = principalOf(ctx);
   if (p.kind !== 'session' || !ctx.sessionToken) throw new Error('session-only operation reached without a session');
   return { userId: p.user.id, sessionId: p.sessionId, token: ctx.sessionToken };
+}
+
+/** The answer of every sign-in that ends with a session: the user, the CSRF token and the cookies. */
+export function signedInAnswer(s: SignedIn) {
+  return {
+    status: 200 as const,
+    body: {
+      status: 'signed_in' as const, user: meView(s.user), csrf_token: s.session.csrfToken,
+      ...(s.recoveryCodesRemaining !== undefined ? { recovery_codes_remaining: s.recoveryCodesRemaining } : {}),
+      ...(s.mustEnrol ? { must_enrol_second_factor: true } : {}),
+    },
+    cookies: sessionCookies(s.session, s.device),
+  };
+}
+
+/** The svc_oidc cookie: binds a single sign-on flow to this browser (empty with maxAge 0 clears it). */
+export function oidcFlowCookie(token: string, maxAge: number): CookieToSet {
+  return { name: 'svc_oidc', value: token, httpOnly: true, maxAge, path: '/api/v1/auth/oidc' };
+}
+
+export function passkeyView(p: PasskeyRecord): Schemas['Passkey'] {
+  return {
+    id: p.id, name: p.name, created_at: iso(p.createdAt), updated_at: iso(p.updatedAt), last_used_at: isoOrNull(p.lastUsedAt),
+    device_type: p.deviceType, backed_up: p.backedUp, transports: p.transports,
+  };
+}
+
+export function workspaceSettingsView(s: WorkspaceSettings): Schemas['WorkspaceSettings'] {
+  return { require_second_factor: s.requireSecondFactor, password_sign_in: s.passwordSignIn, version: s.version, updated_at: iso(s.updatedAt) };
+}
+
+export function oidcSettingsView(s: OidcSettings, redirectUri: string): Schemas['OidcSettings'] {
+  return {
+    enabled: s.enabled, issuer_url: s.issuerUrl, client_id: s.clientId, client_secret: s.hasClientSecret ? { configured: true } : null,
+    scopes: s.scopes, role_claim: s.roleClaim, role_mapping: s.roleMapping, allowed_domains: s.allowedDomains,
+    create_users: s.createUsers, default_role: s.defaultRole, button_label: s.buttonLabel, redirect_uri: redirectUri,
+    version: s.version, updated_at: iso(s.updatedAt),
+  };
 }

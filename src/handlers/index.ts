@@ -14,6 +14,27 @@ import { listApiKeys } from './api-keys/list-api-keys.js';
 import { revokeApiKey } from './api-keys/revoke-api-key.js';
 import { confirmPasswordReset } from './auth/confirm-password-reset.js';
 import { login } from './auth/login.js';
+import { loginSecondFactor } from './auth/login-second-factor.js';
+import { startSecondFactorPasskey } from './auth/start-second-factor-passkey.js';
+import { startPasskeyLogin } from './auth/start-passkey-login.js';
+import { finishPasskeyLogin } from './auth/finish-passkey-login.js';
+import { startOidcLogin } from './auth/start-oidc-login.js';
+import { finishOidcLogin } from './auth/finish-oidc-login.js';
+import { startTotpSetup } from './me/start-totp-setup.js';
+import { confirmTotpSetup } from './me/confirm-totp-setup.js';
+import { disableMyTwoFactor } from './me/disable-my-two-factor.js';
+import { regenerateRecoveryCodes } from './me/regenerate-recovery-codes.js';
+import { listMyPasskeys } from './me/list-my-passkeys.js';
+import { addMyPasskey } from './me/add-my-passkey.js';
+import { startPasskeyRegistration } from './me/start-passkey-registration.js';
+import { renameMyPasskey } from './me/rename-my-passkey.js';
+import { removeMyPasskey } from './me/remove-my-passkey.js';
+import { disableUserTwoFactor } from './users/disable-user-two-factor.js';
+import { getSettings } from './settings/get-settings.js';
+import { updateSettings } from './settings/update-settings.js';
+import { getOidcSettings } from './settings/get-oidc-settings.js';
+import { replaceOidcSettings } from './settings/replace-oidc-settings.js';
+import { testOidcSettings } from './settings/test-oidc-settings.js';
 import { logout } from './auth/logout.js';
 import { requestPasswordReset } from './auth/request-password-reset.js';
 import { changeMyPassword } from './me/change-my-password.js';
@@ -99,12 +120,12 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     getSetupStatus: getSetupStatus(s),
     runSetup: runSetup(s),
     login: login(s),
-    loginSecondFactor: NOT_IMPLEMENTED,
-    startSecondFactorPasskey: NOT_IMPLEMENTED,
-    startPasskeyLogin: NOT_IMPLEMENTED,
-    finishPasskeyLogin: NOT_IMPLEMENTED,
-    startOidcLogin: NOT_IMPLEMENTED,
-    finishOidcLogin: NOT_IMPLEMENTED,
+    loginSecondFactor: loginSecondFactor(s),
+    startSecondFactorPasskey: startSecondFactorPasskey(s),
+    startPasskeyLogin: startPasskeyLogin(s),
+    finishPasskeyLogin: finishPasskeyLogin(s),
+    startOidcLogin: startOidcLogin(s),
+    finishOidcLogin: finishOidcLogin(s),
     requestPasswordReset: requestPasswordReset(s),
     confirmPasswordReset: confirmPasswordReset(s),
     logout: logout(s),
@@ -114,29 +135,29 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     listMySessions: listMySessions(s),
     revokeMySession: revokeMySession(s),
     revokeAllMySessions: revokeAllMySessions(s),
-    startTotpSetup: NOT_IMPLEMENTED,
-    confirmTotpSetup: NOT_IMPLEMENTED,
-    disableMyTwoFactor: NOT_IMPLEMENTED,
-    regenerateRecoveryCodes: NOT_IMPLEMENTED,
-    listMyPasskeys: NOT_IMPLEMENTED,
-    addMyPasskey: NOT_IMPLEMENTED,
-    startPasskeyRegistration: NOT_IMPLEMENTED,
-    renameMyPasskey: NOT_IMPLEMENTED,
-    removeMyPasskey: NOT_IMPLEMENTED,
+    startTotpSetup: startTotpSetup(s),
+    confirmTotpSetup: confirmTotpSetup(s),
+    disableMyTwoFactor: disableMyTwoFactor(s),
+    regenerateRecoveryCodes: regenerateRecoveryCodes(s),
+    listMyPasskeys: listMyPasskeys(s),
+    addMyPasskey: addMyPasskey(s),
+    startPasskeyRegistration: startPasskeyRegistration(s),
+    renameMyPasskey: renameMyPasskey(s),
+    removeMyPasskey: removeMyPasskey(s),
     listUsers: listUsers(s),
     createUser: createUser(s),
     getUser: getUser(s),
     updateUser: updateUser(s),
     resetUserPassword: resetUserPassword(s),
-    disableUserTwoFactor: NOT_IMPLEMENTED,
+    disableUserTwoFactor: disableUserTwoFactor(s),
     listApiKeys: listApiKeys(s),
     createApiKey: createApiKey(s),
     revokeApiKey: revokeApiKey(s),
-    getSettings: NOT_IMPLEMENTED,
-    updateSettings: NOT_IMPLEMENTED,
-    getOidcSettings: NOT_IMPLEMENTED,
-    replaceOidcSettings: NOT_IMPLEMENTED,
-    testOidcSettings: NOT_IMPLEMENTED,
+    getSettings: getSettings(s),
+    updateSettings: updateSettings(s),
+    getOidcSettings: getOidcSettings(s),
+    replaceOidcSettings: replaceOidcSettings(s),
+    testOidcSettings: testOidcSettings(s),
     getAlertSettings: NOT_IMPLEMENTED,
     replaceAlertSettings: NOT_IMPLEMENTED,
     getAiSettings: NOT_IMPLEMENTED,

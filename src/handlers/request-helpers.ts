@@ -9,3 +9,6 @@ export const pageQuery = (q: { limit?: number; cursor?: string }): { limit: numb
 /** Where a request comes from, for audit records and rate limits. */
 export const requestMeta = (ctx: RequestContext): { ip: string; userAgent: string | undefined } =>
   ({ ip: ctx.ip, userAgent: ctx.userAgent });
+
+/** What the browser proves of earlier sign-ins: its session (rotated on sign-in) and device cookies. */
+export const browserProof = (ctx: RequestContext) => ({ sessionToken: ctx.sessionToken, deviceTokens: ctx.deviceTokens });

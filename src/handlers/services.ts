@@ -12,6 +12,10 @@ import type { SecurityEventsService } from '../domain/identity/security-events.j
 import type { UsersService } from '../domain/identity/users-service.js';
 import type { SessionsService } from '../domain/identity/sessions-service.js';
 import type { ApiKeysService } from '../domain/identity/api-keys-service.js';
+import type { TwoFactorService } from '../domain/identity/two-factor-service.js';
+import type { PasskeysService } from '../domain/identity/passkeys-service.js';
+import type { OidcService } from '../domain/identity/oidc-service.js';
+import type { WorkspaceSettingsService } from '../domain/identity/workspace-settings.js';
 
 import type { PluginRegistry } from '../domain/plugins/plugin.js';
 import type { ConnectionsService } from '../domain/connections/connections-service.js';
@@ -41,6 +45,10 @@ export interface ApiServices {
   users: UsersService;
   sessions: SessionsService;
   apiKeys: ApiKeysService;
+  twoFactor: TwoFactorService;
+  passkeys: PasskeysService;
+  oidc: OidcService;
+  workspaceSettings: WorkspaceSettingsService;
   securityEvents: SecurityEventsService;
   plugins: Pick<PluginRegistry, 'list'>;
   connections: ConnectionsService;

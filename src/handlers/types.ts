@@ -28,6 +28,8 @@ export interface RequestContext {
   sessionToken: string | undefined;
   /** The svc_device_<account> cookies (proofs of earlier sign-ins from this browser), by name. */
   deviceTokens: Readonly<Record<string, string>>;
+  /** The svc_oidc cookie: binds a single sign-on flow to the browser that started it. */
+  oidcFlowToken?: string | undefined;
   log: Log;
   /** Aborted when the client goes away before the answer is complete, or when the process drains. */
   signal: AbortSignal;

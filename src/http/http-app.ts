@@ -207,6 +207,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       userAgent: credentials.userAgent,
       sessionToken: credentials.sessionToken,
       deviceTokens: Object.fromEntries(Object.entries(cookies).filter(([name, v]) => name.startsWith('svc_device_') && !!v)) as Record<string, string>,
+      oidcFlowToken: cookies.svc_oidc || undefined,
       log: deps.logger.child({ request_id: locals.requestId }),
       signal: requestSignal(res, deps.shutdownSignal),
     };

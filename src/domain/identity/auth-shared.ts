@@ -16,6 +16,10 @@ export interface SignedIn {
   session: IssuedSession;
   /** A fresh svc_device_<account> cookie for this browser and account. */
   device: { name: string; token: string };
+  /** The workspace requires a second factor this user must enrol before anything else. */
+  mustEnrol?: boolean;
+  /** After a recovery code: how many unused codes remain. */
+  recoveryCodesRemaining?: number;
 }
 
 export const anonymous = (meta: RequestMeta): Actor => ({ type: 'anonymous', ip: meta.ip, userAgent: meta.userAgent });

@@ -1,5 +1,5 @@
 /**
- * Identity housekeeping: sessions and reset links that can no longer be used are deleted once
+ * Identity housekeeping: sessions, reset links and sign-in steps (tickets, challenges, flows) that can no longer be used are deleted once
  * they have been dead for a while (kept that long for whoever investigates an incident; the
  * security events stay). Deleted in batches, so no statement runs long or holds many locks.
  * Safe to run from several schedulers at once.
@@ -21,11 +21,13 @@ async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
 }
 
 export async function purgeDeadIdentityRows(
-  store: Pick<IdentityRepos, 'sessions' | 'passwordResets'>, policy: { idleMinutes: number }, now: Date,
-): Promise<{ sessions: number; passwordResets: number }> {
+  store: Pick<IdentityRepos, 'sessions' | 'passwordResets' | 'flows'>, policy: { idleMinutes: number }, now: Date,
+): Promise<{ sessions: number; passwordResets: number; authFlows: number }> {
   const before = new Date(now.getTime() - KEEP_DEAD_ROWS_MS);
   const idleBefore = new Date(now.getTime() - KEEP_DEAD_ROWS_MS - policy.idleMinutes * 60_000);
   const sessions = await inBatches(() => store.sessions.deleteDead(before, idleBefore, BATCH));
   const passwordResets = await inBatches(() => store.passwordResets.deleteExpired(before, BATCH));
-  return { sessions, passwordResets };
+  // Tickets, challenges and single sign-on flows live minutes: a day after their end they go.
+  const authFlows = await inBatches(() => store.flows.deleteDead(new Date(now.getTime() - 24 * 3600_000), BATCH));
+  return { sessions, passwordResets, authFlows };
 }

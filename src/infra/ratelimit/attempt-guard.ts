@@ -62,6 +62,18 @@ export interface GuardPolicy {
 export const SIGN_IN_POLICY: GuardPolicy = {
   name: 'sign-in', ipPoints: 100, ipWindowSeconds: 900, freeAttempts: 5, maxDelaySeconds: 900, freeAccountAttempts: 20, maxAccountDelaySeconds: 60,
 };
+/**
+ * The second step of a sign-in (authenticator or recovery code, passkey): only someone who knew
+ * the password gets here, so it is throttled like the password step, keyed by user id; a familiar
+ * browser (svc_device) is spared the account-wide delay.
+ */
+export const SECOND_FACTOR_POLICY: GuardPolicy = {
+  name: 'second-factor', ipPoints: 100, ipWindowSeconds: 900, freeAttempts: 5, maxDelaySeconds: 900, freeAccountAttempts: 20, maxAccountDelaySeconds: 60,
+};
+/** Passwordless passkey sign-in: names no account before the signature checks out, so per address only. */
+export const PASSKEY_SIGN_IN_POLICY: GuardPolicy = {
+  name: 'passkey', ipPoints: 100, ipWindowSeconds: 900, freeAttempts: 0, maxDelaySeconds: 0, freeAccountAttempts: 0, maxAccountDelaySeconds: 0,
+};
 /** Checking the current password of a signed-in user: per user and address only. */
 export const PASSWORD_CHANGE_POLICY: GuardPolicy = {
   name: 'password-change', ipPoints: 100, ipWindowSeconds: 900, freeAttempts: 5, maxDelaySeconds: 900, freeAccountAttempts: 0, maxAccountDelaySeconds: 0,

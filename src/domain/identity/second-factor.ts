@@ -1,0 +1,66 @@
+/**
+ * The parts of a second factor that need no store: authenticator-app codes (RFC 6238 through
+ * otplib: SHA-1, 6 digits, 30 s, one step of clock drift either way), the QR code of the
+ * otpauth URI, and recovery codes (random, shown once, kept as hashes).
+ */
+import { createHash, randomInt } from 'node:crypto';
+import { generateSecret, generateURI, verify } from 'otplib';
+import QRCode from 'qrcode';
+
+export const TOTP_ISSUER = 'Herald';
+export const RECOVERY_CODE_COUNT = 10;
+/** A sign-in ticket (password step done, second step pending) and a WebAuthn challenge live this long. */
+export const STEP_TTL_MS = 5 * 60_000;
+/** Wrong answers a ticket takes before it ends. */
+export const TICKET_MAX_FAILURES = 5;
+
+export const newTotpSecret = (): string => generateSecret();
+
+export async function totpSetupOf(secret: string, email: string): Promise<{ secret: string; otpauthUri: string; qrCode: string }> {
+  const otpauthUri = generateURI({ issuer: TOTP_ISSUER, label: email, secret });
+  const svg = await QRCode.toString(otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return { secret, otpauthUri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
+}
+
+/** A code as people type it: spaces removed. */
+export const normalizeTotpCode = (code: string): string => code.replace(/\s+/g, '');
+
+/**
+ * The time step a code matches at `now` (the current step, or one either side), or undefined.
+ * Steps not later than `afterStep` do not match (a code is accepted once).
+ */
+export async function matchTotp(secret: string, code: string, now: Date, afterStep?: number | null): Promise<number | undefined> {
+  const token = normalizeTotpCode(code);
+  if (!/^\d{6}$/.test(token)) return undefined;
+  const result = await verify({
+    secret, token, epoch: Math.floor(now.getTime() / 1000), epochTolerance: 30,
+    ...(afterStep !== null && afterStep !== undefined ? { afterTimeStep: afterStep } : {}),
+  });
+  return result.valid && 'timeStep' in result ? result.timeStep : undefined;
+}
+
+// Lower-case letters and digits without the look-alikes 0, 1, l, o (32 symbols, 5 bits each).
+const RECOVERY_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
+
+/** Ten codes like "k3vq-8mfa-x2pe" (60 bits each). */
+export function newRecoveryCodes(): string[] {
+  return Array.from({ length: RECOVERY_CODE_COUNT }, () => {
+    const chars = Array.from({ length: 12 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]!).join('');
+    return `${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8)}`;
+  });
+}
+
+/** A recovery code as typed: case, spaces and dashes do not matter. */
+export const normalizeRecoveryCode = (code: string): string => code.toLowerCase().replace(/[\s-]+/g, '');
+
+export const looksLikeRecoveryCode = (code: string): boolean => /^[a-z0-9]{12}$/.test(normalizeRecoveryCode(code));
+
+/** What the store keeps of a recovery code: a hash salted with the user's id. */
+export function recoveryCodeHash(userId: string, code: string): string {
+  return createHash('sha256').update(`recovery:${userId}:${normalizeRecoveryCode(code)}`).digest('hex');
+}
+
+/** The second steps a user can take after the password. */
+export function secondFactorMethods(user: { totpEnabled: boolean }, passkeyCount: number): Array<'totp' | 'recovery_code' | 'passkey'> {
+  return [...(user.totpEnabled ? ['totp', 'recovery_code'] as const : []), ...(passkeyCount > 0 ? ['passkey'] as const : [])];
+}
