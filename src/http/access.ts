@@ -15,7 +15,7 @@ const SAFE_METHODS = new Set(['get', 'head', 'options']);
 const ALLOWED_BEFORE_PASSWORD_CHANGE = new Set<OperationId>(['getMe', 'changeMyPassword', 'logout']);
 /** What a user who must enrol a second factor (workspace policy) may still do. */
 const ALLOWED_BEFORE_ENROLMENT = new Set<OperationId>([
-  'getMe', 'logout', 'getSettings', 'startTotpSetup', 'confirmTotpSetup', 'listMyPasskeys', 'startPasskeyRegistration', 'addMyPasskey',
+  'getMe', 'changeMyPassword', 'logout', 'getSettings', 'startTotpSetup', 'confirmTotpSetup', 'listMyPasskeys', 'startPasskeyRegistration', 'addMyPasskey',
 ]);
 
 function sameToken(a: string, b: string): boolean {

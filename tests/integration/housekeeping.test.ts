@@ -15,6 +15,7 @@ let sql: postgres.Sql;
 let store: ReturnType<typeof createDb>;
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const daysAgo = (d: number) => new Date(NOW.getTime() - d * 24 * 3600_000);
+const hoursAgo = (h: number) => new Date(NOW.getTime() - h * 3600_000);
 
 beforeAll(async () => {
   iso = await isolate();
@@ -45,8 +46,18 @@ it('deletes what has been dead for more than 30 days and keeps the rest', async 
       values (${randomUUID()}, ${user!.id}, ${label}, ${daysAgo(41)}, ${expires})`;
   }
 
+  for (const [label, expires, used] of [
+    ['ticket expired an hour ago', hoursAgo(1), null], ['ticket expired two days ago', daysAgo(2), null],
+    ['challenge used two days ago', daysAgo(-1), daysAgo(2)], ['flow still open', daysAgo(-1), null],
+  ] as const) {
+    await sql`insert into auth_flows (id, kind, token_hash, user_id, created_at, expires_at, used_at)
+      values (${randomUUID()}, 'sign_in.ticket', ${label}, ${user!.id}, ${daysAgo(3)}, ${expires}, ${used})`;
+  }
+
   const purged = await purgeDeadIdentityRows(createIdentityStore(store.db), { idleMinutes: 24 * 60 }, NOW);
-  expect(purged).toEqual({ sessions: 3, passwordResets: 1 });
+  expect(purged).toEqual({ sessions: 3, passwordResets: 1, authFlows: 2 });
+  const flows = await sql<{ token_hash: string }[]>`select token_hash from auth_flows order by token_hash`;
+  expect(flows.map((r) => r.token_hash)).toEqual(['flow still open', 'ticket expired an hour ago']);
   const left = await sql<{ user_agent: string }[]>`select user_agent from sessions order by user_agent`;
   expect(left.map((r) => r.user_agent)).toEqual(['live', 'revoked 10 days ago']);
   const resets = await sql<{ token_hash: string }[]>`select token_hash from password_resets`;

@@ -13,11 +13,6 @@ import { setupAdmin, type SessionClient } from '../support/identity.js';
 const NOT_YET_BUILT: OperationId[] = [
   'exportConfig', 'importConfig', 'detachManagedResource', 'attachManagedResource',
   'getAiStatus', 'generateWithAi',
-  'loginSecondFactor', 'startSecondFactorPasskey', 'startPasskeyLogin', 'finishPasskeyLogin', 'startOidcLogin', 'finishOidcLogin',
-  'startTotpSetup', 'confirmTotpSetup', 'disableMyTwoFactor', 'regenerateRecoveryCodes',
-  'listMyPasskeys', 'addMyPasskey', 'startPasskeyRegistration', 'renameMyPasskey', 'removeMyPasskey',
-  'disableUserTwoFactor',
-  'getSettings', 'updateSettings', 'getOidcSettings', 'replaceOidcSettings', 'testOidcSettings',
   'getAlertSettings', 'replaceAlertSettings', 'getAiSettings', 'replaceAiSettings', 'testAiSettings',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard',
 ];

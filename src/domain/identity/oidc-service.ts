@@ -302,7 +302,7 @@ export function createOidcService(deps: {
         const sealed = clientSecret ? secrets.seal(JSON.stringify({ client_secret: clientSecret }), secretsContext) : null;
         const next = await tx.settings.put(OIDC_KEY, input.version, value, sealed, clock.now());
         await recordSecurityEvent(tx.events, {
-          type: 'settings.oidc_updated', actor, target: { type: 'settings', id: OIDC_KEY },
+          type: 'settings.oidc_updated', actor,
           details: {
             enabled: value.enabled, issuer: value.issuer_url ? new URL(value.issuer_url).origin : null,
             client_secret_changed: input.clientSecret !== undefined, create_users: value.create_users,

@@ -65,8 +65,8 @@ export function createWorkspaceSettingsService(deps: { store: Pick<IdentityStore
         const now = clock.now();
         await tx.settings.put(WORKSPACE_KEY, input.version, next, null, now);
         await recordSecurityEvent(tx.events, {
-          type: 'settings.updated', actor, target: { type: 'settings', id: WORKSPACE_KEY },
-          details: { require_second_factor: next.require_second_factor, password_sign_in: next.password_sign_in },
+          type: 'settings.updated', actor,
+          details: { settings: WORKSPACE_KEY, require_second_factor: next.require_second_factor, password_sign_in: next.password_sign_in },
         }, clock);
         return readWorkspaceSettings(tx.settings);
       });
