@@ -216,7 +216,7 @@ export function createOidcService(deps: {
     const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : null;
     const verified = claims.email_verified === true || claims.email_verified === 'true';
     const domain = email?.split('@')[1] ?? '';
-    if (s.allowedDomains.length > 0 && !(email && verified && s.allowedDomains.some((d) => d.toLowerCase() === domain))) {
+    if (s.allowedDomains.length > 0 && !(email && s.allowedDomains.some((d) => d.toLowerCase() === domain))) {
       throw new OidcSignInError('oidc.domain_not_allowed', `Only these email domains may sign in: ${s.allowedDomains.join(', ')}`);
     }
     const role = s.roleClaim ? mappedRole(claims[s.roleClaim], s.roleMapping) : undefined;
