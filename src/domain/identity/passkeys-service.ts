@@ -18,7 +18,7 @@ import { asUser, anonymous, type RequestMeta } from './auth-shared.js';
 import { STEP_TTL_MS } from './second-factor.js';
 import { tokenHash } from './tokens.js';
 import type { PasskeyRecord } from './model.js';
-import type { IdentityRepos, IdentityStore } from './ports.js';
+import type { IdentityStore } from './ports.js';
 
 export interface RelyingParty {
   id: string;
@@ -218,5 +218,3 @@ export function createPasskeysService(deps: PasskeyDeps) {
 
 export type PasskeysService = ReturnType<typeof createPasskeysService>;
 
-/** Removes every passkey of a user (an admin turning off their second factors). */
-export const removeAllPasskeys = (tx: IdentityRepos, userId: string) => tx.passkeys.removeAllOf(userId);
