@@ -157,3 +157,24 @@ it('runs the connections and queries examples, then the reports and runs ones, a
   expect((json(shared[6]!).files as number)).toBeGreaterThanOrEqual(3);
   expect(shared[7]).toMatch(/^shipped-orders-\d{4}-\d{2}-\d{2}-\d{4}\.xlsx$/);
 }, 150_000);
+
+it('runs the second-factor examples as written: enrol an authenticator app, sign out, sign in with password and code, then with a recovery code', async () => {
+  const resume = [
+    `B=http://127.0.0.1:${port}/api/v1`,
+    `JAR=$(mktemp)`,
+    `curl -s -c $JAR -X POST $B/auth/login -H 'Content-Type: application/json' -d '{"email":"ada@example.com","password":"correct horse battery staple"}' >/dev/null`,
+    `CSRF=$(awk '$6=="svc_csrf"{print $7}' $JAR)`,
+  ].join('\n');
+  const block = readmeBlock('Second factor, passkeys and single sign-on with curl');
+  const script = `set -euo pipefail\n${resume}\n${block}\ncurl -s -b $JAR $B/me`;
+  // Run from the project folder, as the README says (otplib is installed there).
+  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 90_000, cwd: new URL('../..', import.meta.url).pathname });
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  expect(lines).toHaveLength(5);
+  const codes = json(lines[0]!).recovery_codes as string[];
+  expect(codes).toHaveLength(10);
+  expect(lines[1]).toBe('204');
+  expect(json(lines[2]!)).toMatchObject({ status: 'signed_in', user: { email: 'ada@example.com', two_factor_enabled: true } });
+  expect(json(lines[3]!)).toMatchObject({ status: 'signed_in', recovery_codes_remaining: 9 });
+  expect(json(lines[4]!)).toMatchObject({ email: 'ada@example.com', two_factor_enabled: true });
+}, 100_000);
