@@ -36,8 +36,8 @@ export function fullSettingsOf(channel: ChannelRecord, secrets: Secrets): Record
 export function settingsView(channel: ChannelRecord, plugin: ChannelPlugin | undefined, secrets: Secrets): Record<string, unknown> {
   const out: Record<string, unknown> = { ...channel.settings };
   if (!channel.secretsSealed) return out;
-  const names = plugin ? secretFieldsOf(plugin) : Object.keys(openSecrets(channel, secrets));
   const stored = openSecrets(channel, secrets);
+  const names = plugin ? secretFieldsOf(plugin) : Object.keys(stored);
   for (const name of names) if (stored[name] !== undefined && stored[name] !== null) out[name] = { configured: true };
   return out;
 }
