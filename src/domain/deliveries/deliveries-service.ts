@@ -80,9 +80,6 @@ export function createDeliveriesService(deps: {
     const attach = input.attach ?? null;
     if (attach !== null && !FORMATS.includes(attach as ResultFormat)) problems.push({ field: 'settings.attach', code: 'validation.enum', message: 'must be csv, xlsx, json or null' });
     else if (attach !== null && !caps.has('attachments')) problems.push({ field: 'settings.attach', code: 'delivery.channel_cannot', message: `a ${channel.type} channel cannot send attachments` });
-    else if (attach !== null && channel.type === 'slack' && !openSecrets(channel, deps.secrets).bot_token) {
-      problems.push({ field: 'settings.attach', code: 'delivery.channel_cannot', message: 'the Slack channel needs a bot token and a channel to upload files' });
-    }
     if (attach === null && !caps.has('inline_table') && !caps.has('links')) {
       problems.push({ field: 'settings.attach', code: 'validation.required', message: `a ${channel.type} delivery stores the result as a file: choose csv, xlsx or json` });
     }
@@ -113,9 +110,8 @@ export function createDeliveriesService(deps: {
     }
     const target = Object.fromEntries(Object.entries(input).filter(([k]) => !COMMON.has(k)));
     problems.push(...deps.checkSchema(plugin.deliverySchema, target, 'settings'));
-    if (channel.type === 'email' && problems.length === 0) {
-      const count = ['to', 'cc', 'bcc'].reduce((n, k) => n + ((target[k] as unknown[] | undefined)?.length ?? 0), 0);
-      if (count === 0) problems.push({ field: 'settings.to', code: 'validation.required', message: 'an email delivery needs at least one recipient in to, cc or bcc' });
+    if (plugin.checkDelivery && problems.length === 0) {
+      problems.push(...plugin.checkDelivery({ target, attach: attach as string | null }, { ...channel.settings, ...openSecrets(channel, deps.secrets) }));
     }
     if (problems.length > 0) throw validationFailed(problems);
     return {

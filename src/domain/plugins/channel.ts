@@ -13,6 +13,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { CellValue } from './connector.js';
 import type { JsonSchema, Plugin } from './plugin.js';
+import type { FieldProblem } from '../../core/errors.js';
 
 /** The file a message carries: the run's result in the delivery's format. */
 export interface MessageAttachment {
@@ -140,6 +141,12 @@ export interface ChannelPlugin extends Plugin<'channel'> {
    * with fields under `settings.` (e.g. settings.url must be https unless allowed).
    */
   validate(settings: Record<string, unknown>, http: Pick<OutboundHttp, 'allowsHost'>): void;
+  /**
+   * The plugin's own checks of a delivery, once the common settings and `deliverySchema` hold:
+   * `channelSettings` are the channel's settings with its secrets open. Answers problems with
+   * fields under `settings.` (email: at least one recipient; slack: attachments need a bot token).
+   */
+  checkDelivery?(delivery: { target: Record<string, unknown>; attach: string | null }, channelSettings: Record<string, unknown>): FieldProblem[];
   /** Sends one message. Throws ChannelSendError. Honours ctx.signal. */
   send(settings: Record<string, unknown>, target: DeliveryTarget, message: ChannelMessage, ctx: ChannelContext): Promise<SendOutcome>;
   /**

@@ -53,6 +53,10 @@ export const emailChannel: ChannelPlugin = {
   manifest: emailManifest,
   deliverySchema: { type: 'object', additionalProperties: false, properties: { to: LIST, cc: LIST, bcc: LIST } },
   validate: () => undefined,
+  checkDelivery({ target }) {
+    const count = ['to', 'cc', 'bcc'].reduce((n, k) => n + ((target[k] as unknown[] | undefined)?.length ?? 0), 0);
+    return count > 0 ? [] : [{ field: 'settings.to', code: 'validation.required', message: 'an email delivery needs at least one recipient in to, cc or bcc' }];
+  },
   testTarget: (email) => ({ to: [email] }),
   async send(settings, target, message, ctx) {
     const host = settings.host as string;

@@ -119,6 +119,11 @@ export const slackChannel: ChannelPlugin = {
       throw validationFailed([{ field: 'settings.channel', code: 'validation.required', message: 'is needed with a bot token (the channel files are uploaded to)' }]);
     }
   },
+  checkDelivery({ attach }, channelSettings) {
+    return attach !== null && !channelSettings.bot_token
+      ? [{ field: 'settings.attach', code: 'delivery.channel_cannot', message: 'the Slack channel needs a bot token and a channel to upload files' }]
+      : [];
+  },
   testTarget: () => ({}),
   async send(settings, _target, message, ctx) {
     // Checked before anything is posted: a message must not go out for an attempt that then fails.
