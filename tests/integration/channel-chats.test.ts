@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { waitForRun } from '../support/runs.js';
 
 interface Seen { method: string; path: string; headers: http.IncomingHttpHeaders; body: Buffer }
 
@@ -70,13 +71,7 @@ async function runTo(channel: { type: string; settings: Record<string, unknown> 
   const r = await editor.post('/api/v1/reports').send({ title: `Chat report ${n}`, query_id: q.body.id }).expect(201);
   await editor.post(`/api/v1/reports/${r.body.id}/deliveries`).send({ channel_id: c.body.id, settings: delivery }).expect(201);
   const queued = await editor.post(`/api/v1/reports/${r.body.id}/run`).send({});
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const run = (await editor.get(`/api/v1/runs/${queued.body.id}`)).body;
-    if (!['pending', 'running'].includes(run.status)) return { run, channel: c.body };
-    if (Date.now() > deadline) throw new Error('run did not finish');
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  return { run: await waitForRun(editor, queued.body.id), channel: c.body };
 }
 
 describe('slack', () => {

@@ -10,6 +10,7 @@ import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { smtpPeer, type SmtpPeer } from '../support/peers.js';
+import { waitForRun } from '../support/runs.js';
 
 let h: Herald;
 let admin: SessionClient;
@@ -41,21 +42,13 @@ afterAll(async () => {
   await smtp.close();
 });
 
-async function waitForRun(id: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const res = await editor.get(`/api/v1/runs/${id}`);
-    if (!['pending', 'running'].includes(res.body.status)) return res.body;
-    if (Date.now() > deadline) throw new Error(`run ${id} is still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitForRunOf = (id: string) => waitForRun(editor, id);
 
 async function deliverOnce(settings: Record<string, unknown>, path = 'run') {
   const d = (await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: channelId, settings }).expect(201)).body;
   const queued = await editor.post(`/api/v1/reports/${reportId}/${path}`).send({});
   expect(queued.status).toBe(202);
-  const run = await waitForRun(queued.body.id);
+  const run = await waitForRunOf(queued.body.id);
   await editor.delete(`/api/v1/reports/${reportId}/deliveries/${d.id}`).expect(204);
   return run;
 }

@@ -14,6 +14,7 @@ import S3rver from 's3rver';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { waitForRun } from '../support/runs.js';
 
 let h: Herald;
 let admin: SessionClient;
@@ -54,14 +55,7 @@ afterAll(async () => {
 async function runWith(channelId: string, settings: Record<string, unknown>) {
   const d = (await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: channelId, settings }).expect(201)).body;
   const queued = await editor.post(`/api/v1/reports/${reportId}/run`).send({});
-  const deadline = Date.now() + 20_000;
-  let run;
-  for (;;) {
-    run = (await editor.get(`/api/v1/runs/${queued.body.id}`)).body;
-    if (!['pending', 'running'].includes(run.status)) break;
-    if (Date.now() > deadline) throw new Error('run did not finish');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const run = await waitForRun(editor, queued.body.id);
   await editor.delete(`/api/v1/reports/${reportId}/deliveries/${d.id}`).expect(204);
   return run;
 }

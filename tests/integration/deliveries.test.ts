@@ -12,6 +12,7 @@ import { createSignedInUser, setupAdmin, type SessionClient } from '../support/i
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { httpPeer, type HttpPeer } from '../support/peers.js';
 import { buildSchedulerTasks } from '../../src/scheduler-tasks.js';
+import { waitForRun } from '../support/runs.js';
 
 const SECRET = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
 const TOKEN_HEADER = 'Bearer very-secret-token-123';
@@ -71,21 +72,12 @@ async function webhookChannel(name: string, url: string, extra: Record<string, u
   return res.body.id as string;
 }
 
-async function waitForRun(id: string, until = (r: { status: string }) => !['pending', 'running'].includes(r.status)) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const res = await editor.get(`/api/v1/runs/${id}`);
-    expect(res.status).toBe(200);
-    if (until(res.body)) return res.body;
-    if (Date.now() > deadline) throw new Error(`run ${id} is still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitForRunOf = (id: string, until?: Parameters<typeof waitForRun>[2]) => waitForRun(editor, id, until);
 
 async function runAndWait(reportId: string, path = 'run') {
   const queued = await editor.post(`/api/v1/reports/${reportId}/${path}`).send({});
   expect(queued.status).toBe(202);
-  return waitForRun(queued.body.id);
+  return waitForRunOf(queued.body.id);
 }
 
 describe('channels', () => {
@@ -309,7 +301,7 @@ describe('sending', () => {
     const retried = await editor.post(`/api/v1/runs/${run.id}/attempts/${failed.id}/retry`).send({});
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: failed.id, status: expect.stringMatching(/^(queued|sending|sent)$/) });
-    const after = await waitForRun(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
     expect(after.status).toBe('success');
     expect(after.delivery_attempts[0]).toMatchObject({ id: failed.id, status: 'sent', sends: 5, error: null });
     expect(peer.requests.slice(before).map((r) => r.headers['webhook-id'])).toEqual([failed.id]);
@@ -342,7 +334,7 @@ describe('sending', () => {
     expect(res.status).toBe(202);
     expect(res.body.queued.map((a: { run_id: string }) => a.run_id).sort()).toEqual(runs.map((r) => r.id).sort());
     for (const r of runs) {
-      const done = await waitForRun(r.id, (x) => (x as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+      const done = await waitForRunOf(r.id, (x) => (x as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
       expect(done.status).toBe('success');
     }
     const repeat = await editor.post(`/api/v1/channels/${hook}/retry-failed`).send({});
@@ -365,7 +357,7 @@ describe('sending', () => {
     const ch = await webhookChannel('Quiet', `${peer.url}/quiet`);
     await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
     const queued = await editor.post(`/api/v1/reports/${reportId}/run`).send({ deliver: false });
-    const run = await waitForRun(queued.body.id);
+    const run = await waitForRunOf(queued.body.id);
     expect([run.status, run.delivery_attempts]).toEqual(['success', []]);
     expect(peer.requests).toHaveLength(0);
   });
@@ -409,7 +401,7 @@ describe('the sweep', () => {
     await sql`update delivery_attempts set status = 'sending', updated_at = now() - interval '20 minutes' where id = ${lostWorker.id}`;
     peer.fallback = { status: 200, body: 'ok' };
     await sweep.run(new Date());
-    const after = await waitForRun(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
     expect(after.delivery_attempts[0]).toMatchObject({ id: lostJob.id, status: 'sent' });
     expect(after.delivery_attempts[1]).toMatchObject({ id: lostWorker.id, status: 'failed', error: { code: 'delivery.worker_lost' } });
     expect(after.status).toBe('partial');

@@ -10,6 +10,7 @@ import type { Response } from 'supertest';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { waitForRun } from '../support/runs.js';
 
 let h: Herald;
 let editor: SessionClient;
@@ -29,13 +30,7 @@ async function runOf(title: string, sql: string) {
   const q = await editor.post('/api/v1/queries').send({ name: title, connection_id: connectionId, sql }).expect(201);
   const r = await editor.post('/api/v1/reports').send({ title, query_id: q.body.id }).expect(201);
   const queued = await editor.post(`/api/v1/reports/${r.body.id}/run`).send({});
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const run = (await editor.get(`/api/v1/runs/${queued.body.id}`)).body;
-    if (!['pending', 'running'].includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error('run did not finish');
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  return waitForRun(editor, queued.body.id);
 }
 
 beforeAll(async () => {

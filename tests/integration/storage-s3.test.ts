@@ -14,6 +14,7 @@ import { buildSchedulerTasks } from '../../src/scheduler-tasks.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { waitForRun } from '../support/runs.js';
 
 let h: Herald;
 let admin: SessionClient;
@@ -47,14 +48,7 @@ it('keeps result files as objects in the bucket, serves them, and retention dele
   const q = await editor.post('/api/v1/queries').send({ name: 'Q', connection_id: connectionId, sql: 'select id from t order by id' }).expect(201);
   const r = await editor.post('/api/v1/reports').send({ title: 'In a bucket', query_id: q.body.id }).expect(201);
   const queued = await editor.post(`/api/v1/reports/${r.body.id}/run`).send({}).expect(202);
-  const deadline = Date.now() + 20_000;
-  let run;
-  for (;;) {
-    run = (await editor.get(`/api/v1/runs/${queued.body.id}`)).body;
-    if (!['pending', 'running'].includes(run.status)) break;
-    if (Date.now() > deadline) throw new Error('run did not finish');
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  const run = await waitForRun(editor, queued.body.id);
   expect(run).toMatchObject({ status: 'success', has_result: true, row_count: 3000 });
   const listed = await client.send(new ListObjectsV2Command({ Bucket: 'results', Prefix: 'herald/' }));
   expect(listed.Contents?.map((o) => o.Key)).toEqual([`herald/${r.body.id}/${run.id}.ndjson.gz`]);
