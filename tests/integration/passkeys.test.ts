@@ -231,3 +231,16 @@ it('the workspace enrolment requirement is met by adding a passkey', async () =>
   expect((await addPasskey(client, new SoftwareAuthenticator())).status).toBe(201);
   expect((await client.get('/api/v1/queries')).status).toBe(200);
 });
+
+it('with SVC_PUBLIC_URL on an IP address (which browsers refuse as relying party), no passkey options are handed out', async () => {
+  const byAddress = await startHerald({ env: { SVC_PUBLIC_URL: 'http://127.0.0.1:8080' } });
+  try {
+    const ada = await setupAdmin(byAddress);
+    for (const res of [await ada.post('/api/v1/me/passkeys/options'), await byAddress.http.post('/api/v1/auth/passkey/options')]) {
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ code: 'passkey.unavailable', detail: expect.stringContaining('127.0.0.1') });
+    }
+  } finally {
+    await byAddress.stop();
+  }
+}, 60_000);

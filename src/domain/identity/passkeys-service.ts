@@ -6,6 +6,7 @@
  * minutes, for the purpose it was made for. A signature counter that goes backwards means a
  * cloned authenticator: refused and audited.
  */
+import { isIP } from 'node:net';
 import {
   generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
   type AuthenticationResponseJSON, type RegistrationResponseJSON,
@@ -29,6 +30,13 @@ export interface RelyingParty {
 export function relyingPartyOf(publicUrl: string): RelyingParty {
   const url = new URL(publicUrl);
   return { id: url.hostname.replace(/^\[|\]$/g, ''), name: 'Herald', origin: url.origin };
+}
+
+/** Browsers refuse an IP address as relying party id: no passkey options are handed out for one. */
+function assertUsable(rp: RelyingParty): void {
+  if (isIP(rp.id) !== 0) {
+    throw new DomainError('passkey.unavailable', `Passkeys need SVC_PUBLIC_URL with a host name; browsers refuse the address ${rp.id}`);
+  }
 }
 
 export type AssertionPurpose = 'second_factor' | 'passwordless';
@@ -66,6 +74,7 @@ export interface PasskeyDeps {
 export async function assertionOptions(
   deps: PasskeyDeps, purpose: AssertionPurpose, user?: { id: string }, data: Record<string, unknown> = {},
 ): Promise<{ options: Record<string, unknown>; expiresAt: Date }> {
+  assertUsable(deps.rp);
   const keys = user ? await deps.store.passkeys.listOf(user.id) : [];
   const options = await generateAuthenticationOptions({
     rpID: deps.rp.id,
@@ -144,6 +153,7 @@ export function createPasskeysService(deps: PasskeyDeps) {
     list: (userId: string) => store.passkeys.listOf(userId),
 
     async registrationOptions(userId: string): Promise<{ options: Record<string, unknown>; expiresAt: Date }> {
+      assertUsable(rp);
       const user = await store.users.find(userId);
       if (!user) throw notFound('user');
       const existing = await store.passkeys.listOf(userId);
