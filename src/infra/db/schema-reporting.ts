@@ -1,0 +1,302 @@
+/**
+ * The reporting tables of the internal store: connections, queries and their versions, reports,
+ * runs, idempotency keys, channels, deliveries and their attempts, links and their downloads.
+ * Part of ./schema.ts, which migrations come from.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigint, boolean, check, type AnyPgColumn, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid,
+} from 'drizzle-orm/pg-core';
+import { ts, users } from './schema-identity.js';
+
+export interface StoredSchemaSnapshot {
+  tables: Array<{
+    schema: string; name: string; kind: 'table' | 'view';
+    columns: Array<{ name: string; type: string; nullable: boolean }>;
+  }>;
+}
+
+/** User databases Herald reads from. The password is sealed by the secret box (context connections.password:<id>). */
+export const connections = pgTable('connections', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  type: text('type').notNull(),
+  host: text('host').notNull(),
+  port: integer('port').notNull(),
+  database: text('database').notNull(),
+  username: text('username').notNull(),
+  passwordSealed: text('password_sealed'),
+  sslMode: text('ssl_mode').$type<'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full'>().notNull(),
+  sslCa: text('ssl_ca'),
+  options: jsonb('options').$type<Record<string, unknown>>().notNull().default({}),
+  /** The last introspection. */
+  schemaSnapshot: jsonb('schema_snapshot').$type<StoredSchemaSnapshot>(),
+  schemaRefreshedAt: ts('schema_refreshed_at'),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  // Also the list order: by name, as people read it (case-insensitive).
+  uniqueIndex('connections_name_key').on(sql`lower(${t.name})`),
+  index('connections_created_by_idx').on(t.createdBy),
+  check('connections_port_check', sql`${t.port} between 1 and 65535`),
+]);
+
+export interface StoredQueryParameter {
+  name: string;
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'timestamp';
+  default?: string | number | boolean | null;
+  required?: boolean;
+  description?: string;
+}
+
+/** Named SQL bound to a connection; its sql, connection and parameters are those of version current_version. */
+export const queries = pgTable('queries', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  connectionId: uuid('connection_id').notNull().references(() => connections.id, { onDelete: 'restrict' }),
+  sql: text('sql').notNull(),
+  parameters: jsonb('parameters').$type<StoredQueryParameter[]>().notNull().default([]),
+  currentVersion: integer('current_version').notNull().default(1),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('queries_name_key').on(sql`lower(${t.name})`),
+  index('queries_updated_idx').on(t.updatedAt, t.id),
+  index('queries_connection_id_idx').on(t.connectionId),
+  index('queries_created_by_idx').on(t.createdBy),
+]);
+
+/** Every version of a query's sql, connection and parameters; never changed once written. */
+export const queryVersions = pgTable('query_versions', {
+  queryId: uuid('query_id').notNull().references(() => queries.id, { onDelete: 'cascade' }),
+  number: integer('number').notNull(),
+  sql: text('sql').notNull(),
+  parameters: jsonb('parameters').$type<StoredQueryParameter[]>().notNull().default([]),
+  connectionId: uuid('connection_id').notNull().references(() => connections.id, { onDelete: 'restrict' }),
+  restoredFrom: integer('restored_from'),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.queryId, t.number] }),
+  index('query_versions_connection_id_idx').on(t.connectionId),
+  index('query_versions_created_by_idx').on(t.createdBy),
+]);
+
+export interface StoredCondition {
+  type: 'rows_exist' | 'row_count' | 'value' | 'changed';
+  op?: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'is_null' | 'is_not_null';
+  column?: string;
+  value?: string | number | boolean | null;
+}
+
+/**
+ * A query on a schedule (or on demand) with a condition. next_run_at is the scheduler's truth:
+ * null when paused or without a schedule; the partial index keeps a tick's cost to the due ones.
+ */
+export const reports = pgTable('reports', {
+  id: uuid('id').primaryKey(),
+  title: text('title').notNull(),
+  description: text('description'),
+  queryId: uuid('query_id').notNull().references(() => queries.id, { onDelete: 'restrict' }),
+  /** A pinned query version, or null for the query's current one. */
+  queryVersion: integer('query_version'),
+  parameters: jsonb('parameters').$type<Record<string, string | number | boolean | null>>().notNull().default({}),
+  scheduleCron: text('schedule_cron'),
+  scheduleTimezone: text('schedule_timezone'),
+  condition: jsonb('condition').$type<StoredCondition>(),
+  paused: boolean('paused').notNull().default(false),
+  nextRunAt: ts('next_run_at'),
+  /** The newest run (any trigger), for lists; kept by the run engine and the API. */
+  lastRunId: uuid('last_run_id').references((): AnyPgColumn => runs.id, { onDelete: 'set null' }),
+  ownerId: uuid('owner_id').references(() => users.id, { onDelete: 'set null' }),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  // The list order: by title as people read it, then id.
+  index('reports_title_idx').on(sql`lower(${t.title})`, t.id),
+  index('reports_query_id_idx').on(t.queryId),
+  index('reports_owner_id_idx').on(t.ownerId),
+  index('reports_due_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null and not ${t.paused}`),
+  check('reports_schedule_check', sql`(${t.scheduleCron} is null) = (${t.scheduleTimezone} is null)`),
+]);
+
+export interface StoredRunStep {
+  name: 'query' | 'condition' | 'result_file' | 'delivery';
+  status: 'running' | 'success' | 'skipped' | 'failed' | 'cancelled';
+  startedAt: string;
+  finishedAt: string | null;
+  error: { code: string; message: string } | null;
+  detail?: Record<string, unknown>;
+}
+
+export type StoredRunStatus = 'pending' | 'running' | 'success' | 'partial' | 'skipped' | 'failed' | 'cancelled';
+
+/**
+ * One execution of a report. A scheduled run carries its slot (the schedule's time), unique per
+ * report, so that racing schedulers can never make the same slot twice.
+ */
+export const runs = pgTable('runs', {
+  id: uuid('id').primaryKey(),
+  reportId: uuid('report_id').notNull().references(() => reports.id, { onDelete: 'cascade' }),
+  trigger: text('trigger').$type<'schedule' | 'manual' | 'test'>().notNull(),
+  status: text('status').$type<StoredRunStatus>().notNull().default('pending'),
+  deliver: boolean('deliver').notNull().default(true),
+  slot: ts('slot'),
+  parameters: jsonb('parameters').$type<Record<string, string | number | boolean | null>>().notNull().default({}),
+  condition: jsonb('condition').$type<StoredCondition>(),
+  conditionMet: boolean('condition_met'),
+  queryVersion: integer('query_version'),
+  rowCount: integer('row_count'),
+  columns: jsonb('columns').$type<Array<{ name: string; type: string }>>(),
+  sample: jsonb('sample').$type<Array<Array<string | number | boolean | null>>>(),
+  steps: jsonb('steps').$type<StoredRunStep[]>().notNull().default([]),
+  errorCode: text('error_code'),
+  errorMessage: text('error_message'),
+  /** The stored result file's key in the artifact store, and its size and content hash. */
+  resultKey: text('result_key'),
+  resultBytes: bigint('result_bytes', { mode: 'number' }),
+  resultHash: text('result_hash'),
+  attempts: integer('attempts').notNull().default(0),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  startedAt: ts('started_at'),
+  finishedAt: ts('finished_at'),
+  cancelRequestedAt: ts('cancel_requested_at'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('runs_report_slot_key').on(t.reportId, t.slot),
+  index('runs_created_idx').on(t.createdAt, t.id),
+  index('runs_report_created_idx').on(t.reportId, t.createdAt, t.id),
+  index('runs_unfinished_idx').on(t.status, t.createdAt).where(sql`${t.status} in ('pending', 'running')`),
+  index('runs_created_by_idx').on(t.createdBy),
+  check('runs_trigger_check', sql`${t.trigger} in ('schedule', 'manual', 'test')`),
+  check('runs_status_check', sql`${t.status} in ('pending', 'running', 'success', 'partial', 'skipped', 'failed', 'cancelled')`),
+]);
+
+/**
+ * Idempotency-Key records: one per (caller, operation, key), with a hash of the request, for 24
+ * hours. The row is written in the transaction that makes the run, so concurrent repeats wait
+ * on the key and then find the first one's run.
+ */
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  operation: text('operation').notNull(),
+  key: text('key').notNull(),
+  requestHash: text('request_hash').notNull(),
+  runId: uuid('run_id').references(() => runs.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.userId, t.operation, t.key] }),
+  index('idempotency_keys_created_idx').on(t.createdAt),
+  index('idempotency_keys_run_id_idx').on(t.runId),
+]);
+
+/**
+ * Delivery destinations. `settings` holds the plugin's plain settings; every secret field of the
+ * plugin (x-secret) lives sealed in `secrets_sealed` (one JSON object, context
+ * channels.secrets:<id>). Health and the last error follow the latest delivery attempt.
+ */
+export const channels = pgTable('channels', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  type: text('type').notNull(),
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+  secretsSealed: text('secrets_sealed'),
+  health: text('health').$type<'healthy' | 'failing' | 'unknown'>().notNull().default('unknown'),
+  lastError: jsonb('last_error').$type<{ code: string; message: string; at: string } | null>(),
+  lastAttemptAt: ts('last_attempt_at'),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('channels_name_key').on(sql`lower(${t.name})`),
+  index('channels_name_idx').on(sql`lower(${t.name})`, t.id),
+]);
+
+/** A report's ordered deliveries: positions 1..n without gaps. */
+export const deliveries = pgTable('deliveries', {
+  id: uuid('id').primaryKey(),
+  reportId: uuid('report_id').notNull().references(() => reports.id, { onDelete: 'cascade' }),
+  channelId: uuid('channel_id').notNull().references(() => channels.id, { onDelete: 'restrict' }),
+  position: integer('position').notNull(),
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+  version: integer('version').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('deliveries_report_idx').on(t.reportId, t.position),
+  index('deliveries_channel_idx').on(t.channelId),
+]);
+
+/**
+ * One send of one delivery for one run (its resends update it in place, keeping the id that
+ * peers see as the message id). Unique per (run, delivery), so a run taken again after a lost
+ * worker finds what was already sent.
+ */
+export const deliveryAttempts = pgTable('delivery_attempts', {
+  id: uuid('id').primaryKey(),
+  runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+  deliveryId: uuid('delivery_id').references(() => deliveries.id, { onDelete: 'set null' }),
+  channelId: uuid('channel_id').references(() => channels.id, { onDelete: 'set null' }),
+  channelName: text('channel_name').notNull(),
+  channelType: text('channel_type').notNull(),
+  position: integer('position').notNull(),
+  status: text('status').$type<'sending' | 'sent' | 'failed' | 'queued' | 'preview'>().notNull(),
+  sends: integer('sends').notNull().default(0),
+  startedAt: ts('started_at'),
+  finishedAt: ts('finished_at'),
+  statusCode: integer('status_code'),
+  peerMessageId: text('peer_message_id'),
+  detail: text('detail'),
+  error: jsonb('error').$type<{ code: string; message: string } | null>(),
+  preview: jsonb('preview').$type<Record<string, unknown> | null>(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('delivery_attempts_run_delivery_key').on(t.runId, t.deliveryId),
+  index('delivery_attempts_run_idx').on(t.runId, t.position),
+  index('delivery_attempts_channel_idx').on(t.channelId, t.finishedAt),
+]);
+
+/**
+ * Shared links to a run's result file. The token is stored only as its SHA-256 (token_hash);
+ * the link is active until expires_at or revoked_at.
+ */
+export const links = pgTable('links', {
+  id: uuid('id').primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  runId: uuid('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+  reportId: uuid('report_id').notNull().references(() => reports.id, { onDelete: 'cascade' }),
+  format: text('format').$type<'csv' | 'xlsx' | 'json'>().notNull(),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+  /** The delivery attempt that made it, for links sent by a delivery. */
+  attemptId: uuid('attempt_id').references(() => deliveryAttempts.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  revokedAt: ts('revoked_at'),
+  revokedBy: uuid('revoked_by').references(() => users.id, { onDelete: 'set null' }),
+  downloadCount: integer('download_count').notNull().default(0),
+  lastDownloadedAt: ts('last_downloaded_at'),
+}, (t) => [
+  uniqueIndex('links_token_hash_key').on(t.tokenHash),
+  index('links_created_idx').on(t.createdAt, t.id),
+  index('links_run_idx').on(t.runId),
+]);
+
+/** The download log of shared links. */
+export const linkDownloads = pgTable('link_downloads', {
+  id: uuid('id').primaryKey(),
+  linkId: uuid('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
+  at: ts('at').notNull(),
+  clientAddress: text('client_address').notNull(),
+  userAgent: text('user_agent'),
+}, (t) => [
+  index('link_downloads_link_idx').on(t.linkId, t.at),
+]);
