@@ -3,12 +3,12 @@
  * (x-public, x-min-role, x-min-scope, x-session-only) and the CSRF rule for browser sessions.
  * Handlers never check roles themselves.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Access, OperationId, Role, Scope } from '../generated/operations.js';
 import { DomainError } from '../core/errors.js';
 import {
   roleAtLeast, scopeAtLeast, type Authenticator, type Credentials, type Principal,
 } from '../domain/identity/principal.js';
+import { sameToken } from '../domain/identity/tokens.js';
 
 const SAFE_METHODS = new Set(['get', 'head', 'options']);
 /** What a user who must choose a new password may still do. */
@@ -17,12 +17,6 @@ const ALLOWED_BEFORE_PASSWORD_CHANGE = new Set<OperationId>(['getMe', 'changeMyP
 const ALLOWED_BEFORE_ENROLMENT = new Set<OperationId>([
   'getMe', 'changeMyPassword', 'logout', 'getSettings', 'startTotpSetup', 'confirmTotpSetup', 'listMyPasskeys', 'startPasskeyRegistration', 'addMyPasskey',
 ]);
-
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 /**
  * 403 auth.forbidden naming what was needed: the problem document carries required_role (and,

@@ -8,7 +8,6 @@
  * Every request to the provider goes through the outbound guard (SVC_OUTBOUND_ALLOW); a plain
  * http issuer is accepted only when SVC_OUTBOUND_ALLOW names its host.
  */
-import { timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import type { Clock } from '../../core/clock.js';
 import { DomainError, validationFailed, type FieldProblem } from '../../core/errors.js';
@@ -18,7 +17,7 @@ import { recordSecurityEvent, type Actor } from './security-events.js';
 import { anonymous, asUser, type RequestMeta, type SignedIn } from './auth-shared.js';
 import { completeSignIn, type BrowserProof } from './sign-in-service.js';
 import type { SessionPolicy } from './sessions.js';
-import { normalizeEmail, randomToken, tokenHash } from './tokens.js';
+import { normalizeEmail, randomToken, sameToken, tokenHash } from './tokens.js';
 import { OIDC_KEY } from './workspace-settings.js';
 import { ROLE_RANK, type Role } from './principal.js';
 import type { IdentityStore, SettingsRepo } from './ports.js';
@@ -109,12 +108,6 @@ export function readOidcSettings(row: Awaited<ReturnType<SettingsRepo['get']>>):
     updatedAt: row?.updatedAt ?? new Date(0),
   };
 }
-
-const sameText = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 /** The highest role the claim's values map to. */
 export function mappedRole(claim: unknown, mapping: Record<string, Role>): Role | undefined {
@@ -357,7 +350,7 @@ export function createOidcService(deps: {
         const flow = flowToken ? await store.flows.consume(FLOW, tokenHash(flowToken), clock.now()) : undefined;
         const data = flow?.data as { state: string; nonce: string; verifier: string; return_to: string; issuer: string } | undefined;
         if (!data) throw new OidcSignInError('oidc.flow_invalid', 'No sign-in was started in this browser, or it expired');
-        if (!query.state || !sameText(query.state, data.state)) throw new OidcSignInError('oidc.flow_invalid', 'The state does not match the sign-in this browser started');
+        if (!query.state || !sameToken(query.state, data.state)) throw new OidcSignInError('oidc.flow_invalid', 'The state does not match the sign-in this browser started');
         if (query.error) throw new OidcSignInError('oidc.provider_error', `The provider answered ${query.error.slice(0, 100)}`);
         const { settings, clientSecret } = await current();
         if (!settings.enabled || settings.issuerUrl !== data.issuer) throw new OidcSignInError('oidc.disabled', 'Single sign-on is off or changed');

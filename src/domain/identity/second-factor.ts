@@ -6,6 +6,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
+import type { Secrets } from '../../core/secrets.js';
 
 export const TOTP_ISSUER = 'Herald';
 export const RECOVERY_CODE_COUNT = 10;
@@ -37,6 +38,23 @@ export async function matchTotp(secret: string, code: string, now: Date, afterSt
     ...(afterStep !== null && afterStep !== undefined ? { afterTimeStep: afterStep } : {}),
   });
   return result.valid && 'timeStep' in result ? result.timeStep : undefined;
+}
+
+/** The contexts the authenticator-app secrets are sealed with (see sealed-columns.ts). */
+export const totpSecretContext = (userId: string) => `users.totp_secret:${userId}`;
+export const totpPendingContext = (userId: string) => `users.totp_pending_secret:${userId}`;
+
+/**
+ * Uses a code of the user's authenticator app once: true when it matches (±1 step) a step later
+ * than the last accepted one, which it now is (atomic, so one code cannot serve two requests).
+ */
+export async function useTotpCode(
+  users: { acceptTotpStep(id: string, step: number): Promise<boolean> }, secrets: Secrets,
+  user: { id: string; totpSecret: string | null; totpLastStep: number | null }, code: string, now: Date,
+): Promise<boolean> {
+  if (!user.totpSecret) return false;
+  const step = await matchTotp(secrets.open(user.totpSecret, totpSecretContext(user.id)), code, now, user.totpLastStep);
+  return step !== undefined && users.acceptTotpStep(user.id, step);
 }
 
 // Lower-case letters and digits without the look-alikes 0, 1, l, o (32 symbols, 5 bits each).

@@ -16,7 +16,7 @@ import { issueSession, verifyingKeys, type SessionPolicy } from './sessions.js';
 import { deviceCookieName, isDeviceTokenFor, normalizeEmail, randomToken, tokenHash } from './tokens.js';
 import { anonymous, asUser, deviceFor, type RequestMeta, type SignedIn } from './auth-shared.js';
 import {
-  looksLikeRecoveryCode, matchTotp, recoveryCodeHash, secondFactorMethods, STEP_TTL_MS, TICKET_MAX_FAILURES,
+  looksLikeRecoveryCode, recoveryCodeHash, secondFactorMethods, STEP_TTL_MS, TICKET_MAX_FAILURES, useTotpCode,
 } from './second-factor.js';
 import { assertionOptions, verifyAssertion, type CredentialJson, type RelyingParty } from './passkeys-service.js';
 import { passwordSignInAllowed, readWorkspaceSettings } from './workspace-settings.js';
@@ -161,10 +161,7 @@ export function createSignInService(deps: SignInDeps) {
           : 'The code is wrong');
       };
       if (input.method === 'totp') {
-        const secret = user.totpSecret ? deps.secrets.open(user.totpSecret, `users.totp_secret:${user.id}`) : undefined;
-        const step = secret && input.code ? await matchTotp(secret, input.code, clock.now(), user.totpLastStep) : undefined;
-        // Accepting the step is atomic: the same code cannot finish two sign-ins at once.
-        if (step === undefined || !(await store.users.acceptTotpStep(user.id, step))) throw await wrong();
+        if (!input.code || !(await useTotpCode(store.users, deps.secrets, user, input.code, clock.now()))) throw await wrong();
       } else if (input.method === 'passkey') {
         if (!input.credential) throw await wrong();
         try {

@@ -1,5 +1,12 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** Compares a secret the client sent with the expected one in constant time (for equal lengths). */
+export function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
 /** 32 random bytes, base64url (43 characters). */
 export function randomToken(): string {
   return randomBytes(32).toString('base64url');

@@ -11,13 +11,12 @@ import type { PasswordHasher } from './passwords.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import { asUser, type RequestMeta } from './auth-shared.js';
 import {
-  looksLikeRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpSetupOf,
+  looksLikeRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpPendingContext, totpSecretContext,
+  totpSetupOf, useTotpCode,
 } from './second-factor.js';
 import type { User } from './model.js';
 import type { AttemptGuard, IdentityStore } from './ports.js';
 
-const secretContext = (userId: string) => `users.totp_secret:${userId}`;
-const pendingContext = (userId: string) => `users.totp_pending_secret:${userId}`;
 
 export function createTwoFactorService(deps: {
   store: Pick<IdentityStore, 'users' | 'events' | 'transaction' | 'recoveryCodes'>;
@@ -49,10 +48,10 @@ export function createTwoFactorService(deps: {
     let ok = false;
     if (input.password !== undefined) {
       ok = await deps.hasher.verify(input.password, user.passwordHash);
-    } else if (input.code !== undefined && user.totpEnabled && user.totpSecret) {
-      const step = await matchTotp(secrets.open(user.totpSecret, secretContext(user.id)), input.code, clock.now(), user.totpLastStep);
-      if (step !== undefined) ok = await store.users.acceptTotpStep(user.id, step);
-      else if (looksLikeRecoveryCode(input.code)) ok = await store.recoveryCodes.use(user.id, recoveryCodeHash(user.id, input.code), clock.now());
+    } else if (input.code !== undefined && user.totpEnabled) {
+      ok = looksLikeRecoveryCode(input.code)
+        ? await store.recoveryCodes.use(user.id, recoveryCodeHash(user.id, input.code), clock.now())
+        : await useTotpCode(store.users, secrets, user, input.code, clock.now());
     }
     if (!ok) {
       const field = input.password !== undefined ? 'password' : 'code';
@@ -69,7 +68,7 @@ export function createTwoFactorService(deps: {
       const secret = newTotpSecret();
       await store.transaction(async (tx) => {
         const now = clock.now();
-        await tx.users.update(userId, undefined, { totpPendingSecret: secrets.seal(secret, pendingContext(userId)) }, now);
+        await tx.users.update(userId, undefined, { totpPendingSecret: secrets.seal(secret, totpPendingContext(userId)) }, now);
         await recordSecurityEvent(tx.events, { type: 'two_factor.setup_started', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId } }, clock);
       });
       return totpSetupOf(secret, user.email);
@@ -81,7 +80,7 @@ export function createTwoFactorService(deps: {
       if (!user.totpPendingSecret) throw new DomainError('two_factor.no_pending_setup', 'Start with POST /api/v1/me/2fa/totp/setup');
       const keys = { account: user.id, ip: meta.ip };
       await deps.guard.attempt(keys);
-      const secret = secrets.open(user.totpPendingSecret, pendingContext(userId));
+      const secret = secrets.open(user.totpPendingSecret, totpPendingContext(userId));
       const step = await matchTotp(secret, code, clock.now());
       if (step === undefined) {
         await recordSecurityEvent(store.events, { type: 'two_factor.enabled', outcome: 'failure', reason: 'auth.invalid_credentials', actor: asUser(userId, meta), userId }, clock);
@@ -92,7 +91,7 @@ export function createTwoFactorService(deps: {
         const now = clock.now();
         // The confirming code counts as used: it cannot also finish a sign-in.
         await tx.users.update(userId, undefined, {
-          totpEnabled: true, totpSecret: secrets.seal(secret, secretContext(userId)), totpPendingSecret: null, totpLastStep: step, totpEnabledAt: now,
+          totpEnabled: true, totpSecret: secrets.seal(secret, totpSecretContext(userId)), totpPendingSecret: null, totpLastStep: step, totpEnabledAt: now,
         }, now);
         const codes = await newCodes(userId, tx, now);
         await tx.sessions.clearMustEnrol(userId);

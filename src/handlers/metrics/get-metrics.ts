@@ -1,14 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import type { Handler } from '../types.js';
 import { DomainError } from '../../core/errors.js';
+import { sameToken } from '../../domain/identity/tokens.js';
 
 function matches(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(\S+)$/i.exec(header ?? '');
   if (!m) return false;
-  const a = Buffer.from(m[1]!);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameToken(m[1]!, token);
 }
 
 export const getMetrics = (deps: { registry: Registry; metricsToken: string | undefined }): Handler<'getMetrics'> =>
