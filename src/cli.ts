@@ -127,12 +127,17 @@ async function runMigrate(): Promise<void> {
 async function runRoles(command: string): Promise<void> {
   const role = ROLE_OF[command];
   const { settings, logger } = setUp(role ? { SVC_ROLES: role } : {});
-  const onFatal = (err: unknown) => {
-    logger.error('unhandled error', { err });
+  // A promise nobody awaited failed: a bug, logged loudly, but the process goes on serving (its
+  // api, scheduler and worker roles hold other users' work; the run it belonged to fails on its own).
+  process.on('unhandledRejection', (err: unknown) => {
+    logger.error('unhandled promise rejection: a bug in Herald; the process goes on', { err });
+  });
+  // A synchronous throw nobody caught may have left any state half-changed: stop (the
+  // supervisor, or another worker, takes over).
+  process.on('uncaughtException', (err: unknown) => {
+    logger.error('uncaught exception: the process stops', { err });
     process.exit(1);
-  };
-  process.on('unhandledRejection', onFatal);
-  process.on('uncaughtException', onFatal);
+  });
   const running = await startProcess(settings, logger);
   let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {

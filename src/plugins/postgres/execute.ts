@@ -155,8 +155,11 @@ export async function executeOn(
     fetching = true;
     const p = Promise.resolve(iterator.next()).then((r) => {
       fetching = false;
-      if (r.done) finishing ??= finish();
-      else suspended = true;
+      if (r.done) {
+        // finish() may reject (a write, an advisory lock) before the consumer comes for it: a
+        // handler now, so that rejection is never unhandled; the consumer still awaits it.
+        if (!finishing) { finishing = finish(); finishing.catch(noop); }
+      } else suspended = true;
       return r;
     }, (err: unknown) => {
       fetching = false;
