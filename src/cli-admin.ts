@@ -28,7 +28,7 @@ function commandActor(command: string): Actor {
 }
 
 async function withStore<T>(settings: Settings, name: string, use: (store: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
-  const store = createDb(settings.databaseUrl, { max: 2, applicationName: `herald-${name}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000 });
+  const store = createDb(settings.databaseUrl, { max: 2, applicationName: `herald-${name}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000, lockTimeoutMs: settings.storeLockSeconds * 1000 });
   try {
     return await use(store);
   } finally {

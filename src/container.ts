@@ -83,7 +83,7 @@ export const CONNECTOR_LIMITS = { poolSize: 5, connectTimeoutMs: 10_000 };
 export function createContainer(settings: Settings, logger: Logger, options: ContainerOptions = {}): Container {
   const clock = options.clock ?? systemClock;
   const { sql, db } = createDb(settings.databaseUrl, {
-    applicationName: `herald-${settings.roles.join('+')}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000,
+    applicationName: `herald-${settings.roles.join('+')}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000, lockTimeoutMs: settings.storeLockSeconds * 1000,
   });
   const connectionProblem = rateLimitedLog(logger, 'warn');
   const redis = createRedis(settings.redisUrl, 'client');

@@ -13,6 +13,7 @@ import { createApi, createProbeApp } from './app.js';
 import { createScheduler, type SchedulerRole } from './scheduler.js';
 import { createWorker, type WorkerRole } from './worker.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
+import { storeTime } from './infra/db/client.js';
 import { buildJobCatalog } from './worker-jobs.js';
 import { buildSchedulerTasks } from './scheduler-tasks.js';
 
@@ -88,7 +89,9 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   let app: Express | undefined;
 
   if (settings.roles.includes('scheduler')) {
-    scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c), logger, clock: c.clock });
+    // Due is decided by the store's clock (shared by every scheduler); a test's manual clock replaces it.
+    const time = options.clock ? undefined : () => storeTime(c.sql);
+    scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c), logger, clock: c.clock, ...(time ? { time } : {}) });
     scheduler.start();
   }
   if (settings.roles.includes('worker')) {

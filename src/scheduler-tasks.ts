@@ -8,7 +8,7 @@ import { hourly, type TickTask } from './scheduler.js';
 import { purgeDeadIdentityRows } from './domain/identity/housekeeping.js';
 import { createRunsRepo } from './infra/db/stores/runs-repo.js';
 import { IDEMPOTENCY_WINDOW_MS } from './domain/runs/runs-service.js';
-import { createScheduling } from './domain/runs/scheduling.js';
+import { createScheduling, runLeaseMs } from './domain/runs/scheduling.js';
 import { createSchedulingRepo } from './infra/db/stores/scheduling-repo.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { createRunJobs } from './infra/queue/run-jobs.js';
@@ -35,6 +35,7 @@ export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' |
     events: c.events,
     log,
     lag: (seconds) => c.metrics.schedulerLag.set(seconds),
+    leaseMs: runLeaseMs(c.settings.workerLockSeconds),
     finished: (status, trigger) => c.metrics.runsTotal.inc({ status, trigger }),
   });
   const attempts = createAttemptsRepo(c.db);

@@ -46,8 +46,16 @@ export interface SchedulerRole {
   readonly startedAt: Date;
 }
 
-export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; logger: Logger; clock?: Clock }): SchedulerRole {
+export function createScheduler(deps: {
+  tickSeconds: number; tasks: TickTask[]; logger: Logger; clock?: Clock;
+  /**
+   * The time a tick decides by (what is due, the runs' slots): the store's clock, shared by every
+   * scheduler, so that one whose own clock runs ahead never starts runs early. The clock's when unset.
+   */
+  time?: () => Promise<Date>;
+}): SchedulerRole {
   const clock = deps.clock ?? systemClock;
+  const time = deps.time ?? (async () => clock.now());
   let wake: ScheduledTask | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -57,7 +65,13 @@ export function createScheduler(deps: { tickSeconds: number; tasks: TickTask[]; 
   const startedAt = clock.now();
 
   const tick = async () => {
-    const now = clock.now();
+    let now: Date;
+    try {
+      now = await time();
+    } catch (err) {
+      deps.logger.error('scheduler task failed', { task: 'store time', err });
+      return;
+    }
     let ok = true;
     for (const task of deps.tasks) {
       if (stopped) return;

@@ -12,11 +12,16 @@ import type { Redis } from 'ioredis';
 import { QUEUE_NAMES } from './infra/queue/queues.js';
 import { JobTimeoutError, type JobCatalog, type QueueName } from './jobs/catalog.js';
 import { DomainError } from './core/errors.js';
+import { MAX_RUN_STARTS } from './domain/runs/model.js';
 import type { Logger } from './infra/log/logger.js';
 import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 
-/** How often a job may be cut off (crashed workers) before it counts as failed. */
-const MAX_STALLED = 3;
+/**
+ * How often a job may be cut off (crashed workers) and handed to another before it counts as
+ * failed: a run is started at most MAX_RUN_STARTS times (the first, then once per lost worker
+ * but the last).
+ */
+const MAX_STALLED = MAX_RUN_STARTS - 1;
 /** The abort reason of the signals of jobs still running at the shutdown deadline. */
 const SHUTDOWN = 'the worker is shutting down';
 

@@ -150,27 +150,36 @@ describe('what a tick claims', () => {
 });
 
 describe('the sweep', () => {
-  it('queues a pending run whose job is missing again, and ends a running run whose job is gone', async () => {
+  it('queues again a pending run whose job is missing and a running run whose worker and job are gone, ends one lost too often, and leaves a live worker\'s run alone', async () => {
     const c = h.process.container;
     const scheduling = createScheduling({
       store: { ...createSchedulingRepo(c.sql, c.db), markLost: createRunEngineRepo(c.db).markLost },
-      jobs: createRunJobs(queue, runJobSpec), events: c.events, log: c.logger, lag: () => undefined,
+      jobs: createRunJobs(queue, runJobSpec), events: c.events, log: c.logger, lag: () => undefined, leaseMs: 10_000,
     });
     const reportId = await createReport('sweep', '0 0 1 1 *', 'UTC');
     const pending = newId();
-    const running = newId();
+    const orphan = newId();
+    const spent = newId();
+    const alive = newId();
     const fresh = newId();
     const old = new Date(clock.now().getTime() - 5 * 60_000);
-    await store`insert into runs (id, report_id, trigger, status, created_at, updated_at) values
-      (${pending}, ${reportId}, 'manual', 'pending', ${old}, ${old}),
-      (${running}, ${reportId}, 'manual', 'running', ${old}, ${old}),
-      (${fresh}, ${reportId}, 'manual', 'pending', ${clock.now()}, ${clock.now()})`;
+    await store`insert into runs (id, report_id, trigger, status, attempts, heartbeat_at, created_at, updated_at) values
+      (${pending}, ${reportId}, 'manual', 'pending', 0, null, ${old}, ${old}),
+      (${orphan}, ${reportId}, 'manual', 'running', 1, now() - interval '1 minute', ${old}, ${old}),
+      (${spent}, ${reportId}, 'manual', 'running', 3, now() - interval '1 minute', ${old}, ${old}),
+      (${alive}, ${reportId}, 'manual', 'running', 1, now(), ${old}, ${old}),
+      (${fresh}, ${reportId}, 'manual', 'pending', 0, null, ${clock.now()}, ${clock.now()})`;
     const swept = await scheduling.sweep(clock.now());
-    expect(swept).toEqual({ requeued: 1, lost: 1 });
+    expect(swept).toEqual({ requeued: 2, lost: 1 });
     expect((await queue.getJob(pending))?.data).toEqual({ runId: pending, reportId });
+    expect((await queue.getJob(orphan))?.data).toEqual({ runId: orphan, reportId }); // another worker takes it (attempt 2)
     expect(await queue.getJob(fresh)).toBeUndefined(); // too young: its enqueue may still come
-    const lost = (await editor.get(`/api/v1/runs/${running}`)).body;
+    expect(await queue.getJob(alive)).toBeUndefined(); // its worker renews its lease: no job needed, it finishes
+    const lost = (await editor.get(`/api/v1/runs/${spent}`)).body;
     expect(lost).toMatchObject({ status: 'failed', error: { code: 'run.worker_lost' } });
+    expect((await editor.get(`/api/v1/runs/${alive}`)).body).toMatchObject({ status: 'running' });
+    for (const id of [pending, orphan]) await queue.remove(id);
+    await store`update runs set status = 'cancelled', finished_at = now() where id in (${pending}, ${orphan}, ${alive})`;
     expect(await scheduling.sweep(clock.now())).toEqual({ requeued: 0, lost: 0 });
   });
 });

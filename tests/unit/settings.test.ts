@@ -207,7 +207,7 @@ describe('the settings tables', () => {
     expect(Object.keys(s).sort()).toEqual([
       'bcryptCost', 'corsOrigins', 'dataDir', 'databaseUrl', 'deliveryBackoffMs', 'deliverySends', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
       'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'resultRetentionDays', 'roles',
-      'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl', 'storageS3',
+      'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl', 'storageS3', 'storeLockSeconds',
       'storeTimeoutSeconds', 'trustProxy', 'workerConcurrency', 'workerLockSeconds',
     ]);
     const typed: { roles: ProcessRole[]; listen: { host: string; port: number }; corsOrigins: string[] } = s;

@@ -47,8 +47,12 @@ export interface RunEngineStore {
   finish(runId: string, attempt: number, outcome: RunOutcome): Promise<RunRecord | undefined>;
   /** The content hash of the report's newest successful run before this one. */
   previousSuccessHash(reportId: string, beforeRunId: string): Promise<string | undefined>;
-  /** Whether a cancellation was asked for, or the run is no longer running. */
-  shouldStop(runId: string): Promise<boolean>;
+  /**
+   * Renews the run's lease (the worker holding this attempt is alive; the sweep leaves a run with
+   * a fresh lease alone whatever Redis says) and answers whether to stop: a cancellation was asked
+   * for, or the run is no longer this attempt's.
+   */
+  heartbeat(runId: string, attempt: number): Promise<boolean>;
   /** Whether the run row still exists. */
   exists(runId: string): Promise<boolean>;
   /** The report's title and query, and the email of who queued the run (for deliveries); undefined when gone. */

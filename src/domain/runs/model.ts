@@ -78,3 +78,9 @@ export class RunTimedOut extends Error {
     this.name = 'RunTimedOut';
   }
 }
+
+/**
+ * Starts of one run before it ends failed with run.worker_lost: a run whose worker dies is taken
+ * again by another, at most this many times in all (BullMQ's stalled limit and the sweep agree).
+ */
+export const MAX_RUN_STARTS = 3;

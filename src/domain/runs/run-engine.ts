@@ -30,7 +30,10 @@ import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, 
 
 /** Rows per fetch from the user database. */
 const BATCH_SIZE = 1000;
-/** How often a running run looks for a cancellation it may have missed on the event bus. */
+/**
+ * How often a running run renews its lease in the store (the sweep's proof that its worker is
+ * alive) and looks for a cancellation it may have missed on the event bus.
+ */
 export const CANCEL_POLL_MS = 2000;
 
 export interface RunEngineDeps {
@@ -86,7 +89,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     else options.signal.addEventListener('abort', onOuter, { once: true });
     const budget = setTimeout(() => stop.abort(new RunTimedOut(deps.timeoutMs)), deps.timeoutMs);
     const poll = setInterval(() => {
-      store.shouldStop(run.id).then((yes) => { if (yes) stop.abort(new RunCancelled()); },
+      store.heartbeat(run.id, run.attempts).then((yes) => { if (yes) stop.abort(new RunCancelled()); },
         (err) => log.warn('could not check for a cancellation', { err }));
     }, deps.cancelPollMs ?? CANCEL_POLL_MS);
     const startedMs = run.startedAt?.getTime() ?? clock.now().getTime();

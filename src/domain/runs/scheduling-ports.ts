@@ -38,11 +38,18 @@ export interface SchedulingStore {
    * reports' next_run_at and last run, and commits. Answers the runs made.
    */
   claimDue(now: Date, limit: number, plan: (due: DueReport[]) => PlannedRun[]): Promise<{ claimed: number; created: CreatedRun[] }>;
-  /** Unfinished runs created before `before` (pending or running), oldest first, after the cursor `after` when given. */
-  unfinishedBefore(before: Date, limit: number, after?: { createdAt: Date; id: string }):
-    Promise<Array<Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger' | 'createdAt'>>>;
-  /** Ends a run failed when it is still unfinished; the record after, or undefined. */
-  markLost(runId: string, error: { code: string; message: string }, now: Date): Promise<RunRecord | undefined>;
+  /**
+   * Runs the sweep looks at, oldest first, after the cursor `after` when given: pending runs
+   * created before `before`, and running runs whose lease has run out (no heartbeat from their
+   * worker for `leaseMs` by the store's clock).
+   */
+  unfinishedBefore(before: Date, limit: number, after: { createdAt: Date; id: string } | undefined, leaseMs: number):
+    Promise<Array<Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger' | 'createdAt' | 'attempts'>>>;
+  /**
+   * Ends a run failed when it is still unfinished (and, with `leaseMs`, when it is pending or its
+   * lease has run out: a worker that just came back keeps its run); the record after, or undefined.
+   */
+  markLost(runId: string, error: { code: string; message: string }, now: Date, leaseMs?: number): Promise<RunRecord | undefined>;
 }
 
 /** The BullMQ side of runs, for the sweep. */

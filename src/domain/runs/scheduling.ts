@@ -12,17 +12,29 @@ import type { Log } from '../../core/log.js';
 import { latestDueSlot, nextOccurrence } from '../schedules/schedule.js';
 import { publishQuietly, reportUpdated, runUpdated, type ChangeEvent, type EventSink } from './events.js';
 import type { PlannedRun, RunJobs, SchedulingStore } from './scheduling-ports.js';
-import type { RunRecord } from './model.js';
+import { MAX_RUN_STARTS, type RunRecord } from './model.js';
 
 /** Reports one transaction claims. */
 export const CLAIM_BATCH = 500;
 /** How long a new run may wait before the sweep looks at its job (it is enqueued after commit). */
-export const SWEEP_AFTER_MS = 60_000;
+export const SWEEP_AFTER_MS = 20_000;
+/**
+ * A run's lease: its worker renews it every CANCEL_POLL_MS (2 s) while it runs; the sweep counts
+ * the worker lost after SVC_WORKER_LOCK_SECONDS without a renewal, and never sooner than 10 s.
+ */
+export const runLeaseMs = (workerLockSeconds: number): number => Math.max(10_000, workerLockSeconds * 1000);
+/** Runs whose enqueue failed that a scheduler keeps to try again on its next ticks. */
+const UNQUEUED_MAX = 50_000;
 /** Unfinished runs the sweep looks at per pass. */
 const SWEEP_BATCH = 200;
 
 export function createScheduling(deps: {
   store: SchedulingStore; jobs: RunJobs; events: EventSink; log: Log;
+  /**
+   * How long a running run's worker may go without renewing its lease (heartbeat_at, renewed every
+   * couple of seconds while it runs) before the sweep counts the worker as lost.
+   */
+  leaseMs: number;
   /** svc_scheduler_lag_seconds: how late the latest due run was queued. */
   lag(seconds: number): void;
   /** Monotonic time in ms, for the lag (default Date.now). */
@@ -32,6 +44,12 @@ export function createScheduling(deps: {
 }) {
   /** Where the sweep goes on next pass: it pages through every unfinished run, a page per pass. */
   let sweepCursor: { createdAt: Date; id: string } | undefined;
+  /**
+   * Runs this scheduler made whose enqueue failed (Redis away): every tick tries them again, so
+   * they are queued as soon as Redis answers, not when the sweep comes round. Bounded: past it
+   * (a long outage) the sweep queues the rest.
+   */
+  let unqueued: Array<{ id: string; reportId: string }> = [];
   const notify = (events: ChangeEvent[]) => publishQuietly(deps.events, events, (err) => deps.log.warn('a scheduling event could not be published', { err }));
 
   const plan = (now: Date) => (due: Parameters<Parameters<SchedulingStore['claimDue']>[2]>[0]): PlannedRun[] => due.map((r) => {
@@ -52,6 +70,16 @@ export function createScheduling(deps: {
   return {
     /** Claims every due report into a run (in batches) and enqueues the runs. Answers how many were made. */
     async tick(now: Date): Promise<number> {
+      if (unqueued.length > 0) {
+        const retry = unqueued;
+        try {
+          await deps.jobs.enqueueMany(retry);
+          unqueued = [];
+          deps.log.info('runs whose enqueue had failed are queued now', { count: retry.length });
+        } catch (err) {
+          deps.log.warn('runs still cannot be queued; trying again next tick', { count: retry.length, err });
+        }
+      }
       let made = 0;
       let worstLag = 0;
       for (;;) {
@@ -65,7 +93,9 @@ export function createScheduling(deps: {
           try {
             await deps.jobs.enqueueMany(created.map((c) => ({ id: c.runId, reportId: c.reportId })));
           } catch (err) {
-            deps.log.warn('due runs could not be queued now; the sweep will queue them', { count: created.length, err });
+            deps.log.warn('due runs could not be queued now; the next tick tries again', { count: created.length, err });
+            const room = Math.max(0, UNQUEUED_MAX - unqueued.length);
+            unqueued.push(...created.slice(0, room).map((c) => ({ id: c.runId, reportId: c.reportId })));
           }
           const queuedAt = (deps.wallNow ?? Date.now)();
           // The lag of the latest due run: the latest slot of this tick and how late it was queued.
@@ -82,11 +112,12 @@ export function createScheduling(deps: {
     },
 
     /**
-     * Pending runs whose job is missing or over are enqueued again; running runs whose job is
-     * missing or failed end failed with run.worker_lost.
+     * Pending runs whose job is missing or over are enqueued again; running runs whose worker's
+     * lease ran out and whose job is gone are enqueued again or, past MAX_RUN_STARTS, end failed
+     * with run.worker_lost.
      */
     async sweep(now: Date): Promise<{ requeued: number; lost: number }> {
-      const stale = await deps.store.unfinishedBefore(new Date(now.getTime() - SWEEP_AFTER_MS), SWEEP_BATCH, sweepCursor);
+      const stale = await deps.store.unfinishedBefore(new Date(now.getTime() - SWEEP_AFTER_MS), SWEEP_BATCH, sweepCursor, deps.leaseMs);
       const last = stale[stale.length - 1];
       sweepCursor = stale.length < SWEEP_BATCH || !last ? undefined : { createdAt: last.createdAt, id: last.id };
       let requeued = 0;
@@ -104,8 +135,14 @@ export function createScheduling(deps: {
     },
   };
 
-  /** A pending run without a live job is queued again; a running one whose job is over ends failed. */
-  async function sweepOne(run: { id: string; reportId: string; status: RunRecord['status'] }, now: Date): Promise<'requeued' | 'lost' | undefined> {
+  /**
+   * A pending run without a live job is queued again. A running run comes here only when its
+   * worker stopped renewing its lease: while its job is still in Redis, BullMQ's stalled-job check
+   * gives it to another worker; when the job is gone too (Redis lost it), the sweep queues it again,
+   * until MAX_RUN_STARTS starts, then ends it failed (run.worker_lost). A live worker's run is never
+   * touched, whatever Redis says: it renews its lease and finishes.
+   */
+  async function sweepOne(run: { id: string; reportId: string; status: RunRecord['status']; attempts: number }, now: Date): Promise<'requeued' | 'lost' | undefined> {
     const state = await deps.jobs.state(run.id);
     if (!['missing', 'completed', 'failed'].includes(state)) return undefined;
     if (run.status === 'pending') {
@@ -113,11 +150,18 @@ export function createScheduling(deps: {
       deps.log.warn('pending run had no job; queued again', { run_id: run.id, report_id: run.reportId, job_state: state });
       return 'requeued';
     }
+    if (run.attempts < MAX_RUN_STARTS) {
+      await deps.jobs.requeue(run);
+      deps.log.warn('running run lost its worker and its job; queued again for another worker', {
+        run_id: run.id, report_id: run.reportId, job_state: state, attempts: run.attempts,
+      });
+      return 'requeued';
+    }
     const ended = await deps.store.markLost(run.id, {
-      code: 'run.worker_lost', message: 'The worker running it stopped (crashed or was killed) and its job is gone',
-    }, now);
+      code: 'run.worker_lost', message: `The workers running it stopped (crashed or were killed) ${run.attempts} times`,
+    }, now, deps.leaseMs);
     if (!ended) return undefined;
-    deps.log.error('running run had no job; ended failed', { run_id: run.id, report_id: run.reportId, job_state: state });
+    deps.log.error('running run lost its worker too often; ended failed', { run_id: run.id, report_id: run.reportId, job_state: state, attempts: run.attempts });
     deps.finished?.('failed', ended.trigger);
     await notify([runUpdated(ended), reportUpdated(ended.reportId, 'ran', { lastRun: { id: ended.id, status: ended.status } })]);
     return 'lost';

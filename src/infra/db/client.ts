@@ -12,6 +12,12 @@ export interface StoreOptions {
   applicationName?: string;
   /** Longest a statement may run (or wait for a lock) before the store cancels it; none if unset. */
   statementTimeoutMs?: number;
+  /**
+   * Longest a transaction may sit idle (idle_in_transaction_session_timeout) and a statement wait
+   * for a lock (lock_timeout): a process frozen inside a transaction (SIGSTOP, a stuck event loop)
+   * loses its connection, and its row locks return to the others, within this time.
+   */
+  lockTimeoutMs?: number;
 }
 
 export function createDb(url: string, options: StoreOptions = {}) {
@@ -23,10 +29,17 @@ export function createDb(url: string, options: StoreOptions = {}) {
     connection: {
       application_name: options.applicationName ?? 'herald',
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      ...(options.lockTimeoutMs ? { idle_in_transaction_session_timeout: options.lockTimeoutMs, lock_timeout: options.lockTimeoutMs } : {}),
     },
   });
   const db = drizzle(sql, { schema });
   return { sql, db };
+}
+
+/** The store's clock: the one time every process of a fleet agrees on. */
+export async function storeTime(sql: Sql): Promise<Date> {
+  const [row] = await sql<Array<{ now: Date | string }>>`select clock_timestamp() as now`;
+  return new Date(row!.now);
 }
 
 /** True when the store answers within the time limit. */

@@ -168,6 +168,8 @@ export const runs = pgTable('runs', {
   startedAt: ts('started_at'),
   finishedAt: ts('finished_at'),
   cancelRequestedAt: ts('cancel_requested_at'),
+  /** The store's time when the worker holding the run last said it is alive (its lease). */
+  heartbeatAt: ts('heartbeat_at'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('runs_report_slot_key').on(t.reportId, t.slot),

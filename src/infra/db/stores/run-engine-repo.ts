@@ -1,8 +1,9 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
-import { and, desc, eq, inArray, lt, ne, sql as rawSql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, ne, or, sql as rawSql } from 'drizzle-orm';
 import { queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Db } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
+import { leaseExpired } from './scheduling-repo.js';
 
 type Value = string | number | boolean | null;
 
@@ -49,7 +50,7 @@ export function createRunEngineRepo(db: Db) {
     async start(runId: string, now: Date): Promise<RunRecordRow | undefined> {
       const [row] = await db.update(runs).set({
         status: 'running', startedAt: rawSql`coalesce(${runs.startedAt}, ${now.toISOString()}::timestamptz)`,
-        attempts: rawSql`${runs.attempts} + 1`, steps: [], updatedAt: now,
+        attempts: rawSql`${runs.attempts} + 1`, steps: [], updatedAt: now, heartbeatAt: rawSql`clock_timestamp()`,
         rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
       }).where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
       return row ? runRecordOf(row) : undefined;
@@ -67,7 +68,7 @@ export function createRunEngineRepo(db: Db) {
     },
 
     async saveProgress(runId: string, attempt: number, progress: Progress, now: Date): Promise<boolean> {
-      const rows = await db.update(runs).set({ ...columnsOf(progress), updatedAt: now })
+      const rows = await db.update(runs).set({ ...columnsOf(progress), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()` })
         .where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt))).returning({ id: runs.id });
       return rows.length > 0;
     },
@@ -89,9 +90,16 @@ export function createRunEngineRepo(db: Db) {
       return row?.hash ?? undefined;
     },
 
-    async shouldStop(runId: string): Promise<boolean> {
-      const [row] = await db.select({ status: runs.status, cancel: runs.cancelRequestedAt }).from(runs).where(eq(runs.id, runId));
-      return !row || row.status !== 'running' || row.cancel !== null;
+    /**
+     * The worker holding this attempt is alive: renews the run's lease (heartbeat_at, the store's
+     * time) and answers whether it should stop (cancel requested, or the run is no longer this
+     * attempt's: ended, taken again, or gone).
+     */
+    async heartbeat(runId: string, attempt: number): Promise<boolean> {
+      const [row] = await db.update(runs).set({ heartbeatAt: rawSql`clock_timestamp()` })
+        .where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt)))
+        .returning({ cancel: runs.cancelRequestedAt });
+      return !row || row.cancel !== null;
     },
 
     async runContext(reportId: string, createdBy: string | null) {
@@ -108,7 +116,7 @@ export function createRunEngineRepo(db: Db) {
     },
 
     /** Ends a run whose job failed for good (its worker lost too often, or the service's own fault). */
-    async markLost(runId: string, error: { code: string; message: string }, now: Date): Promise<RunRecordRow | undefined> {
+    async markLost(runId: string, error: { code: string; message: string }, now: Date, leaseMs?: number): Promise<RunRecordRow | undefined> {
       // A step the lost worker left running ends failed with the run's error.
       const closedSteps = rawSql`(select coalesce(jsonb_agg(case when s->>'status' = 'running'
         then s || jsonb_build_object('status', 'failed', 'finishedAt', ${now.toISOString()}::text, 'error', ${JSON.stringify(error)}::jsonb)
@@ -116,7 +124,8 @@ export function createRunEngineRepo(db: Db) {
       const [row] = await db.update(runs).set({
         status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now, steps: closedSteps,
       })
-        .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
+        .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']),
+          leaseMs === undefined ? undefined : or(eq(runs.status, 'pending'), leaseExpired(leaseMs)))).returning();
       return row ? runRecordOf(row) : undefined;
     },
   };

@@ -3,7 +3,7 @@
  * one transaction per batch (FOR UPDATE SKIP LOCKED; one multi-row insert and one multi-row
  * update, so a tick costs what its due reports cost), and the sweep's reads.
  */
-import { and, asc, eq, gt, inArray, lt, or } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql as rawSql } from 'drizzle-orm';
 import { runs, type StoredCondition as Condition } from '../schema.js';
 import type { Db, Sql } from '../client.js';
 
@@ -28,6 +28,10 @@ interface Planned {
   parameters: Record<string, Value>;
   condition: StoredCondition;
 }
+
+/** A running run whose worker has not renewed its lease for `leaseMs`, by the store's clock. */
+export const leaseExpired = (leaseMs: number) =>
+  or(isNull(runs.heartbeatAt), lt(runs.heartbeatAt, rawSql`clock_timestamp() - ${Math.max(0, Math.floor(leaseMs))} * interval '1 millisecond'`));
 
 export function createSchedulingRepo(sql: Sql, db: Db) {
   return {
@@ -72,10 +76,14 @@ export function createSchedulingRepo(sql: Sql, db: Db) {
       });
     },
 
-    async unfinishedBefore(before: Date, limit: number, after?: { createdAt: Date; id: string }) {
+    async unfinishedBefore(before: Date, limit: number, after: { createdAt: Date; id: string } | undefined, leaseMs: number) {
       const from = after ? or(gt(runs.createdAt, after.createdAt), and(eq(runs.createdAt, after.createdAt), gt(runs.id, after.id))) : undefined;
-      return db.select({ id: runs.id, reportId: runs.reportId, status: runs.status, trigger: runs.trigger, createdAt: runs.createdAt }).from(runs)
-        .where(and(inArray(runs.status, ['pending', 'running']), lt(runs.createdAt, before), from))
+      const pending = and(eq(runs.status, 'pending'), lt(runs.createdAt, before));
+      const leaseOver = and(eq(runs.status, 'running'), leaseExpired(leaseMs));
+      return db.select({
+        id: runs.id, reportId: runs.reportId, status: runs.status, trigger: runs.trigger, createdAt: runs.createdAt, attempts: runs.attempts,
+      }).from(runs)
+        .where(and(inArray(runs.status, ['pending', 'running']), or(pending, leaseOver), from))
         .orderBy(asc(runs.createdAt), asc(runs.id)).limit(limit);
     },
   };
