@@ -617,16 +617,23 @@ ensure_redis() {
   REDIS_URL="redis://127.0.0.1:$REDIS_PRIVATE_PORT"
 }
 
+# Is libfaketime (Debian's package faketime) installed?
+find_faketime() {
+  compgen -G '/usr/lib/*/faketime/libfaketime.so.1' >/dev/null || compgen -G '/usr/lib/faketime/libfaketime.so.1' >/dev/null
+}
+
 # With HERALD_TEST_TOOLS=1: make sure the programs the tests run are installed,
 # even when the Redis in use is not ours: redis-server (tests/integration/
-# dependencies-down.test.ts runs its own) and curl (tests/process/readme.test.ts
-# runs the README's examples). Never fatal: without them, those tests say what
-# is missing.
+# dependencies-down.test.ts runs its own), curl (tests/process/readme.test.ts
+# runs the README's examples) and libfaketime (tests/process/scheduler-faults.test.ts
+# runs a scheduler whose clock is ahead). Never fatal: without them, those tests
+# say what is missing.
 ensure_test_tools() {
   [[ ${HERALD_TEST_TOOLS:-} == 1 ]] || return 0
   local missing=()
   find_redis_server || missing+=(redis-server)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  find_faketime || missing+=(faketime)
   ((${#missing[@]} > 0)) || return 0
   if ! is_root; then
     log "warning: the tests need ${missing[*]}, which is not installed (apt-get install ${missing[*]})"
@@ -636,6 +643,7 @@ ensure_test_tools() {
   missing=()
   find_redis_server || missing+=(redis-server) # a concurrent run may have installed it
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  find_faketime || missing+=(faketime)
   ((${#missing[@]} > 0)) || return 0
   log "installing what the tests run: ${missing[*]}"
   apt_install "${missing[@]}" || log "warning: apt-get install ${missing[*]} failed"

@@ -2,81 +2,30 @@
  * A restarted Redis and an unreachable store are normal events: requests that need them answer
  * 503 unavailable promptly (never hang, never a 500), and service resumes when they return.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { startHerald, type Herald } from '../support/harness.js';
 import { isolate, type Isolated } from '../support/isolation.js';
 import { ADMIN, setupAdmin } from '../support/identity.js';
-
-function redisServerBinary(): string {
-  // PATH first, then where packages put it (Debian: /usr/bin; some distributions: /usr/sbin).
-  for (const candidate of ['redis-server', '/usr/bin/redis-server', '/usr/sbin/redis-server', '/usr/local/bin/redis-server']) {
-    try {
-      execFileSync(candidate, ['--version'], { stdio: 'ignore' });
-      return candidate;
-    } catch { /* try the next */ }
-  }
-  throw new Error('redis-server is not installed: this test starts and stops a Redis of its own (make test installs it through scripts/ensure-services.sh when run as root; otherwise apt-get install redis-server)');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { privateRedis, until, type PrivateRedis } from '../support/private-redis.js';
 
 describe('a restarted Redis', () => {
-  let port: number;
-  let dir: string;
-  let redis: ChildProcess | undefined;
+  let redis: PrivateRedis;
   let h: Herald;
   let iso: Isolated;
-
-  const startRedis = async () => {
-    redis = spawn(redisServerBinary(), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-    await until(() => new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
-      s.on('error', () => resolve(false));
-    }), 'redis to listen');
-  };
-  const stopRedis = async () => {
-    const r = redis;
-    redis = undefined;
-    if (!r) return;
-    const exited = new Promise((resolve) => r.once('exit', resolve));
-    r.kill('SIGKILL');
-    await exited;
-  };
+  const startRedis = () => redis.start();
+  const stopRedis = () => redis.stop();
 
   beforeAll(async () => {
-    port = await freePort();
-    dir = mkdtempSync(path.join(tmpdir(), 'herald-redis-'));
+    redis = await privateRedis();
     await startRedis();
     iso = await isolate();
-    h = await startHerald({ iso, env: { SVC_REDIS_URL: `redis://127.0.0.1:${port}` } });
+    h = await startHerald({ iso, env: { SVC_REDIS_URL: redis.url } });
     await setupAdmin(h);
   }, 30_000);
 
   afterAll(async () => {
     await h.stop();
     await iso.release();
-    await stopRedis();
-    rmSync(dir, { recursive: true, force: true });
+    await redis.remove();
   });
 
   it('answers sign-ins with 503 unavailable while Redis is down, and signs in again once it is back', async () => {
