@@ -7,8 +7,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm install, not npm ci (see the Makefile). bcrypt ships prebuilt binaries: no compiler needed.
-RUN npm install --no-audit --no-fund
+# Exactly the lock file's packages (as the Makefile). bcrypt ships prebuilt binaries: no compiler needed.
+RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 

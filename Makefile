@@ -1,6 +1,7 @@
 # Herald: the two commands a newcomer needs are `make run` and `make test` (see README.md).
-# Dependencies install with `npm install` (not `npm ci`): with npm 11 and omit-lockfile-registry-resolved,
-# `npm ci` reports the other platforms' optional packages as missing from an in-sync lock file.
+# Dependencies install with `npm ci`, exactly as package-lock.json says, which it never rewrites (a clean
+# clone stays clean). The lock holds every platform's optional packages (tests/process/lockfile.test.ts);
+# after changing package.json, update it with `npm install` and commit both.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 SERVICES = vars="$$(scripts/ensure-services.sh)" && eval "$$vars"
@@ -23,7 +24,7 @@ help:
 	@echo "            (one file: make test-file FILE=tests/integration/users.test.ts)"
 
 node_modules/.installed: package.json package-lock.json
-	npm install --no-audit --no-fund
+	npm ci --no-audit --no-fund
 	@touch $@
 
 deps: node_modules/.installed

@@ -1438,6 +1438,8 @@ export interface paths {
          *     client address, user agent). An expired link (or one whose file retention removed)
          *     answers 410 link.expired, a revoked one 410 link.revoked, an unknown token 404 not_found;
          *     all take the same time. Requests are rate limited per client address (429 rate_limited).
+         *     A csv link takes `formula_safe` as GET /runs/{runId}/result does; links that deliveries
+         *     send carry `?formula_safe=true` unless the delivery's `csv_formula_safe` is false.
          */
         get: operations["downloadSharedLink"];
         put?: never;
@@ -1809,7 +1811,8 @@ export interface paths {
          *     from the stored file, so a result of any size downloads without being built in memory.
          *     Content-Disposition proposes a file name made of the report's title and the run's time.
          *     A run without a result file (it failed or was cancelled before writing one, or retention
-         *     removed it) answers 404 run.no_result.
+         *     removed it) answers 404 run.no_result. `formula_safe=true` makes a csv safe to open in a
+         *     spreadsheet program (cells that would run as formulas start with a single quote).
          */
         get: operations["getRunResult"];
         put?: never;
@@ -3136,6 +3139,14 @@ export interface components {
              * @default false
              */
             send_when_skipped: boolean;
+            /**
+             * @description A csv attachment is formula-safe: text cells that start with =, +, -, @, a tab or a
+             *     carriage return get a leading single quote, so that spreadsheet programs do not run
+             *     them (numbers are never changed; see formula_safe of GET /runs/{runId}/result), and
+             *     a csv link is sent with `?formula_safe=true`. false sends the exact values.
+             * @default true
+             */
+            csv_formula_safe: boolean;
             /** @description Liquid template; default "{{ report.title }}: {{ row_count }} rows" */
             subject?: string;
             /** @description Liquid template; default a line with the report, the row count and the run's address */
@@ -3355,6 +3366,15 @@ export interface components {
         ChannelId: components["schemas"]["Uuid"];
         LinkId: components["schemas"]["Uuid"];
         LinkToken: string;
+        /**
+         * @description csv only. true: every text cell (and column name) that starts with `=`, `+`, `-`, `@`, a
+         *     tab or a carriage return gets a leading single quote (`'=1+1`), so that a spreadsheet
+         *     program shows it as text instead of running it as a formula (CSV injection, as OWASP
+         *     advises). Numbers are never changed: values of numeric columns, and text that is a plain
+         *     decimal number such as `-5`. false (the default): the exact values. xlsx and json ignore
+         *     it: xlsx writes text as text cells, never as formulas.
+         */
+        FormulaSafe: boolean;
         ReportId: components["schemas"]["Uuid"];
         DeliveryId: components["schemas"]["Uuid"];
         RunId: components["schemas"]["Uuid"];
@@ -5485,7 +5505,17 @@ export interface operations {
     };
     downloadSharedLink: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description csv only. true: every text cell (and column name) that starts with `=`, `+`, `-`, `@`, a
+                 *     tab or a carriage return gets a leading single quote (`'=1+1`), so that a spreadsheet
+                 *     program shows it as text instead of running it as a formula (CSV injection, as OWASP
+                 *     advises). Numbers are never changed: values of numeric columns, and text that is a plain
+                 *     decimal number such as `-5`. false (the default): the exact values. xlsx and json ignore
+                 *     it: xlsx writes text as text cells, never as formulas.
+                 */
+                formula_safe?: components["parameters"]["FormulaSafe"];
+            };
             header?: never;
             path: {
                 token: components["parameters"]["LinkToken"];
@@ -6029,6 +6059,15 @@ export interface operations {
         parameters: {
             query?: {
                 format?: components["schemas"]["ResultFormat"];
+                /**
+                 * @description csv only. true: every text cell (and column name) that starts with `=`, `+`, `-`, `@`, a
+                 *     tab or a carriage return gets a leading single quote (`'=1+1`), so that a spreadsheet
+                 *     program shows it as text instead of running it as a formula (CSV injection, as OWASP
+                 *     advises). Numbers are never changed: values of numeric columns, and text that is a plain
+                 *     decimal number such as `-5`. false (the default): the exact values. xlsx and json ignore
+                 *     it: xlsx writes text as text cells, never as formulas.
+                 */
+                formula_safe?: components["parameters"]["FormulaSafe"];
             };
             header?: never;
             path: {

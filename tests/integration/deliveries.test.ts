@@ -409,6 +409,47 @@ describe('the sweep', () => {
   });
 });
 
+describe('formula-safe csv in deliveries', () => {
+  const csvOf = (path: string) => {
+    const body = JSON.parse(peer.requests.find((r) => r.path === path)!.body);
+    return { body, lines: Buffer.from(body.attachment.content_base64, 'base64').toString('utf8').split('\r\n') };
+  };
+
+  it('attaches csv formula-safe by default (text only, numbers untouched); csv_formula_safe: false sends the exact values', async () => {
+    const reportId = await report(`select id, case when id = 1 then '=1+1' else '@z' end as label, text '-y' as dash, text '+x' as plus,
+      -5 as n, -total as total from sales where id <= 2 order by id`);
+    const safe = await webhookChannel('Safe csv', `${peer.url}/safe-csv`);
+    const exact = await webhookChannel('Exact csv', `${peer.url}/exact-csv`);
+    const path = `/api/v1/reports/${reportId}/deliveries`;
+    const first = (await editor.post(path).send({ channel_id: safe, settings: { attach: 'csv', link: { format: 'csv' } } }).expect(201)).body;
+    expect(first.settings).toMatchObject({ attach: 'csv', csv_formula_safe: true });
+    const second = (await editor.post(path).send({ channel_id: exact, settings: { attach: 'csv', csv_formula_safe: false } }).expect(201)).body;
+    expect(second.settings).toMatchObject({ attach: 'csv', csv_formula_safe: false });
+    const bad = await editor.post(path).send({ channel_id: exact, settings: { csv_formula_safe: 'no' } });
+    expect([bad.status, bad.body.errors[0].field]).toEqual([422, 'settings.csv_formula_safe']);
+
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('success');
+    const sent = csvOf('/safe-csv');
+    expect(sent.lines.slice(0, 3)).toEqual(['id,label,dash,plus,n,total', "1,'=1+1,'-y,'+x,-5,-1.50", "2,'@z,'-y,'+x,-5,-3.00"]);
+    // A csv link opens formula-safe too.
+    expect(sent.body.link.url).toMatch(new RegExp(`^${h.settings.publicUrl}/r/[A-Za-z0-9_-]{43}\\?formula_safe=true$`));
+    const linked = await h.http.get(new URL(sent.body.link.url).pathname + new URL(sent.body.link.url).search);
+    expect(linked.text.split('\r\n')[1]).toBe("1,'=1+1,'-y,'+x,-5,-1.50");
+    expect(csvOf('/exact-csv').lines.slice(0, 3)).toEqual(['id,label,dash,plus,n,total', '1,=1+1,-y,+x,-5,-1.50', '2,@z,-y,+x,-5,-3.00']);
+  });
+
+  it('keeps csv formula-safe for deliveries saved before the setting existed', async () => {
+    const reportId = await report(`select text '=1+1' as label`);
+    const ch = await webhookChannel('Older delivery', `${peer.url}/older`);
+    const d = (await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: { attach: 'csv' } }).expect(201)).body;
+    await h.process.container.sql`update deliveries set settings = settings - 'csvFormulaSafe' where id = ${d.id}`;
+    expect((await editor.get(`/api/v1/reports/${reportId}/deliveries`)).body.items[0].settings.csv_formula_safe).toBe(true);
+    expect((await runAndWait(reportId)).status).toBe('success');
+    expect(csvOf('/older').lines[1]).toBe("'=1+1");
+  });
+});
+
 describe('links in deliveries', () => {
   it('sends a fresh shared link that downloads the result, and previews a placeholder', async () => {
     const reportId = await report();

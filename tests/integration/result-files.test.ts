@@ -2,7 +2,8 @@
  * Result downloads (GET /runs/{runId}/result) from real runs: csv parsed back with csv-parse,
  * json as the document, xlsx opened with exceljs's reader (the writer is Herald's own), each to
  * the values the query returned; the file name from the report's title and the run's time; a
- * run without a result answers 404 run.no_result.
+ * run without a result answers 404 run.no_result; formula-safe csv (formula_safe=true, on the
+ * run's result and on a shared link) escapes text that spreadsheets would run, never numbers.
  */
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
@@ -46,6 +47,15 @@ beforeAll(async () => {
 newline', 1234567890123.4567, 9007199254740993, '1999-12-31', '2026-03-29T01:30:00+02', false, null),
       (3, 'Grüße ☃ <tag> & more', null, -5, null, null, null, '[1,2]'),
       (4, '', 0.1, 0, '2000-02-29', '2024-02-29T23:59:59.123Z', true, '"text"')`;
+    // Text that spreadsheet programs run as formulas, beside negative numbers of every kind.
+    await sql`create table f (id int, label text, n int, amount numeric(10,2), big bigint, note text)`;
+    await sql`insert into f values
+      (1, '=1+1', -5, -5.25, -9007199254740993, '-5'),
+      (2, '+x', -7, 0, 1, '-1.5e3'),
+      (3, '-y', 0, 1, 2, ${'\tTab'}),
+      (4, '@z', null, null, null, ${'\rCR'}),
+      (5, '=HYPERLINK("http://x.example","y")', 1, 2, 3, 'a=b-c'),
+      (6, '-2+3', 2, 3, 4, null)`;
   });
   connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id;
   const run = await runOf('Daily Sales (EU)', 'select * from t order by id');
@@ -117,4 +127,74 @@ it('answers 404 run.no_result for a run without a result file, and checks the fo
   await h.process.container.artifacts.remove(other!.result_key as string);
   expect((await viewer.get(`/api/v1/runs/${again.id}/result`)).body.code).toBe('run.no_result');
   expect(row!.result_key).toBeTruthy();
+});
+
+describe('formula-safe csv', () => {
+  let formulas: string;
+  const csvOf = async (path: string) => {
+    const res = await viewer.get(path).buffer(true).parse(binary);
+    expect([path, res.status]).toEqual([path, 200]);
+    return parse(res.body as Buffer, { relax_column_count: false }) as string[][];
+  };
+  const header = ['id', 'label', 'n', 'amount', 'big', '=note'];
+  // As stored: what the query returned (csv-parse reads a field "\rCR" back as it was written).
+  const exact = [
+    ['1', '=1+1', '-5', '-5.25', '-9007199254740993', '-5'],
+    ['2', '+x', '-7', '0.00', '1', '-1.5e3'],
+    ['3', '-y', '0', '1.00', '2', '\tTab'],
+    ['4', '@z', '', '', '', '\rCR'],
+    ['5', '=HYPERLINK("http://x.example","y")', '1', '2.00', '3', 'a=b-c'],
+    ['6', '-2+3', '2', '3.00', '4', ''],
+  ];
+
+  beforeAll(async () => {
+    const run = await runOf('Formulas', 'select id, label, n, amount, big, note as "=note" from f order by id');
+    expect(run.status).toBe('success');
+    formulas = run.id;
+  });
+
+  it('is not the default: a plain download holds the exact values', async () => {
+    for (const path of [`/api/v1/runs/${formulas}/result`, `/api/v1/runs/${formulas}/result?format=csv&formula_safe=false`]) {
+      expect(await csvOf(path)).toEqual([header, ...exact]);
+    }
+  });
+
+  it('with formula_safe=true prefixes text that starts with = + - @ tab or CR with a quote, and leaves numbers alone', async () => {
+    expect(await csvOf(`/api/v1/runs/${formulas}/result?formula_safe=true`)).toEqual([
+      ['id', 'label', 'n', 'amount', 'big', "'=note"],
+      // Negative int, numeric and bigint (the last arrives as text) are numbers: unchanged. So is
+      // text that is a plain number (-5, -1.5e3): a spreadsheet reads it as that number.
+      ['1', "'=1+1", '-5', '-5.25', '-9007199254740993', '-5'],
+      ['2', "'+x", '-7', '0.00', '1', '-1.5e3'],
+      ['3', "'-y", '0', '1.00', '2', "'\tTab"],
+      ['4', "'@z", '', '', '', "'\rCR"],
+      ['5', '\'=HYPERLINK("http://x.example","y")', '1', '2.00', '3', 'a=b-c'],
+      ['6', "'-2+3", '2', '3.00', '4', ''],
+    ]);
+    // The formula-safe file is still RFC 4180: quotes doubled inside a quoted field.
+    const raw = await viewer.get(`/api/v1/runs/${formulas}/result?formula_safe=true`).buffer(true).parse(binary);
+    expect((raw.body as Buffer).toString('utf8')).toContain('5,"\'=HYPERLINK(""http://x.example"",""y"")",1,2.00,3,a=b-c\r\n');
+  });
+
+  it('is offered on shared links too (csv), the exact values without it', async () => {
+    const link = await editor.post('/api/v1/links').send({ run_id: formulas, format: 'csv' }).expect(201);
+    const path = new URL(link.body.url as string).pathname;
+    expect((await csvOf(path)).slice(1)).toEqual(exact);
+    expect((await csvOf(`${path}?formula_safe=true`))[1]).toEqual(['1', "'=1+1", '-5', '-5.25', '-9007199254740993', '-5']);
+  });
+
+  it('leaves xlsx as it is: text is written as text cells, never as formulas', async () => {
+    const res = await viewer.get(`/api/v1/runs/${formulas}/result?format=xlsx&formula_safe=true`).buffer(true).parse(binary);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(res.body as never);
+    const cell = book.worksheets[0]!.getRow(2).getCell(2);
+    expect([cell.value, cell.type, cell.formula]).toEqual(['=1+1', ExcelJS.ValueType.String, undefined]);
+    expect(book.worksheets[0]!.getRow(2).getCell(3).value).toBe(-5);
+  });
+
+  it('checks the parameter', async () => {
+    const bad = await viewer.get(`/api/v1/runs/${formulas}/result?formula_safe=maybe`);
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors[0]).toMatchObject({ field: 'formula_safe' });
+  });
 });

@@ -88,7 +88,7 @@ describe('Dockerfile', () => {
 
   it('builds in one node:20-bookworm-slim stage and runs in another', () => {
     expect(instructions.filter((l) => l.startsWith('FROM '))).toEqual(['FROM node:20-bookworm-slim AS build', 'FROM node:20-bookworm-slim']);
-    expect(text).toMatch(/^RUN npm install --no-audit --no-fund$/m);
+    expect(text).toMatch(/^RUN npm ci --no-audit --no-fund$/m);
     expect(text).toMatch(/^RUN npm run build && npm prune --omit=dev/m);
   });
 

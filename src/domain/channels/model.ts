@@ -37,6 +37,8 @@ export interface DeliverySettings {
   link: { format: ResultFormat; expiresInDays: number } | null;
   inlineRows: number;
   sendWhenSkipped: boolean;
+  /** A csv attachment (and a csv link) is formula-safe (results/streams.ts); default true. */
+  csvFormulaSafe: boolean;
   subject: string;
   body: string;
   /** The plugin's own fields (email: to, cc, bcc), as given. */

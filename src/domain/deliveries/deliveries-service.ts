@@ -1,7 +1,7 @@
 /**
  * A report's deliveries: an ordered list, each naming a channel and its own settings (decisions.md:
  * attach, link, inline_rows, send_when_skipped, subject, body, plus the plugin's fields such as
- * email's to/cc/bcc). Templates are checked when saved; the preview renders a delivery's message
+ * email's to/cc/bcc; and csv_formula_safe, on by default, for csv files). Templates are checked when saved; the preview renders a delivery's message
  * with the report's latest result (or sample data) without sending it.
  */
 import type { Clock } from '../../core/clock.js';
@@ -23,7 +23,7 @@ import { DEFAULT_LINK_DAYS, MAX_LINK_DAYS } from '../links/model.js';
 /** The wire form of delivery settings (snake_case), as the API takes and shows them. */
 export type DeliverySettingsInput = Record<string, unknown>;
 
-const COMMON = new Set(['attach', 'link', 'inline_rows', 'send_when_skipped', 'subject', 'body']);
+const COMMON = new Set(['attach', 'link', 'inline_rows', 'send_when_skipped', 'csv_formula_safe', 'subject', 'body']);
 const FORMATS: ResultFormat[] = ['csv', 'xlsx', 'json'];
 
 export interface DeliveryContextSource {
@@ -38,6 +38,7 @@ export function deliverySettingsView(s: DeliverySettings): Record<string, unknow
     link: s.link ? { format: s.link.format, expires_in_days: s.link.expiresInDays } : null,
     inline_rows: s.inlineRows,
     send_when_skipped: s.sendWhenSkipped,
+    csv_formula_safe: s.csvFormulaSafe,
     subject: s.subject,
     body: s.body,
     ...s.target,
@@ -101,6 +102,8 @@ export function createDeliveriesService(deps: {
     }
     const sendWhenSkipped = input.send_when_skipped ?? false;
     if (typeof sendWhenSkipped !== 'boolean') problems.push({ field: 'settings.send_when_skipped', code: 'validation.type', message: 'must be a boolean' });
+    const csvFormulaSafe = input.csv_formula_safe ?? true;
+    if (typeof csvFormulaSafe !== 'boolean') problems.push({ field: 'settings.csv_formula_safe', code: 'validation.type', message: 'must be a boolean' });
     const subject = input.subject ?? DEFAULT_SUBJECT;
     const body = input.body ?? DEFAULT_BODY;
     for (const [name, value, max] of [['subject', subject, 1000], ['body', body, 20000]] as const) {
@@ -118,6 +121,7 @@ export function createDeliveriesService(deps: {
       channelName: channel.name,
       settings: {
         attach: attach as ResultFormat | null, link, inlineRows: inlineRows as number, sendWhenSkipped: sendWhenSkipped as boolean,
+        csvFormulaSafe: csvFormulaSafe as boolean,
         subject: subject as string, body: body as string, target,
       },
     };

@@ -148,11 +148,13 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     const vars = variables(run, ctx, rows, runStatus);
     let link: ChannelMessage['link'] = null;
     if (s.link) {
+      // A csv link opens formula-safe, as a csv attachment is (GET /r/{token}?formula_safe=true).
+      const query = s.link.format === 'csv' && s.csvFormulaSafe ? '?formula_safe=true' : '';
       if (sending) {
         const made = await deps.links({ runId: run.id, format: s.link.format, expiresInDays: s.link.expiresInDays, createdBy: null, attemptId: sending.attemptId });
-        link = { url: made.url, expiresAt: made.link.expiresAt };
+        link = { url: `${made.url}${query}`, expiresAt: made.link.expiresAt };
       } else {
-        link = { url: `${base}/r/(a new token for each send)`, expiresAt: new Date(deps.clock.now().getTime() + s.link.expiresInDays * 86_400_000) };
+        link = { url: `${base}/r/(a new token for each send)${query}`, expiresAt: new Date(deps.clock.now().getTime() + s.link.expiresInDays * 86_400_000) };
       }
       vars.link = { url: link.url, expires_at: link.expiresAt.toISOString() };
     }
@@ -168,7 +170,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       if (withAttachment) {
         const stored = run.resultKey ? await deps.artifacts.readResult(run.resultKey) : undefined;
         if (!stored) throw new DomainError('run.no_result', 'The run\'s result file is gone (removed by retention), so there is nothing to attach');
-        attachment = { filename, contentType: CONTENT_TYPES[s.attach], content: await resultFile(stored, s.attach) };
+        attachment = { filename, contentType: CONTENT_TYPES[s.attach], content: await resultFile(stored, s.attach, { formulaSafe: s.csvFormulaSafe }) };
       }
     }
     const message: ChannelMessage = {

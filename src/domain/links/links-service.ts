@@ -15,6 +15,7 @@ import { recordSecurityEvent, type Actor } from '../identity/security-events.js'
 import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { RunRecord } from '../runs/model.js';
 import type { ResultDownload, ResultDownloads } from '../results/downloads.js';
+import type { StreamOptions } from '../results/streams.js';
 import { DEFAULT_LINK_DAYS, statusOf, type LinkRecord, type LinkStatus } from './model.js';
 import type { LinksRepo } from './ports.js';
 
@@ -95,7 +96,7 @@ export function createLinksService(deps: {
     },
 
     /** GET /r/{token}: the file of an active link, its download recorded. */
-    async download(token: string, client: { ip: string; userAgent: string | undefined }): Promise<ResultDownload> {
+    async download(token: string, client: { ip: string; userAgent: string | undefined }, options: StreamOptions = {}): Promise<ResultDownload> {
       if (!(await deps.quota.take(client.ip))) {
         throw new DomainError('rate_limited', 'Too many downloads from this address; retry in a minute', { retryAfterSeconds: 60 });
       }
@@ -106,7 +107,7 @@ export function createLinksService(deps: {
       if (status === 'expired') throw new DomainError('link.expired', 'This link has expired');
       let file: ResultDownload;
       try {
-        file = await deps.downloads.open(link.runId, link.format);
+        file = await deps.downloads.open(link.runId, link.format, options);
       } catch (err) {
         // The run or its file is gone (retention): the link has run out.
         if (err instanceof DomainError && (err.code === 'run.no_result' || err.code === 'not_found')) throw new DomainError('link.expired', 'The shared file no longer exists');

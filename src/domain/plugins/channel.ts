@@ -132,7 +132,7 @@ export class ChannelSendError extends Error {
 export interface ChannelPlugin extends Plugin<'channel'> {
   /**
    * JSON Schema of what a delivery adds for this channel (email: to, cc, bcc). The common
-   * delivery settings (attach, link, inline_rows, send_when_skipped, subject, body) are the
+   * delivery settings (attach, link, inline_rows, send_when_skipped, csv_formula_safe, subject, body) are the
    * domain's; this schema covers only the plugin's own.
    */
   deliverySchema: JsonSchema;

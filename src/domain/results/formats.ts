@@ -6,7 +6,7 @@ import { DomainError } from '../../core/errors.js';
 import { slugOf } from '../../core/slug.js';
 import type { StoredResult } from '../artifacts/ports.js';
 import type { ResultFormat } from '../channels/model.js';
-import { resultStream } from './streams.js';
+import { resultStream, type StreamOptions } from './streams.js';
 
 /** The largest attachment a delivery sends; larger results must go as a link. */
 export const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
@@ -24,10 +24,11 @@ const tooLarge = () => new DomainError('delivery.attachment_too_large',
  * The file of a result in `format` as one Buffer, for an attachment: the same bytes a download
  * streams (streams.ts), collected up to `maxBytes` (else delivery.attachment_too_large).
  */
-export async function resultFile(result: StoredResult, format: ResultFormat, maxBytes = MAX_ATTACHMENT_BYTES): Promise<Buffer> {
+export async function resultFile(result: StoredResult, format: ResultFormat, options: StreamOptions & { maxBytes?: number } = {}): Promise<Buffer> {
+  const maxBytes = options.maxBytes ?? MAX_ATTACHMENT_BYTES;
   const parts: Buffer[] = [];
   let size = 0;
-  const stream = resultStream(result, format);
+  const stream = resultStream(result, format, options);
   for await (const chunk of stream) {
     size += chunk.length;
     if (size > maxBytes) { await stream.return(undefined); throw tooLarge(); }

@@ -4,6 +4,9 @@
  * the stored file batch by batch and yields bytes as it goes, so memory does not grow with the
  * row count.
  *
+ * csv may be formula-safe (on by default for attachments, asked for by downloads): text that a
+ * spreadsheet program would run as a formula gets a leading single quote (formulaSafeText).
+ *
  * xlsx is written here, not by a library: SheetJS and exceljs both hold a large workbook in
  * memory (measured in scripts/bench/result-files.ts). The sheet XML uses inline strings (no
  * shared-string table to keep), goes through a streaming zip (zip.ts) and opens in spreadsheet
@@ -26,12 +29,45 @@ export function csvCell(value: CellValue): string {
 /** Bytes handed on at once (batches of rows are joined up to about this size). */
 const CHUNK = 64 * 1024;
 
-export async function* csvStream(result: StoredResult): AsyncGenerator<Buffer> {
-  yield Buffer.from(`${result.columns.map((c) => csvCell(c.name)).join(',')}\r\n`);
+/** How a stream writes its file. */
+export interface StreamOptions {
+  /** csv: text cells that spreadsheet programs would run as formulas get a leading single quote. */
+  formulaSafe?: boolean;
+}
+
+/** What starts a formula in spreadsheet programs (OWASP, CSV injection): =, +, -, @, tab, carriage return. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain decimal number (-5, +1.5, -2e3): spreadsheets read it as that number, never run it. */
+const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * Database types whose values are numbers (PostgreSQL's and MySQL's names): their values are
+ * never changed, whether they arrive as numbers or, beyond what a double carries, as text.
+ */
+const NUMERIC_TYPE = /^(int[248]?|smallint|mediumint|tinyint|integer|bigint|numeric|decimal|float[48]?|real|double( precision)?|money|oid|year)( unsigned)?$/i;
+
+/** A text as OWASP advises against CSV injection: a formula's start is prefixed with a single quote. */
+export function formulaSafeText(text: string): string {
+  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+}
+
+/** The csv writer of one cell per column: formula-safe for text columns when asked. */
+function csvWriters(result: StoredResult, options: StreamOptions): Array<(value: CellValue) => string> {
+  return result.columns.map((column) => {
+    if (!options.formulaSafe || NUMERIC_TYPE.test(column.type)) return csvCell;
+    // Only text is made safe: numbers and booleans are written as they are.
+    return (value: CellValue) => csvCell(typeof value === 'string' ? formulaSafeText(value) : value);
+  });
+}
+
+export async function* csvStream(result: StoredResult, options: StreamOptions = {}): AsyncGenerator<Buffer> {
+  const name = (text: string) => csvCell(options.formulaSafe ? formulaSafeText(text) : text);
+  const cells = csvWriters(result, options);
+  const line = options.formulaSafe ? (row: CellValue[]) => row.map((value, i) => (cells[i] ?? csvCell)(value)) : (row: CellValue[]) => row.map(csvCell);
+  yield Buffer.from(`${result.columns.map((c) => name(c.name)).join(',')}\r\n`);
   for await (const batch of result.batches) {
     let chunk = '';
     for (const row of batch) {
-      chunk += `${row.map(csvCell).join(',')}\r\n`;
+      chunk += `${line(row).join(',')}\r\n`;
       if (chunk.length >= CHUNK) { yield Buffer.from(chunk); chunk = ''; }
     }
     if (chunk) yield Buffer.from(chunk);
@@ -196,9 +232,9 @@ export function xlsxStream(result: StoredResult): AsyncGenerator<Buffer> {
   ]);
 }
 
-/** The download of a stored result in `format`. */
-export function resultStream(result: StoredResult, format: ResultFormat): AsyncGenerator<Buffer> {
-  if (format === 'csv') return csvStream(result);
+/** The download of a stored result in `format` (options apply to csv). */
+export function resultStream(result: StoredResult, format: ResultFormat, options: StreamOptions = {}): AsyncGenerator<Buffer> {
+  if (format === 'csv') return csvStream(result, options);
   if (format === 'json') return jsonStream(result);
   return xlsxStream(result);
 }

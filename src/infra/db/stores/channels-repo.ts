@@ -21,6 +21,7 @@ interface DeliverySettings {
   link: { format: 'csv' | 'xlsx' | 'json'; expiresInDays: number } | null;
   inlineRows: number;
   sendWhenSkipped: boolean;
+  csvFormulaSafe: boolean;
   subject: string;
   body: string;
   target: Record<string, unknown>;
@@ -113,7 +114,8 @@ export function createChannelsRepo(db: Db) {
 
 const deliveryOf = (r: DeliveryColumns & { channelType: string }) => ({
   id: r.id, reportId: r.reportId, channelId: r.channelId, channelType: r.channelType, position: r.position,
-  settings: r.settings as unknown as DeliverySettings, version: r.version, createdAt: r.createdAt, updatedAt: r.updatedAt,
+  // Deliveries saved before csvFormulaSafe existed have it on, its default.
+  settings: { csvFormulaSafe: true, ...r.settings } as unknown as DeliverySettings, version: r.version, createdAt: r.createdAt, updatedAt: r.updatedAt,
 });
 
 export function createDeliveriesRepo(db: Db) {
