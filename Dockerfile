@@ -7,6 +7,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# Fixes to dependencies that upstream has not released yet (patch-package, run after install).
+COPY patches ./patches
 # Exactly the lock file's packages (as the Makefile). bcrypt ships prebuilt binaries: no compiler needed.
 RUN npm ci --no-audit --no-fund
 COPY . .
