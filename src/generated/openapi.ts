@@ -739,7 +739,7 @@ export interface paths {
         /**
          * Members
          * @description Workspace members, ordered by name, in pages (limit, cursor). Everyone sees id, name, role
-         *     and the times; emails and account details only admins.
+         *     and the times; emails and account details only admins see.
          */
         get: operations["listUsers"];
         put?: never;
