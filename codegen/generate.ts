@@ -114,7 +114,11 @@ async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const text = readFileSync(specPath, 'utf8');
   const doc = loadYaml(text) as { paths: Record<string, Record<string, OperationObject>>; components?: ErrorCatalogue };
-  const ast = await openapiTS(doc as never, { alphabetize: false, exportType: false });
+  // defaultNonNullable false: a property with a `default` stays optional where the document does
+  // not list it as required. openapi-typescript's default (true) would make it required in every
+  // schema, request bodies' component schemas included, so a client would have to send what the
+  // server fills in itself. Responses list what they always carry in `required` instead.
+  const ast = await openapiTS(doc as never, { alphabetize: false, exportType: false, defaultNonNullable: false });
   const files: Record<string, string> = {
     'openapi.ts': `${HEADER}/* eslint-disable */\n${astToString(ast)}`,
     'operations.ts': operationsModule(doc),

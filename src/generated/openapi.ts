@@ -10,7 +10,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Export reports, queries, connections, channels as YAML */
+        /**
+         * Export reports, queries, connections, channels as YAML
+         * @description Writes reports, queries, connections and channels (all of them, or the kinds and ids
+         *     asked for) as YAML: one document per resource, in the format that POST /import and the
+         *     configuration directory (SVC_GITOPS_DIR) read, resources referring to each other by name.
+         *     Secret fields are never exported; an import keeps the stored values.
+         */
         post: operations["exportConfig"];
         delete?: never;
         options?: never;
@@ -27,7 +33,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Plan or apply YAML documents */
+        /**
+         * Plan or apply YAML documents
+         * @description Reads YAML documents in the format of POST /export. Mode plan says what would be created,
+         *     changed or left as it is and changes nothing; mode apply makes those changes in one
+         *     transaction. Resources are matched by kind and name. A document that does not validate
+         *     answers 422 validation.failed with fields such as documents.2.sql; a resource the
+         *     configuration directory manages answers 409 gitops.managed.
+         */
         post: operations["importConfig"];
         delete?: never;
         options?: never;
@@ -44,7 +57,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Let the UI change a resource the configuration directory manages */
+        /**
+         * Let the UI change a resource the configuration directory manages
+         * @description A resource that the configuration directory (SVC_GITOPS_DIR) manages refuses changes through
+         *     the API (409 gitops.managed). Detaching it lets the UI and the API change it; the
+         *     directory's copy no longer applies to it until POST /gitops/attach. Detaching a detached
+         *     resource answers it as it is.
+         */
         post: operations["detachManagedResource"];
         delete?: never;
         options?: never;
@@ -61,7 +80,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give a detached resource back to the configuration directory */
+        /**
+         * Give a detached resource back to the configuration directory
+         * @description Gives a detached resource back to the configuration directory: from its next sync the
+         *     directory's copy applies again and replaces changes made through the API meanwhile.
+         *     Attaching an attached resource answers it as it is.
+         */
         post: operations["attachManagedResource"];
         delete?: never;
         options?: never;
@@ -76,7 +100,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the assistant is available */
+        /**
+         * Whether the assistant is available
+         * @description Whether the assistant can be used (an admin chose a provider with PUT /settings/ai) and
+         *     what it can propose. It only ever proposes a query or a schedule; nothing runs by itself.
+         */
         get: operations["getAiStatus"];
         put?: never;
         post?: never;
@@ -95,7 +123,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask for a query or a schedule */
+        /**
+         * Ask for a query or a schedule
+         * @description Asks the assistant for a proposal: SQL for a query (with the connection's cached schema as
+         *     context) or a schedule. Nothing is saved or run: the caller reviews the proposal and
+         *     creates or changes the query or report as usual.
+         */
         post: operations["generateWithAi"];
         delete?: never;
         options?: never;
@@ -110,7 +143,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness probe: 200 while the process is up */
+        /**
+         * Liveness probe: 200 while the process is up
+         * @description Answers 200 while the process is up, without looking at anything else; for orchestrators'
+         *     liveness checks. Public and never contains secrets.
+         */
         get: operations["getLiveness"];
         put?: never;
         post?: never;
@@ -127,7 +164,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness probe: 200 when every component is healthy, 503 otherwise */
+        /**
+         * Readiness probe: 200 when every component is healthy, 503 otherwise
+         * @description 200 when every component is healthy, 503 (with the same body, not a problem document)
+         *     otherwise: store (the internal database answers), migrations (the schema is up to date) and,
+         *     on instances that schedule, scheduler (a tick completed within the last three ticks). Public
+         *     and never contains secrets.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -165,7 +208,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the first-run wizard must run */
+        /**
+         * Whether the first-run wizard must run
+         * @description needs_setup is true until the first user exists; then POST /setup answers 409
+         *     setup.completed.
+         */
         get: operations["getSetupStatus"];
         put?: never;
         post?: never;
@@ -184,7 +231,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create the first admin and sign in */
+        /**
+         * Create the first admin and sign in
+         * @description Creates the first user, an admin, and signs them in (the session cookies are set). Works
+         *     only while no user exists; afterwards it answers 409 setup.completed.
+         */
         post: operations["runSetup"];
         delete?: never;
         options?: never;
@@ -389,7 +440,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out of the current session */
+        /**
+         * Sign out of the current session
+         * @description Ends the session making the request and clears its cookies. Browser sessions only.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -404,14 +458,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user */
+        /**
+         * The signed-in user
+         * @description The user the session or API key belongs to, with their preferences.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update name and preferences */
+        /**
+         * Update name and preferences
+         * @description Changes the caller's name and preferences. Send the current `version`; fields left out keep
+         *     their values. Browser sessions only.
+         */
         patch: operations["updateMe"];
         trace?: never;
     };
@@ -442,7 +503,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active sessions */
+        /**
+         * Active sessions
+         * @description The caller's sessions that have not ended, newest first, with where and how each signed in;
+         *     `current` marks the one making the request. Browser sessions only.
+         */
         get: operations["listMySessions"];
         put?: never;
         post?: never;
@@ -463,7 +528,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out one session */
+        /**
+         * Sign out one session
+         * @description Ends one of the caller's sessions at once; revoking the current one also clears its cookies.
+         *     Browser sessions only.
+         */
         post: operations["revokeMySession"];
         delete?: never;
         options?: never;
@@ -480,7 +549,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out everywhere including this session */
+        /**
+         * Sign out everywhere including this session
+         * @description Ends every session of the caller, the current one included, and clears its cookies. Browser
+         *     sessions only.
+         */
         post: operations["revokeAllMySessions"];
         delete?: never;
         options?: never;
@@ -575,7 +648,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's passkeys */
+        /**
+         * The caller's passkeys
+         * @description The passkeys the caller can sign in with, oldest first. Browser sessions only.
+         */
         get: operations["listMyPasskeys"];
         put?: never;
         /**
@@ -624,7 +700,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename a passkey */
+        /**
+         * Rename a passkey
+         * @description Changes the name the caller gave a passkey. Browser sessions only.
+         */
         patch: operations["renameMyPasskey"];
         trace?: never;
     };
@@ -639,7 +718,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove a passkey */
+        /**
+         * Remove a passkey
+         * @description Removes one of the caller's passkeys; it can no longer sign in. Browser sessions only.
+         */
         post: operations["removeMyPasskey"];
         delete?: never;
         options?: never;
@@ -654,10 +736,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Members */
+        /**
+         * Members
+         * @description Workspace members, ordered by name, in pages (limit, cursor). Everyone sees id, name, role
+         *     and the times; emails and account details only admins see.
+         */
         get: operations["listUsers"];
         put?: never;
-        /** Add a user with a temporary password */
+        /**
+         * Add a user with a temporary password
+         * @description Adds a member with a temporary password, which they must change at their first sign-in. When
+         *     temporary_password is left out the server makes one and answers it once, in this answer.
+         */
         post: operations["createUser"];
         delete?: never;
         options?: never;
@@ -674,7 +764,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One member */
+        /**
+         * One member
+         * @description One member. Email and account details only for admins and the user themself.
+         */
         get: operations["getUser"];
         put?: never;
         post?: never;
@@ -739,7 +832,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** API keys */
+        /**
+         * API keys
+         * @description API keys, newest first, in pages (limit, cursor), optionally of one owner. Tokens are never
+         *     shown again: a key reads with its prefix.
+         */
         get: operations["listApiKeys"];
         put?: never;
         /**
@@ -764,7 +861,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an API key */
+        /**
+         * Revoke an API key
+         * @description Revokes an API key: it stops working at once. Revoking a revoked key answers it as it is.
+         */
         post: operations["revokeApiKey"];
         delete?: never;
         options?: never;
@@ -779,14 +879,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Workspace settings */
+        /**
+         * Workspace settings
+         * @description The workspace-wide settings (second factor requirement, who may sign in with a password)
+         *     with their `version`.
+         */
         get: operations["getSettings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change workspace settings */
+        /**
+         * Change workspace settings
+         * @description Changes the workspace settings. Send the current `version`; fields left out keep their
+         *     values.
+         */
         patch: operations["updateSettings"];
         trace?: never;
     };
@@ -797,7 +905,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Single sign-on settings */
+        /**
+         * Single sign-on settings
+         * @description The single sign-on (OIDC) settings; the client secret reads as {configured true}.
+         *     redirect_uri is the address to register at the provider.
+         */
         get: operations["getOidcSettings"];
         /**
          * Replace single sign-on settings
@@ -838,9 +950,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** System alert channels and outbound heartbeat */
+        /**
+         * System alert channels and outbound heartbeat
+         * @description The channels that receive system alerts (with a fallback channel used when they fail) and
+         *     the outbound heartbeat: while the instance is healthy it calls the heartbeat URL at the
+         *     interval. The heartbeat URL reads as {configured true}, as it often carries a token.
+         */
         get: operations["getAlertSettings"];
-        /** Replace alert and heartbeat settings */
+        /**
+         * Replace alert and heartbeat settings
+         * @description Replaces the alert and heartbeat settings. Send the current `version`. The heartbeat URL is
+         *     a secret field: a string replaces it, null removes it (no heartbeat), {configured true} or
+         *     leaving it out keeps it. Outbound requests obey SVC_OUTBOUND_ALLOW.
+         */
         put: operations["replaceAlertSettings"];
         post?: never;
         delete?: never;
@@ -856,9 +978,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** AI assistant settings */
+        /**
+         * AI assistant settings
+         * @description The AI provider the assistant uses, or none (the assistant is off). The API key reads as
+         *     {configured true}.
+         */
         get: operations["getAiSettings"];
-        /** Choose the AI provider or turn the assistant off */
+        /**
+         * Choose the AI provider or turn the assistant off
+         * @description Chooses the provider, model and credentials of the assistant, or turns it off (provider
+         *     null). Send the current `version`. The API key is a secret field: a string replaces it,
+         *     null removes it, {configured true} or leaving it out keeps it.
+         */
         put: operations["replaceAiSettings"];
         post?: never;
         delete?: never;
@@ -876,7 +1007,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Check AI settings before saving */
+        /**
+         * Check AI settings before saving
+         * @description Calls the provider with the settings given (an API key left out or sent as {configured true}
+         *     is taken from the saved settings) and reports the model that answered, before the settings
+         *     are saved. Outbound requests obey SVC_OUTBOUND_ALLOW.
+         */
         post: operations["testAiSettings"];
         delete?: never;
         options?: never;
@@ -891,7 +1027,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Security events, newest first */
+        /**
+         * Security events, newest first
+         * @description The audit trail of security-relevant actions (sign-ins, sessions, API keys, users,
+         *     connections, channels, deliveries), newest first, in pages; filter by type or by the user
+         *     who acted or was acted on.
+         */
         get: operations["listSecurityEvents"];
         put?: never;
         post?: never;
@@ -908,7 +1049,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Version of this instance and the latest release */
+        /**
+         * Version of this instance and the latest release
+         * @description The name and version of this instance, when it started and the roles its process runs.
+         */
         get: operations["getAbout"];
         put?: never;
         post?: never;
@@ -969,7 +1113,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Connections, ordered by name */
+        /**
+         * Connections, ordered by name
+         * @description User databases, ordered by name, in pages (limit, cursor). Passwords read as {configured
+         *     true}.
+         */
         get: operations["listConnections"];
         put?: never;
         /**
@@ -1019,7 +1167,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One connection */
+        /**
+         * One connection
+         * @description One connection; its password reads as {configured true}.
+         */
         get: operations["getConnection"];
         put?: never;
         post?: never;
@@ -1048,7 +1199,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Test a saved connection */
+        /**
+         * Test a saved connection
+         * @description Connects with the saved settings and reports the server version and the round-trip time. A
+         *     refused login is 422 connection.auth_failed; a host that does not answer within the connect
+         *     timeout is 422 connection.unreachable.
+         */
         post: operations["testConnection"];
         delete?: never;
         options?: never;
@@ -1089,7 +1245,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Introspect the schema again */
+        /**
+         * Introspect the schema again
+         * @description Introspects the database's tables, views and columns again and caches them (GET …/schema
+         *     answers the cache). Fails like POST …/test when the database cannot be reached.
+         */
         post: operations["refreshConnectionSchema"];
         delete?: never;
         options?: never;
@@ -1104,7 +1264,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Queries, most recently changed first */
+        /**
+         * Queries, most recently changed first
+         * @description Named queries, most recently changed first, in pages (limit, cursor), each with its current
+         *     SQL and parameters.
+         */
         get: operations["listQueries"];
         put?: never;
         /**
@@ -1153,7 +1317,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One query with its current version */
+        /**
+         * One query with its current version
+         * @description One query with the SQL and parameters of its current version (`current_version`) and its
+         *     concurrency `version`.
+         */
         get: operations["getQuery"];
         put?: never;
         post?: never;
@@ -1181,7 +1349,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Versions, newest first */
+        /**
+         * Versions, newest first
+         * @description The versions of a query, newest first, in pages (limit, cursor): every change of SQL,
+         *     connection or parameters made one.
+         */
         get: operations["listQueryVersions"];
         put?: never;
         post?: never;
@@ -1201,7 +1373,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One version with its SQL */
+        /**
+         * One version with its SQL
+         * @description One version of a query, with its SQL, parameters and connection as they were.
+         */
         get: operations["getQueryVersion"];
         put?: never;
         post?: never;
@@ -1242,7 +1417,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Channels, ordered by name, with health */
+        /**
+         * Channels, ordered by name, with health
+         * @description Delivery channels, ordered by name, in pages (limit, cursor), with their health from the
+         *     latest delivery attempt. Secret settings read as {configured true}.
+         */
         get: operations["listChannels"];
         put?: never;
         /**
@@ -1291,7 +1470,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One channel */
+        /**
+         * One channel
+         * @description One channel with its settings (secret fields read as {configured true}), health and latest
+         *     error.
+         */
         get: operations["getChannel"];
         put?: never;
         post?: never;
@@ -1366,7 +1549,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Shared links, newest first */
+        /**
+         * Shared links, newest first
+         * @description Shared links, newest first, in pages (limit, cursor); filter by status or run. The token and
+         *     URL are shown only when a link is made.
+         */
         get: operations["listLinks"];
         put?: never;
         /**
@@ -1391,7 +1578,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One link with its latest downloads */
+        /**
+         * One link with its latest downloads
+         * @description One shared link with its status, expiry and its latest downloads (time, client address, user
+         *     agent).
+         */
         get: operations["getLink"];
         put?: never;
         post?: never;
@@ -1488,7 +1679,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One report */
+        /**
+         * One report
+         * @description One report with its query, parameters, schedule, condition, paused state, next run and last
+         *     run.
+         */
         get: operations["getReport"];
         put?: never;
         post?: never;
@@ -1615,7 +1810,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** A report's deliveries, in order */
+        /**
+         * A report's deliveries, in order
+         * @description The deliveries of a report in order of position (1-based), each with its channel and
+         *     settings.
+         */
         get: operations["listDeliveries"];
         put?: never;
         /**
@@ -1650,7 +1849,10 @@ export interface paths {
          */
         put: operations["replaceDelivery"];
         post?: never;
-        /** Remove a delivery */
+        /**
+         * Remove a delivery
+         * @description Removes a delivery from its report; the deliveries after it move up one position.
+         */
         delete: operations["deleteDelivery"];
         options?: never;
         head?: never;
@@ -1713,7 +1915,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs, newest first */
+        /**
+         * Runs, newest first
+         * @description Runs, newest first, in pages (limit, cursor); filter by status, report or trigger.
+         */
         get: operations["listRuns"];
         put?: never;
         post?: never;
@@ -1732,7 +1937,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One run with steps, parameters, condition and result sample */
+        /**
+         * One run with steps, parameters, condition and result sample
+         * @description One run with its steps, parameters, condition and its outcome, a sample of the result and
+         *     the delivery attempts. Its result file is GET /runs/{runId}/result.
+         */
         get: operations["getRun"];
         put?: never;
         post?: never;
@@ -1830,7 +2039,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Notifications, newest first */
+        /**
+         * Notifications, newest first
+         * @description The signed-in user's in-app notifications (runs that failed, channels that started
+         *     failing, …), newest first, with the number still unread.
+         */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -1849,7 +2062,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark every notification read */
+        /**
+         * Mark every notification read
+         * @description Marks every notification of the signed-in user read.
+         */
         post: operations["markAllNotificationsRead"];
         delete?: never;
         options?: never;
@@ -1868,7 +2084,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark one notification read */
+        /**
+         * Mark one notification read
+         * @description Marks one notification of the signed-in user read; marking a read one answers it as it is.
+         */
         post: operations["markNotificationRead"];
         delete?: never;
         options?: never;
@@ -1883,7 +2102,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Home summary and health banner */
+        /**
+         * Home summary and health banner
+         * @description The home page in one request: what the health banner shows (scheduler, workers, storage,
+         *     failing channels), the runs of the last 24 hours by status, the latest failures, the next
+         *     scheduled runs and the channels by health.
+         */
         get: operations["getDashboard"];
         put?: never;
         post?: never;
@@ -1905,19 +2129,23 @@ export interface paths {
          * @description A text/event-stream of every change, from every process of the instance (workers and
          *     schedulers publish through Redis). Each event has `event: <kind>`, an `id:` that
          *     increases within the stream and `data:` one line of JSON holding only ids and what
-         *     changed:
+         *     changed; the schema `Event` describes one event, narrowed on its kind:
          *
-         *     - `run.updated`: `{"id", "report_id", "status", "trigger"}` and, once finished,
-         *       `finished_at` (and `error_code` when it failed); sent when a run is queued and each
-         *       time its status changes.
-         *     - `report.updated`: `{"id", "change"}` with change `created`, `updated`, `paused`,
-         *       `resumed`, `deleted`, `scheduled` (the scheduler queued a run and its next run moved) or
-         *       `ran` (a run of it was queued or ended), plus `next_run_at` where it moved and
-         *       `last_run` `{id, status}` where its last run changed.
+         *     - `run.updated` (data `RunUpdatedEvent`): `{"id", "report_id", "status", "trigger"}` and,
+         *       once finished, `finished_at` (and `error_code` when the run has an error); sent when a
+         *       run is queued and each time its status changes.
+         *     - `report.updated` (data `ReportUpdatedEvent`): `{"id", "change"}` with change `created`,
+         *       `updated`, `paused`, `resumed`, `deleted`, `scheduled` (the scheduler queued a run and
+         *       its next run moved) or `ran` (a run of it was queued or ended), plus `next_run_at` where
+         *       it moved and `last_run` `{id, status}` where its last run changed.
+         *     - `channel.health` (data `ChannelHealthEvent`): `{"id", "health", "previous"}` when a
+         *       channel's health changes with its latest delivery attempt.
+         *     - `shutdown` (data `ShutdownEvent`, `{}`, no id): the last event when the instance stops;
+         *       reconnect then.
          *
-         *     A comment line comes at least every 15 s; the stream ends with `event: shutdown` when
-         *     the instance stops (reconnect then). Events are not replayed: after a reconnect, read
-         *     the state again with GET /runs or GET /reports.
+         *     A `retry:` line comes first and a comment line at least every 15 s. Events are not
+         *     replayed: after a reconnect, read the state again with GET /runs, GET /reports or
+         *     GET /channels.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -2611,7 +2839,7 @@ export interface components {
              * @description A required parameter without a default must be given a value at run time
              * @default false
              */
-            required: boolean;
+            required?: boolean;
             description?: string;
         };
         QueryParameters: components["schemas"]["QueryParameter"][];
@@ -2623,7 +2851,8 @@ export interface components {
             description: string | null;
             connection_id: components["schemas"]["Uuid"];
             sql: string;
-            parameters: components["schemas"]["QueryParameter"][];
+            /** @description As declared, `required` filled in */
+            parameters: WithRequired<components["schemas"]["QueryParameter"], "required">[];
             /** @description The number of the current query version (GET …/versions/{number}) */
             current_version: number;
             created_at: components["schemas"]["Timestamp"];
@@ -2659,7 +2888,8 @@ export interface components {
         QueryVersion: {
             number: number;
             sql: string;
-            parameters: components["schemas"]["QueryParameter"][];
+            /** @description As declared, `required` filled in */
+            parameters: WithRequired<components["schemas"]["QueryParameter"], "required">[];
             connection_id: components["schemas"]["Uuid"];
             created_at: components["schemas"]["Timestamp"];
             /** Format: uuid */
@@ -2684,9 +2914,9 @@ export interface components {
              * @description Row cap
              * @default 500
              */
-            limit: number;
+            limit?: number;
             /** @default 15 */
-            timeout_seconds: number;
+            timeout_seconds?: number;
         };
         ResultColumn: {
             name: string;
@@ -2787,7 +3017,7 @@ export interface components {
             schedule?: components["schemas"]["ScheduleOrNull"];
             condition?: components["schemas"]["Condition"];
             /** @default false */
-            paused: boolean;
+            paused?: boolean;
         };
         UpdateReport: {
             version: components["schemas"]["Version"];
@@ -2804,7 +3034,7 @@ export interface components {
              * @description False runs the query and condition and keeps the result, sending nothing
              * @default true
              */
-            deliver: boolean;
+            deliver?: boolean;
         };
         /** @enum {string} */
         RunStatus: "pending" | "running" | "success" | "partial" | "skipped" | "failed" | "cancelled";
@@ -3073,7 +3303,7 @@ export interface components {
             run_id: components["schemas"]["Uuid"];
             format?: components["schemas"]["ResultFormat"];
             /** @default 7 */
-            expires_in_days: number;
+            expires_in_days?: number;
         };
         Storage: {
             /**
@@ -3104,7 +3334,7 @@ export interface components {
         DeliveryLink: {
             format: components["schemas"]["ResultFormat"];
             /** @default 7 */
-            expires_in_days: number;
+            expires_in_days?: number;
         } | null;
         /**
          * @description What every channel understands, plus the plugin's own fields (its delivery schema; email:
@@ -3133,12 +3363,12 @@ export interface components {
              * @description Show at most this many rows as a table in the message
              * @default 0
              */
-            inline_rows: number;
+            inline_rows?: number;
             /**
              * @description Also send when the condition is false (the run is skipped)
              * @default false
              */
-            send_when_skipped: boolean;
+            send_when_skipped?: boolean;
             /**
              * @description A csv attachment is formula-safe: text cells that start with =, +, -, @, a tab or a
              *     carriage return get a leading single quote, so that spreadsheet programs do not run
@@ -3146,7 +3376,7 @@ export interface components {
              *     a csv link is sent with `?formula_safe=true`. false sends the exact values.
              * @default true
              */
-            csv_formula_safe: boolean;
+            csv_formula_safe?: boolean;
             /** @description Liquid template; default "{{ report.title }}: {{ row_count }} rows" */
             subject?: string;
             /** @description Liquid template; default a line with the report, the row count and the run's address */
@@ -3160,7 +3390,13 @@ export interface components {
             channel_id: components["schemas"]["Uuid"];
             channel_type: components["schemas"]["ChannelType"];
             position: number;
-            settings: components["schemas"]["DeliverySettings"];
+            /** @description As stored, with every common field filled in (defaults applied) */
+            settings: WithRequired<components["schemas"]["DeliverySettings"], "attach" | "link" | "inline_rows" | "send_when_skipped" | "subject" | "body"> & {
+                link: {
+                    format: components["schemas"]["ResultFormat"];
+                    expires_in_days: number;
+                } | null;
+            };
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             version: components["schemas"]["Version"];
@@ -3306,7 +3542,7 @@ export interface components {
              * @description How many next times to answer
              * @default 5
              */
-            count: number;
+            count?: number;
             /**
              * Format: date-time
              * @description Answer the times strictly after this instant (default now); between 1970 and the year 3000
@@ -3322,6 +3558,293 @@ export interface components {
             description: string;
             /** @description The next times, ascending */
             next: components["schemas"]["Timestamp"][];
+        };
+        /** @enum {string} */
+        ConfigKind: "connection" | "query" | "channel" | "report";
+        ExportRequest: {
+            /** @description The kinds of resource to export; every kind when left out */
+            kinds?: components["schemas"]["ConfigKind"][];
+            /** @description Only these resources; every resource of the kinds when left out */
+            ids?: components["schemas"]["Uuid"][];
+        };
+        ImportRequest: {
+            /** @description YAML documents in the format of POST /export (separated by ---) */
+            yaml: string;
+            /**
+             * @description plan says what would change and changes nothing; apply makes the changes
+             * @enum {string}
+             */
+            mode: "plan" | "apply";
+        };
+        ImportChange: {
+            kind: components["schemas"]["ConfigKind"];
+            /** @description The resource's name (a report's title) */
+            name: string;
+            /** @enum {string} */
+            action: "create" | "update" | "unchanged";
+            /**
+             * Format: uuid
+             * @description The resource's id; null for a resource a plan would create
+             */
+            id: string | null;
+        };
+        ImportResult: {
+            /** @enum {string} */
+            mode: "plan" | "apply";
+            /** @description True when the changes were made (mode apply) */
+            applied: boolean;
+            /** @description One per document, in the order of the documents */
+            changes: components["schemas"]["ImportChange"][];
+        };
+        ManagedResourceRef: {
+            kind: components["schemas"]["ConfigKind"];
+            id: components["schemas"]["Uuid"];
+        };
+        ManagedResource: {
+            kind: components["schemas"]["ConfigKind"];
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** @description True while the configuration directory manages the resource (it is attached) */
+            managed: boolean;
+            /**
+             * Format: date-time
+             * @description When it was detached; null while attached
+             */
+            detached_at: string | null;
+            /**
+             * Format: uuid
+             * @description The user who detached it; null while attached
+             */
+            detached_by: string | null;
+        };
+        AiStatus: {
+            /** @description False while no provider is chosen (the assistant is off) */
+            available: boolean;
+            /** @description The provider chosen in PUT /settings/ai; null while off */
+            provider: string | null;
+            /** @description What the assistant can propose; empty while off */
+            proposals: ("query" | "schedule")[];
+        };
+        AiGenerateRequest: {
+            /** @enum {string} */
+            kind: "query" | "schedule";
+            /** @description What the query should answer, or when the report should run, in the user's words */
+            prompt: string;
+            connection_id?: components["schemas"]["Uuid"];
+            timezone?: components["schemas"]["TimeZoneName"];
+        };
+        /** @description A proposal only; nothing is saved or run. kind query carries sql and parameters, kind schedule a schedule. */
+        AiProposal: {
+            /** @enum {string} */
+            kind: "query" | "schedule";
+            /** @description kind query: the proposed SQL, parameters as {{ name }} */
+            sql?: string;
+            parameters?: components["schemas"]["QueryParameters"];
+            schedule?: components["schemas"]["Schedule"];
+            /** @description What the proposal does, in a few sentences */
+            explanation: string;
+        };
+        AiSettings: {
+            /** @description The provider (for example openai, anthropic, ollama); null turns the assistant off */
+            provider: string | null;
+            model: string | null;
+            /** @description The provider's address, for self-hosted or compatible providers; null for the provider's own */
+            base_url: string | null;
+            /** @description {configured true} when an API key is stored, null when none is */
+            api_key: {
+                /** @enum {boolean} */
+                configured: true;
+            } | null;
+            version: components["schemas"]["Version"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ReplaceAiSettings: {
+            /** @description null turns the assistant off */
+            provider: string | null;
+            model?: string | null;
+            /** Format: uri */
+            base_url?: string | null;
+            api_key?: components["schemas"]["SecretInput"];
+            version: components["schemas"]["Version"];
+        };
+        TestAiSettings: {
+            provider: string;
+            model?: string;
+            /** Format: uri */
+            base_url?: string;
+            api_key?: components["schemas"]["SecretInput"];
+        };
+        AiTestResult: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description The model that answered */
+            model: string;
+            elapsed_ms: number;
+        };
+        AlertSettings: {
+            /** @description The channels that receive system alerts and the message when a problem is resolved */
+            channel_ids: components["schemas"]["Uuid"][];
+            /**
+             * Format: uuid
+             * @description Receives an alert that no alert channel could send; null for none
+             */
+            fallback_channel_id: string | null;
+            /** @description {configured true} when a heartbeat URL is stored, null when none is (no heartbeat) */
+            heartbeat_url: {
+                /** @enum {boolean} */
+                configured: true;
+            } | null;
+            /** @description How often the heartbeat URL is called while the instance is healthy */
+            heartbeat_interval_seconds: number;
+            version: components["schemas"]["Version"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ReplaceAlertSettings: {
+            channel_ids: components["schemas"]["Uuid"][];
+            /** Format: uuid */
+            fallback_channel_id: string | null;
+            heartbeat_url?: components["schemas"]["SecretInput"];
+            heartbeat_interval_seconds: number;
+            version: components["schemas"]["Version"];
+        };
+        Notification: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description What happened, e.g. run.failed or channel.failing
+             * @example run.failed
+             */
+            type: string;
+            title: string;
+            body: string | null;
+            /** @description The resource the notification is about, to open from it */
+            target: {
+                /** @example run */
+                type: string;
+                id: components["schemas"]["Uuid"];
+            } | null;
+            /**
+             * Format: date-time
+             * @description When it was marked read; null while unread
+             */
+            read_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        NotificationPage: {
+            items: components["schemas"]["Notification"][];
+            /** @description The signed-in user's unread notifications, on every page */
+            unread_count: number;
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        DashboardProblem: {
+            /** @description A stable code of the problem, e.g. scheduler.stalled or channel.failing */
+            code: string;
+            message: string;
+            /** Format: date-time */
+            since: string | null;
+        };
+        Dashboard: {
+            /** @description What the health banner shows; level ok shows none */
+            banner: {
+                /** @enum {string} */
+                level: "ok" | "warning" | "error";
+                problems: components["schemas"]["DashboardProblem"][];
+            };
+            /** @description Runs that finished in the last 24 hours, by status */
+            runs_last_24h: {
+                success: number;
+                partial: number;
+                skipped: number;
+                failed: number;
+                cancelled: number;
+            };
+            /** @description The latest failed or partial runs, newest first */
+            recent_failures: components["schemas"]["RunSummary"][];
+            /** @description The next scheduled runs, soonest first */
+            next_runs: {
+                report_id: components["schemas"]["Uuid"];
+                title: string;
+                next_run_at: components["schemas"]["Timestamp"];
+            }[];
+            /** @description The number of channels by health */
+            channels: {
+                healthy: number;
+                failing: number;
+                unknown: number;
+            };
+        };
+        /** @description The data of run.updated: a run was queued or its status changed. GET /runs/{id} has the rest. */
+        RunUpdatedEvent: {
+            id: components["schemas"]["Uuid"];
+            report_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["RunStatus"];
+            trigger: components["schemas"]["RunTrigger"];
+            /**
+             * Format: date-time
+             * @description Once the run finished
+             */
+            finished_at?: string;
+            /**
+             * @description The code of the run's error (Run.error.code), when it has one
+             * @example query.timeout
+             */
+            error_code?: string;
+        };
+        /** @description The data of report.updated: a report changed. GET /reports/{id} has the rest. */
+        ReportUpdatedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description scheduled — the scheduler queued a run and the next run moved; ran — a run of it was queued or ended
+             * @enum {string}
+             */
+            change: "created" | "updated" | "paused" | "resumed" | "deleted" | "scheduled" | "ran";
+            /**
+             * Format: date-time
+             * @description Where the next scheduled run moved (null when none); absent when it did not move
+             */
+            next_run_at?: string | null;
+            /** @description The report's last run, where it changed */
+            last_run?: {
+                id: components["schemas"]["Uuid"];
+                status: components["schemas"]["RunStatus"];
+            };
+        };
+        /** @description The data of channel.health: a channel's health changed with its latest delivery attempt. GET /channels/{id} has the rest. */
+        ChannelHealthEvent: {
+            id: components["schemas"]["Uuid"];
+            health: components["schemas"]["ChannelHealth"];
+            previous: components["schemas"]["ChannelHealth"];
+        };
+        /** @description The data of shutdown, the last event of a stream whose instance stops: an empty object. Reconnect. */
+        ShutdownEvent: Record<string, never>;
+        /**
+         * @description The event's id (the SSE id field), a number that increases within one stream
+         * @example 42
+         */
+        EventId: string;
+        /**
+         * @description One event of GET /events as an EventSource (or any server-sent events parser) delivers
+         *     it: `event` names the kind, `id` increases within the stream (shutdown has none), and
+         *     `data` is the parsed JSON of the data line. Narrow on `event`.
+         */
+        Event: {
+            /** @enum {string} */
+            event: "run.updated";
+            id: components["schemas"]["EventId"];
+            data: components["schemas"]["RunUpdatedEvent"];
+        } | {
+            /** @enum {string} */
+            event: "report.updated";
+            id: components["schemas"]["EventId"];
+            data: components["schemas"]["ReportUpdatedEvent"];
+        } | {
+            /** @enum {string} */
+            event: "channel.health";
+            id: components["schemas"]["EventId"];
+            data: components["schemas"]["ChannelHealthEvent"];
+        } | {
+            /** @enum {string} */
+            event: "shutdown";
+            data: components["schemas"]["ShutdownEvent"];
         };
     };
     responses: {
@@ -3397,8 +3920,26 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ExportRequest"];
+            };
+        };
         responses: {
+            /** @description The YAML documents */
+            200: {
+                headers: {
+                    /**
+                     * @description The proposed file name
+                     * @example attachment; filename="herald-export-2026-11-22-0800.yaml"
+                     */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -3411,8 +3952,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportRequest"];
+            };
+        };
         responses: {
+            /** @description The plan, or the changes made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -3425,8 +3979,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagedResourceRef"];
+            };
+        };
         responses: {
+            /** @description The resource's GitOps state after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedResource"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -3439,8 +4006,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagedResourceRef"];
+            };
+        };
         responses: {
+            /** @description The resource's GitOps state after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedResource"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -3455,6 +4035,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The assistant's availability */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiStatus"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -3467,8 +4056,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AiGenerateRequest"];
+            };
+        };
         responses: {
+            /** @description The proposal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiProposal"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -3747,7 +4349,8 @@ export interface operations {
             /** @description To the identity provider's authorization endpoint */
             302: {
                 headers: {
-                    Location?: string;
+                    /** @description Where the browser goes next */
+                    Location: string;
                     /** @description svc_oidc (HttpOnly, path /api/v1/auth/oidc, ten minutes) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
@@ -3777,7 +4380,8 @@ export interface operations {
             /** @description Back into the application (signed in, or with an error code) */
             302: {
                 headers: {
-                    Location?: string;
+                    /** @description Where the browser goes next */
+                    Location: string;
                     /** @description svc_session, svc_csrf on success; svc_oidc cleared */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
@@ -4577,6 +5181,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The alert and heartbeat settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -4589,8 +5202,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceAlertSettings"];
+            };
+        };
         responses: {
+            /** @description Replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -4605,6 +5231,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The AI assistant settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiSettings"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -4617,8 +5252,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceAiSettings"];
+            };
+        };
         responses: {
+            /** @description Replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiSettings"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -4631,8 +5279,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestAiSettings"];
+            };
+        };
         responses: {
+            /** @description The provider answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiTestResult"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -5524,11 +6185,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The result file */
+            /** @description The result file in the link's format (csv: text/csv; xlsx: the spreadsheet type; json: application/json) */
             200: {
                 headers: {
-                    /** @description attachment; filename="daily-sales-2026-11-22-0800.xlsx" */
-                    "Content-Disposition"?: string;
+                    /**
+                     * @description Always sent: attachment with the proposed file name (the report's title and the run's time), ASCII in filename and, when the name has other characters, the exact name in filename* (RFC 6266, RFC 8187 UTF-8)
+                     * @example attachment; filename="daily-sales-2026-11-22-0800.xlsx"
+                     */
+                    "Content-Disposition": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6077,11 +6741,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The result file */
+            /** @description The result file in the format asked for (format=csv, the default: text/csv; xlsx: the spreadsheet type; json: application/json) */
             200: {
                 headers: {
-                    /** @description attachment; filename="daily-sales-2026-11-22-0800.csv" */
-                    "Content-Disposition"?: string;
+                    /**
+                     * @description Always sent: attachment with the proposed file name (the report's title and the run's time), ASCII in filename and, when the name has other characters, the exact name in filename* (RFC 6266, RFC 8187 UTF-8)
+                     * @example attachment; filename="daily-sales-2026-11-22-0800.csv"
+                     */
+                    "Content-Disposition": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6108,6 +6775,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Notifications, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPage"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -6122,6 +6798,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Every notification is read */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -6138,6 +6821,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The notification, read */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notification"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -6152,6 +6844,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The home summary */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dashboard"];
+                };
+            };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -6166,13 +6867,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event stream */
+            /** @description The event stream; each event is one `Event` (event, id and data lines, data one line of JSON) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["Event"];
                 };
             };
             "4XX": components["responses"]["Problem"];
@@ -6180,3 +6881,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

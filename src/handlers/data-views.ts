@@ -39,7 +39,8 @@ export function schemaView(s: { connectionId: string; refreshedAt: Date | null; 
   return { connection_id: s.connectionId, refreshed_at: s.refreshedAt ? iso(s.refreshedAt) : null, tables: s.tables };
 }
 
-const parameterView = (p: QueryParameter): Schemas['QueryParameter'] => ({
+/** A declared parameter as read back: `required` always filled in. */
+const parameterView = (p: QueryParameter): Schemas['Query']['parameters'][number] => ({
   name: p.name, type: p.type, required: p.required ?? false,
   ...(p.default !== undefined ? { default: p.default } : {}),
   ...(p.description !== undefined ? { description: p.description } : {}),

@@ -18,11 +18,14 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 /** The first line of the description of an operation that answers 501. */
 export const NOT_BUILT_NOTE = 'Not built yet: answers 501 not_implemented.';
+/** What the summary of an operation that answers 501 starts with: Swagger UI's collapsed list shows it. */
+export const NOT_BUILT_SUMMARY_PREFIX = '[not implemented] ';
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
 /**
  * The document as this instance serves it: its own address as the server, and every operation it
- * does not build yet (NOT_IMPLEMENTED in its handler map) marked `x-not-implemented: true` with a
+ * does not build yet (NOT_IMPLEMENTED in its handler map) marked `x-not-implemented: true`, its
+ * summary prefixed with "[not implemented] " (what Swagger UI shows in the collapsed list) and a
  * first line in its description, so Swagger UI and SDK generators show what answers 501.
  * openapi.yaml itself stays unmarked.
  */
@@ -32,9 +35,10 @@ export function servedDocument(document: Document, publicUrl: string, notImpleme
   served.servers = [{ url: publicUrl, description: 'this instance' }];
   for (const item of Object.values(served.paths ?? {})) {
     for (const method of METHODS) {
-      const op = item?.[method] as (Record<string, unknown> & { operationId?: string; description?: string }) | undefined;
+      const op = item?.[method] as (Record<string, unknown> & { operationId?: string; summary?: string; description?: string }) | undefined;
       if (!op?.operationId || !notImplemented.has(op.operationId)) continue;
       op['x-not-implemented'] = true;
+      op.summary = `${NOT_BUILT_SUMMARY_PREFIX}${op.summary ?? op.operationId}`;
       op.description = op.description ? `${NOT_BUILT_NOTE}\n\n${op.description}` : NOT_BUILT_NOTE;
     }
   }

@@ -190,15 +190,17 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     });
     if (principal) locals.userId = principal.user.id;
 
+    // An operation not built yet answers 501 whatever the request carries (after access, before
+    // validation): its request body is declared ahead of the feature.
+    const handler = deps.handlers[operationId];
+    if (handler === NOT_IMPLEMENTED) {
+      throw new DomainError('not_implemented', `${operationId} is declared in the contract but not built yet`);
+    }
     const validation = deps.api.validateRequest(context.request, context.operation);
     if (!validation.valid) {
       throw new DomainError('validation.failed', 'Some fields are not valid', {
         errors: toFieldProblems((validation.errors ?? []) as ErrorObject[]),
       });
-    }
-    const handler = deps.handlers[operationId];
-    if (handler === NOT_IMPLEMENTED) {
-      throw new DomainError('not_implemented', `${operationId} is declared in the contract but not built yet`);
     }
     const ctx: RequestContext = {
       requestId: locals.requestId,

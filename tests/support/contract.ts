@@ -39,6 +39,13 @@ export async function checkResponse(method: string, url: string, res: Response):
   const responses = operation.responses as Record<string, OpenAPIV3.ResponseObject>;
   const declared = responses[String(res.status)] ?? responses[`${String(res.status)[0]}XX`] ?? responses.default;
   if (!declared) throw new Error(`${where}: status not declared for ${operation.operationId}`);
+  // A header the document declares required (Content-Disposition of a download, Location of a
+  // redirect) must be there: generated clients read it without a check.
+  for (const [name, header] of Object.entries(declared.headers ?? {})) {
+    if ((header as OpenAPIV3.HeaderObject).required && res.headers[name.toLowerCase()] === undefined) {
+      throw new Error(`${where}: declared header ${name} is missing`);
+    }
+  }
   const content = declared.content ?? {};
   const types = Object.keys(content);
   if (types.length === 0) {
@@ -52,6 +59,20 @@ export async function checkResponse(method: string, url: string, res: Response):
     if (contentType === 'application/problem+json') checkCatalogued(res.body, where);
   }
   if (res.headers['x-request-id'] === undefined) throw new Error(`${where}: no X-Request-ID header`);
+}
+
+/**
+ * Errors of `value` against components.schemas[name] of the contract (references resolved), or
+ * null when it matches: for what no response carries as a JSON body, such as the data of events.
+ */
+export async function schemaErrors(name: string, value: unknown): Promise<string | null> {
+  const { api } = await getContract();
+  const schema = (api.definition as OpenAPIV3.Document).components?.schemas?.[name];
+  if (!schema) throw new Error(`components.schemas.${name} is not in the contract`);
+  const key = `#schemas/${name}`;
+  const fn = compiled.get(key) ?? ajv.compile(schema as object);
+  compiled.set(key, fn);
+  return fn(value) ? null : ajv.errorsText(fn.errors);
 }
 
 /** A problem document's code and per-field codes must be in the contract's catalogue. */

@@ -1,6 +1,6 @@
 /**
  * The live event stream of GET /events: every public change event (run.updated,
- * report.updated) from every process, as it arrives on the event bus, numbered in order.
+ * report.updated, channel.health) from every process, as it arrives on the event bus, numbered in order.
  * A client that falls too far behind is let go (its stream ends; it reconnects and reads the
  * state again) so that one slow reader cannot make the process hold events without bound.
  */

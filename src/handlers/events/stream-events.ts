@@ -7,6 +7,6 @@ type Deps = Pick<ApiServices, 'eventSource'>;
 /** How long a client waits before reconnecting after the stream ends. */
 const RECONNECT_MS = 3000;
 
-/** GET /events: run.updated and report.updated from every process, as server-sent events. */
+/** GET /events: run.updated, report.updated and channel.health from every process, as server-sent events (openapi.yaml: Event). */
 export const streamEvents = (d: Deps): Handler<'streamEvents'> => async (req) =>
   ({ status: 200, events: await openLiveEvents(d.eventSource, req.ctx.signal), retryMs: RECONNECT_MS });
