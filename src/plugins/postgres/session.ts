@@ -11,6 +11,8 @@ import { createClient, extended } from './client.js';
 import { connectError, isServerError, statementError } from './errors.js';
 import { abortReason, cancellable, executeOn } from './execute.js';
 import { createTypeCatalog } from './types.js';
+import { postgresDenyList } from './forbidden.js';
+import { refuseDeniedCalls } from '../shared/sql-calls.js';
 
 const INTROSPECTION_TIMEOUT_MS = 60_000;
 
@@ -90,6 +92,7 @@ export function openPostgresSession(config: ConnectionConfig, limits: ConnectorL
 
     async execute(statement, options) {
       if (statement.sql.trim().length === 0) throw new DomainError('query.failed', 'The statement is empty');
+      refuseDeniedCalls(postgresDenyList, statement.sql);
       const conn = await reserve(options.signal);
       return executeOn(conn, types, statement, options);
     },
