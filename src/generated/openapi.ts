@@ -1299,7 +1299,9 @@ export interface paths {
          *     values, read-only, and answers at most `limit` rows (default 500; `truncated` says
          *     whether there were more). Past `timeout_seconds` (default 15) the statement is cancelled
          *     on the database and the answer is 422 query.timeout. A statement that writes is 422
-         *     query.not_read_only; any other database error is 422 query.failed with its message.
+         *     query.not_read_only; one that calls a server administration function (pg_terminate_backend,
+         *     LOAD_FILE, …) is refused before it is sent with 422 query.forbidden_function; any other
+         *     database error is 422 query.failed with its message.
          */
         post: operations["previewQuery"];
         delete?: never;
@@ -3042,7 +3044,7 @@ export interface components {
         RunTrigger: "schedule" | "manual" | "test";
         RunError: {
             /**
-             * @description A stable code: query.failed, query.timeout, query.not_read_only, connection.unreachable, connection.auth_failed, run.parameters_invalid, run.worker_lost, run.timeout, run.result_too_large, delivery.all_failed (every delivery failed), and on the delivery step delivery.partial, …
+             * @description A stable code: query.failed, query.timeout, query.not_read_only, query.forbidden_function, connection.unreachable, connection.auth_failed, run.parameters_invalid, run.worker_lost, run.timeout, run.result_too_large, delivery.all_failed (every delivery failed), and on the delivery step delivery.partial, …
              * @example query.timeout
              */
             code: string;

@@ -1,18 +1,22 @@
 /**
  * Tiny stand-ins for database servers on loopback, for what a real local server cannot show:
- * a port that accepts and never answers, a PostgreSQL that refuses a password (the local one
+ * a port that accepts and never answers, one that accepts and closes at once, a PostgreSQL that refuses a password (the local one
  * trusts everybody), a MySQL server that asks the client for a local file.
  */
 import net from 'node:net';
 
 export interface FakeServer {
   port: number;
+  /** Connections accepted so far. */
+  readonly accepted: number;
   close(): Promise<void>;
 }
 
 async function listen(onConnection: (socket: net.Socket) => void): Promise<FakeServer> {
   const sockets = new Set<net.Socket>();
+  let accepted = 0;
   const server = net.createServer((socket) => {
+    accepted += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -21,6 +25,7 @@ async function listen(onConnection: (socket: net.Socket) => void): Promise<FakeS
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
+    get accepted() { return accepted; },
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
@@ -38,6 +43,11 @@ export async function closedPort(): Promise<number> {
 /** Accepts connections and never sends a byte. */
 export function silentServer(): Promise<FakeServer> {
   return listen(() => undefined);
+}
+
+/** Accepts each connection and closes it at once, before a byte of any handshake. */
+export function closingServer(): Promise<FakeServer> {
+  return listen((socket) => { socket.destroy(); });
 }
 
 /** A PostgreSQL server that asks for a cleartext password and refuses it with SQLSTATE 28P01. */

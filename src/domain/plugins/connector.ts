@@ -2,7 +2,9 @@
  * The connector interface: what a database plugin (src/plugins/postgres, src/plugins/mysql, …)
  * implements. Everything it runs is read-only and one statement; rows stream in batches.
  * Errors are DomainErrors with the catalogue's codes: connection.auth_failed,
- * connection.unreachable, query.failed, query.timeout, query.not_read_only.
+ * connection.unreachable, query.failed, query.timeout, query.not_read_only, and
+ * query.forbidden_function for a statement that calls a function the plugin refuses to run
+ * (server administration and the like; each plugin keeps its dialect's list).
  */
 import type { Plugin } from './plugin.js';
 

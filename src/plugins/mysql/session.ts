@@ -11,6 +11,8 @@ import type {
 import { createPool, createSingleConnection, sessionTimeZone } from './client.js';
 import { codeOf, connectError, statementError } from './errors.js';
 import { abortReason, executeOn, refuseUnlessReading, run, type Flavor } from './execute.js';
+import { mysqlDenyList } from './forbidden.js';
+import { refuseDeniedCalls } from '../shared/sql-calls.js';
 
 const INTROSPECTION_TIMEOUT_MS = 60_000;
 
@@ -127,6 +129,7 @@ export function openMysqlSession(config: ConnectionConfig, limits: ConnectorLimi
     async execute(statement, options) {
       if (statement.sql.trim().length === 0) throw new DomainError('query.failed', 'The statement is empty');
       refuseUnlessReading(statement.sql);
+      refuseDeniedCalls(mysqlDenyList, statement.sql);
       const conn = await acquire(options.signal);
       let kind: Flavor;
       try {

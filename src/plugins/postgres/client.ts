@@ -3,7 +3,7 @@
  * user input), with every option postgres.js would otherwise take from PG* environment variables
  * given explicitly, so the service's own environment cannot leak into a user's connection.
  */
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import postgres from 'postgres';
 import type { ConnectionConfig, ConnectorLimits } from '../../domain/plugins/connector.js';
@@ -55,7 +55,11 @@ export function sessionParameters(config: ConnectionConfig): Record<string, stri
   return params;
 }
 
-export function createClient(config: ConnectionConfig, limits: ConnectorLimits): PgSql {
+/**
+ * A postgres.js client. `socket`, when given, opens each socket (pool.ts uses it to allow one per
+ * connection attempt); it must connect to config.host and config.port.
+ */
+export function createClient(config: ConnectionConfig, limits: ConnectorLimits, socket?: () => Socket): PgSql {
   const password = config.password ?? '';
   return postgres({
     host: [config.host],
@@ -80,6 +84,7 @@ export function createClient(config: ConnectionConfig, limits: ConnectorLimits):
     sslnegotiation: null,
     publications: 'alltables',
     connection: sessionParameters(config),
+    ...(socket ? { socket } : {}),
     onnotice: () => undefined,
     onparameter: () => undefined,
     transform: { undefined: null },

@@ -1,16 +1,20 @@
 /**
- * A session: one postgres.js pool (at most limits.poolSize connections, opened lazily, idle ones
- * closed after 60 s) for one saved connection or one test of unsaved settings.
+ * A session: at most limits.poolSize connections (pool.ts: opened lazily, one socket per attempt,
+ * never retried on their own; idle ones closed after 60 s) for one saved connection or one test
+ * of unsaved settings.
  */
 import { DomainError } from '../../core/errors.js';
 import { acquireUnlessAborted } from '../../core/abort.js';
 import type {
   ConnectionConfig, ConnectorLimits, ConnectorSession, SchemaSnapshot, SchemaTable,
 } from '../../domain/plugins/connector.js';
-import { createClient, extended } from './client.js';
+import { extended } from './client.js';
+import { createPgPool } from './pool.js';
 import { connectError, isServerError, statementError } from './errors.js';
 import { abortReason, cancellable, executeOn } from './execute.js';
 import { createTypeCatalog } from './types.js';
+import { postgresDenyList } from './forbidden.js';
+import { refuseDeniedCalls } from '../shared/sql-calls.js';
 
 const INTROSPECTION_TIMEOUT_MS = 60_000;
 
@@ -38,7 +42,7 @@ interface IntrospectionRow {
 }
 
 export function openPostgresSession(config: ConnectionConfig, limits: ConnectorLimits): ConnectorSession {
-  const sql = createClient(config, limits);
+  const pool = createPgPool(config, limits);
   const where = `${config.host}:${config.port}`;
   const types = createTypeCatalog();
   let closed = false;
@@ -53,7 +57,7 @@ export function openPostgresSession(config: ConnectionConfig, limits: ConnectorL
   const reserve = async (signal: AbortSignal) => {
     if (closed) throw new DomainError('connection.unreachable', 'The connection was closed');
     if (signal.aborted) throw abortReason(signal);
-    return acquireUnlessAborted(sql.reserve(), signal, (conn) => conn.release(), (err) => connecting(err, signal));
+    return acquireUnlessAborted(pool.reserve(), signal, (conn) => conn.release(), (err) => connecting(err, signal));
   };
 
   return {
@@ -90,6 +94,7 @@ export function openPostgresSession(config: ConnectionConfig, limits: ConnectorL
 
     async execute(statement, options) {
       if (statement.sql.trim().length === 0) throw new DomainError('query.failed', 'The statement is empty');
+      refuseDeniedCalls(postgresDenyList, statement.sql);
       const conn = await reserve(options.signal);
       return executeOn(conn, types, statement, options);
     },
@@ -97,7 +102,7 @@ export function openPostgresSession(config: ConnectionConfig, limits: ConnectorL
     async close() {
       if (closed) return;
       closed = true;
-      await sql.end({ timeout: 5 });
+      await pool.end(5);
     },
   };
 }
