@@ -80,6 +80,16 @@ export interface ContainerOptions {
 /** Pooled connections per saved connection, and how long a connection attempt may take. */
 export const CONNECTOR_LIMITS = { poolSize: 5, connectTimeoutMs: 10_000 };
 
+/**
+ * The pool of one saved connection in this process: SVC_CONNECTOR_POOL_SIZE, or as many as the
+ * worker runs at once (at least 5), so that a worker at concurrency N never makes its own runs
+ * wait for a connection.
+ */
+export function connectorLimits(settings: Pick<Settings, 'connectorPoolSize' | 'workerConcurrency'>) {
+  const poolSize = settings.connectorPoolSize > 0 ? settings.connectorPoolSize : Math.max(CONNECTOR_LIMITS.poolSize, settings.workerConcurrency);
+  return { ...CONNECTOR_LIMITS, poolSize };
+}
+
 export function createContainer(settings: Settings, logger: Logger, options: ContainerOptions = {}): Container {
   const clock = options.clock ?? systemClock;
   const { sql, db } = createDb(settings.databaseUrl, {
@@ -110,7 +120,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   });
   const secretBox = createSecretBox(settings.keys);
   const plugins = options.plugins ?? createPluginRegistry(builtInPlugins);
-  const pools = createConnectorPools({ plugins, secrets: secretBox, limits: CONNECTOR_LIMITS });
+  const pools = createConnectorPools({ plugins, secrets: secretBox, limits: connectorLimits(settings) });
   const shutdown = new AbortController();
   const channelHttp = createChannelHttp({ allow: settings.outboundAllow, timeoutMs: 30_000 });
   const bucket = settings.storageS3 ? createS3ArtifactStore(settings.storageS3) : undefined;

@@ -3059,7 +3059,7 @@ export interface components {
             /** Format: date-time */
             finished_at: string | null;
             error: components["schemas"]["RunError"];
-            /** @description What the step adds: rows and elapsed_ms (query), met (condition), bytes (result_file), sent, failed and previewed (delivery) */
+            /** @description What the step adds: rows, elapsed_ms (the statement from when it had a database connection to its last row) and wait_ms (the wait for a free connection of the pool before it) (query), met (condition), bytes (result_file), sent, failed and previewed (delivery) */
             detail?: {
                 [key: string]: unknown;
             };

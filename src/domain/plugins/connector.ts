@@ -57,6 +57,11 @@ export interface ExecuteOptions {
   timeoutMs: number;
   /** Rows per batch (server-side cursor fetch size). */
   batchSize: number;
+  /**
+   * Called once the statement has its connection (after any wait for a free one in the pool),
+   * just before it is sent: the caller's timing of the statement starts here.
+   */
+  onConnected?: () => void;
 }
 
 export interface RowStream {

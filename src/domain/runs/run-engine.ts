@@ -199,9 +199,15 @@ export function createRunEngine(deps: RunEngineDeps) {
     if (!connection) throw new RunFailure({ code: 'run.query_missing', message: 'The query\'s connection no longer exists' });
     const { connector, session } = deps.pools.sessionFor(connection);
     const statement = compileTemplate(template, (n) => connector.placeholder(n), values);
-    const started = performance.now();
+    const asked = performance.now();
+    let started: number | undefined;
     // The database's own limit a little past the run's, so that the run's limit (run.timeout) speaks first.
-    const stream = await session.execute(statement, { signal, timeoutMs: deps.timeoutMs + 2000, batchSize: BATCH_SIZE });
+    const stream = await session.execute(statement, {
+      signal, timeoutMs: deps.timeoutMs + 2000, batchSize: BATCH_SIZE, onConnected: () => { started = performance.now(); },
+    });
+    // The query's own time starts when it had a connection; the wait for one (a full pool) is its own figure.
+    started ??= asked;
+    const waitMs = Math.round(started - asked);
     const hash = createHash('sha256').update(JSON.stringify(stream.columns));
     const sample: CellValue[][] = [];
     let rowCount = 0;
@@ -219,7 +225,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     const resultHash = hash.digest('hex');
     Object.assign(progress, { rowCount, columns: stream.columns, sample });
     deps.metrics.rows(rowCount);
-    await endStep(query, 'success', { rows: rowCount, elapsed_ms: elapsedMs });
+    await endStep(query, 'success', { rows: rowCount, elapsed_ms: elapsedMs, wait_ms: waitMs });
 
     let met: boolean | null = null;
     if (run.condition) {

@@ -10,6 +10,8 @@ export const schedulerSettings = {
 export const workerSettings = {
   workerConcurrency: integer('SVC_WORKER_CONCURRENCY', { fallback: 4, min: 1, max: 200 },
     'runs one worker process executes at once'),
+  connectorPoolSize: integer('SVC_CONNECTOR_POOL_SIZE', { fallback: 0, min: 0, max: 500 },
+    'connections one process opens at most to one saved database; runs and previews beyond it wait (a run\'s query step records the wait as wait_ms); 0 follows SVC_WORKER_CONCURRENCY, at least 5'),
   runTimeoutSeconds: integer('SVC_RUN_TIMEOUT_SECONDS', { fallback: 900, min: 10, max: 86_400 },
     'longest a run may take (its query included) before it is stopped and ends failed with run.timeout'),
   workerLockSeconds: integer('SVC_WORKER_LOCK_SECONDS', { fallback: 30, min: 2, max: 600 },

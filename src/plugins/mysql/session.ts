@@ -131,6 +131,7 @@ export function openMysqlSession(config: ConnectionConfig, limits: ConnectorLimi
       refuseUnlessReading(statement.sql);
       refuseDeniedCalls(mysqlDenyList, statement.sql);
       const conn = await acquire(options.signal);
+      options.onConnected?.();
       let kind: Flavor;
       try {
         kind = await flavorOf(conn);

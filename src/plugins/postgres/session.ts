@@ -96,6 +96,7 @@ export function openPostgresSession(config: ConnectionConfig, limits: ConnectorL
       if (statement.sql.trim().length === 0) throw new DomainError('query.failed', 'The statement is empty');
       refuseDeniedCalls(postgresDenyList, statement.sql);
       const conn = await reserve(options.signal);
+      options.onConnected?.();
       return executeOn(conn, types, statement, options);
     },
 
