@@ -10,7 +10,7 @@ import { createActiveRuns, runReportJob } from './jobs/run-report.js';
 import { createRunEngine } from './domain/runs/run-engine.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { connectionsRepo as createConnectionsRepo } from './infra/db/stores/connections-repo.js';
-import { publishQuietly, reportUpdated, runUpdated } from './domain/runs/events.js';
+import { publishQuietly, reportUpdated, runUpdated } from './domain/events/model.js';
 import { createResendWorker } from './domain/deliveries/retry-service.js';
 import { resendDeliveryJob } from './jobs/resend-delivery.js';
 import { deliveryParts, type DeliveryParts } from './delivery-parts.js';

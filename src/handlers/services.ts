@@ -24,7 +24,7 @@ import type { PreviewService } from '../domain/queries/preview-service.js';
 import type { SchedulesService } from '../domain/schedules/schedules-service.js';
 import type { ReportsService } from '../domain/reports/reports-service.js';
 import type { RunsService } from '../domain/runs/runs-service.js';
-import type { ChangeEventSource } from '../domain/runs/live-events.js';
+import type { ChangeEventSource } from '../domain/events/live-stream.js';
 import type { ChannelRecord } from '../domain/channels/model.js';
 import type { ChannelsService } from '../domain/channels/channels-service.js';
 import type { DeliveriesService } from '../domain/deliveries/deliveries-service.js';

@@ -5,7 +5,7 @@
  * be found (and re-enqueued by the sweep) by the run's id.
  */
 import type { RunJobPayload } from '../domain/runs/model.js';
-import type { RunQueue } from '../domain/runs/events.js';
+import type { RunQueue } from '../domain/runs/model.js';
 import { isUuid } from '../core/ids.js';
 import type { Enqueue, JobSpec } from './catalog.js';
 

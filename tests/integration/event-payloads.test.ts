@@ -14,7 +14,7 @@ import { createPostgresSource, type PostgresSource } from '../support/user-datab
 import { httpPeer, type HttpPeer } from '../support/peers.js';
 import { waitForRun } from '../support/runs.js';
 import { schemaErrors } from '../support/contract.js';
-import { PUBLIC_EVENT_KINDS } from '../../src/domain/runs/events.js';
+import { PUBLIC_EVENT_KINDS } from '../../src/domain/events/model.js';
 
 const DATA_SCHEMA: Record<string, string> = {
   'run.updated': 'RunUpdatedEvent', 'report.updated': 'ReportUpdatedEvent', 'channel.health': 'ChannelHealthEvent', shutdown: 'ShutdownEvent',

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { load as loadYaml } from 'js-yaml';
-import { PUBLIC_EVENT_KINDS } from '../../src/domain/runs/events.js';
+import { PUBLIC_EVENT_KINDS } from '../../src/domain/events/model.js';
 
 type Schema = Record<string, unknown> & { $ref?: string };
 interface Header { required?: boolean; schema?: Schema; description?: string }

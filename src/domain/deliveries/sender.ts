@@ -24,7 +24,7 @@ import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../
 import { ChannelSendError, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
 import type { CellValue } from '../plugins/connector.js';
 import { CONTENT_TYPES, resultFile, resultFileName } from '../results/formats.js';
-import { channelHealthChanged, publishQuietly, type EventSink } from '../runs/events.js';
+import { channelHealthChanged, publishQuietly, type EventSink } from '../events/model.js';
 import type { RunRecord } from '../runs/model.js';
 import { renderTemplates, type TemplateVariables } from './templates.js';
 

@@ -13,7 +13,7 @@ import type { Log } from '../../core/log.js';
 import type { Actor } from '../identity/security-events.js';
 import { bindValues, type QueryParameter } from '../queries/parameters.js';
 import type { BoundValue } from '../queries/sql-template.js';
-import { publishQuietly, reportUpdated, runCancelRequested, type ChangeEvent, type ReportChange } from '../runs/events.js';
+import { publishQuietly, reportUpdated, runCancelRequested, type ChangeEvent, type ReportChange } from '../events/model.js';
 import { nextOccurrence, validateSchedule, type Schedule } from '../schedules/schedule.js';
 import { validateCondition } from './condition.js';
 import type { Condition, ReportRecord } from './model.js';

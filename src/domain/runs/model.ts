@@ -84,3 +84,8 @@ export class RunTimedOut extends Error {
  * again by another, at most this many times in all (BullMQ's stalled limit and the sweep agree).
  */
 export const MAX_RUN_STARTS = 3;
+
+/** Enqueues a run's job (the job id is the run id, so a repeat adds nothing). */
+export interface RunQueue {
+  enqueue(runId: string, reportId: string): Promise<void>;
+}

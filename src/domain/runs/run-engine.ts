@@ -25,7 +25,7 @@ import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/
 import { evaluateCondition } from '../reports/condition.js';
 import type { DeliverySender } from '../deliveries/sender.js';
 import type { RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
-import { publishQuietly, reportUpdated, runUpdated, type EventSink } from './events.js';
+import { publishQuietly, reportUpdated, runUpdated, type EventSink } from '../events/model.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
 
 /** Rows per fetch from the user database. */

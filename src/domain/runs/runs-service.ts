@@ -9,9 +9,9 @@ import { newId } from '../../core/ids.js';
 import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/log.js';
 import type { Page, PageRequest } from '../../core/cursor.js';
-import { isFinished, type RunRecord, type RunTrigger } from './model.js';
+import { isFinished, type RunQueue, type RunRecord, type RunTrigger } from './model.js';
 import type { RunFilter, RunsRepo } from './ports.js';
-import { publishQuietly, reportUpdated, runCancelRequested, runUpdated, type EventSink, type RunQueue } from './events.js';
+import { publishQuietly, reportUpdated, runCancelRequested, runUpdated, type EventSink } from '../events/model.js';
 
 /** How long an Idempotency-Key answers its first run (api-spec.md limits). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;

@@ -10,7 +10,7 @@
 import { newId } from '../../core/ids.js';
 import type { Log } from '../../core/log.js';
 import { latestDueSlot, nextOccurrence } from '../schedules/schedule.js';
-import { publishQuietly, reportUpdated, runUpdated, type ChangeEvent, type EventSink } from './events.js';
+import { publishQuietly, reportUpdated, runUpdated, type ChangeEvent, type EventSink } from '../events/model.js';
 import type { PlannedRun, RunJobs, SchedulingStore } from './scheduling-ports.js';
 import { MAX_RUN_STARTS, type RunRecord } from './model.js';
 

@@ -1,6 +1,6 @@
 import type { Handler } from '../types.js';
 import type { ApiServices } from '../services.js';
-import { openLiveEvents } from '../../domain/runs/live-events.js';
+import { openLiveEvents } from '../../domain/events/live-stream.js';
 
 type Deps = Pick<ApiServices, 'eventSource'>;
 

@@ -5,3 +5,4 @@
  */
 export * from './schema-identity.js';
 export * from './schema-reporting.js';
+export * from './schema-events.js';

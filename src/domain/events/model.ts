@@ -4,7 +4,7 @@
  * to every API process, whose GET /events streams the public kinds. `run.cancel` is internal:
  * it tells the worker holding a run to stop it.
  */
-import type { RunRecord } from './model.js';
+import type { RunRecord } from '../runs/model.js';
 
 export type PublicEventKind = 'run.updated' | 'report.updated' | 'channel.health';
 export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(['run.updated', 'report.updated', 'channel.health']);
@@ -60,9 +60,4 @@ export async function publishQuietly(sink: EventSink, events: ChangeEvent[], onE
   // batch of a thousand costs one round trip, not a thousand.
   const outcomes = await Promise.allSettled(events.map((e) => sink.publish(e)));
   for (const o of outcomes) if (o.status === 'rejected') onError(o.reason);
-}
-
-/** Enqueues a run's job (the job id is the run id, so a repeat adds nothing). */
-export interface RunQueue {
-  enqueue(runId: string, reportId: string): Promise<void>;
 }

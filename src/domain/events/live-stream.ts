@@ -4,7 +4,7 @@
  * A client that falls too far behind is let go (its stream ends; it reconnects and reads the
  * state again) so that one slow reader cannot make the process hold events without bound.
  */
-import { PUBLIC_EVENT_KINDS, type ChangeEvent } from './events.js';
+import { PUBLIC_EVENT_KINDS, type ChangeEvent } from './model.js';
 
 export interface ChangeEventSource {
   /** Calls `listener` for every event any process publishes; answers the unsubscribe. */

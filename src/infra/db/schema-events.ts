@@ -1,0 +1,24 @@
+/**
+ * The transactional outbox: every change event is a row written in the transaction of the change
+ * it tells of. `id` orders the inserts; `seq` is given by the relay, under one lock for the whole
+ * store, to committed rows only, in id order, so `seq` has no gaps and never goes back: it is the
+ * id a client resumes from (SSE Last-Event-ID). A trigger wakes the relays (NOTIFY herald_events)
+ * when the inserting transaction commits. Part of ./schema.ts, which migrations come from.
+ */
+import { bigint, bigserial, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { ts } from './schema-identity.js';
+
+export const events = pgTable('events', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  seq: bigint('seq', { mode: 'number' }),
+  type: text('type').notNull(),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  publishedAt: ts('published_at'),
+}, (t) => [
+  uniqueIndex('events_seq_key').on(t.seq),
+  index('events_unsequenced_idx').on(t.id).where(sql`${t.seq} is null`),
+  index('events_unpublished_idx').on(t.seq).where(sql`${t.seq} is not null and ${t.publishedAt} is null`),
+  index('events_created_idx').on(t.createdAt),
+]);
