@@ -54,7 +54,7 @@ import {
 } from './infra/ratelimit/attempt-guard.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
-type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
+type ApiContainer = Pick<Container, 'settings' | 'logger' | 'feed' | 'eventHistory' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
   | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher' | 'events' | 'artifacts' | 'channelHttp' | 'artifactsLocation'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
@@ -164,7 +164,8 @@ function runServices(c: ApiContainer) {
   });
   return {
     runs: { ...runs, attemptsOf: (run: { id: string }) => parts.attempts.listForRun(run.id) },
-    eventSource: c.events,
+    eventFeed: c.feed,
+    eventHistory: c.eventHistory,
     channels: {
       ...channels,
       settingsView: (ch: ChannelRecord) => settingsView(ch, c.plugins.channel(ch.type), c.secretBox),

@@ -15,7 +15,11 @@ import { createEnqueue, createQueue, createRedis, pendingJobs, type QueueName } 
 import type { Enqueue } from './jobs/catalog.js';
 import { createMetrics, type Metrics } from './infra/metrics/metrics.js';
 import { createSecretBox, type SecretBox } from './infra/crypto/secret-box.js';
-import { createEventBus, type EventBus } from './infra/events/event-bus.js';
+import { createEventBus } from './infra/events/event-bus.js';
+import { createRelay } from './infra/events/relay.js';
+import { createEventLog, outboxRepo } from './infra/db/stores/events-repo.js';
+import { createEventFeed, type EventFeed } from './domain/events/feed.js';
+import type { EventHistory } from './domain/events/ports.js';
 import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 import { packageVersion } from './infra/paths.js';
 import { createConnectorPools, type ConnectorPools } from './domain/connections/pools.js';
@@ -40,7 +44,17 @@ export interface Container {
   /** Fail-fast Redis for request paths (rate limits, enqueueing, publishing). */
   redis: Redis;
   secretBox: SecretBox;
-  events: EventBus;
+  /**
+   * Where services publish change events (each becomes an outbox row, numbered and relayed to
+   * every process) and where a process listens to them (in order, once, from the feed).
+   */
+  events: {
+    publish(event: { type: string; data: Record<string, unknown> }): Promise<void>;
+    subscribe(listener: (event: { type: string; data: Record<string, unknown> }) => void): Promise<() => Promise<void>>;
+  };
+  /** The process's ordered feed of numbered events, and the store's history of them. */
+  feed: EventFeed;
+  eventHistory: EventHistory;
   identity: ReturnType<typeof createIdentityStore>;
   queues: Record<QueueName, Queue>;
   enqueue: Enqueue;
@@ -108,7 +122,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     // From the shared store, so that every instance reports the same value.
     storageBytes: async () => (await createStorageRepo(db).usage()).bytes,
   }, (err) => logger.warn('a metric could not be read; it keeps its last value', { err }));
-  const events = createEventBus({
+  const bus = createEventBus({
     publisher: redis,
     prefix: settings.queuePrefix,
     connectSubscriber: () => {
@@ -118,6 +132,28 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     },
     onError: (err) => logger.warn('an event could not be read', { err }),
   });
+  const eventLog = createEventLog(db);
+  const relay = createRelay({
+    sql, log: eventLog,
+    // Pipelined on the bus's one connection: they go out in seq order.
+    publish: async (rows) => { await Promise.all(rows.map((r) => bus.publish(r))); },
+    onError: (err) => connectionProblem('event-relay', 'events could not be relayed now; they go out once the store and Redis answer', { err }),
+  });
+  void relay.start();
+  const feed = createEventFeed({
+    bus, history: eventLog,
+    onError: (err) => connectionProblem('event-feed', 'events could not be read from the store now; they come once it answers', { err }),
+  });
+  const outbox = outboxRepo(db);
+  const events: Container['events'] = {
+    // A change's own transaction writes its events where it has moved to the unit of work; here
+    // the row follows the commit (still in the store, so a Redis outage delays it, never loses it).
+    publish: (event) => outbox.add([event]),
+    async subscribe(listener) {
+      const { unsubscribe } = await feed.subscribe((e) => listener({ type: e.type, data: e.data }));
+      return unsubscribe;
+    },
+  };
   const secretBox = createSecretBox(settings.keys);
   const plugins = options.plugins ?? createPluginRegistry(builtInPlugins);
   const pools = createConnectorPools({ plugins, secrets: secretBox, limits: connectorLimits(settings) });
@@ -137,6 +173,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     redis,
     secretBox,
     events,
+    feed,
+    eventHistory: eventLog,
     identity: createIdentityStore(db),
     queues,
     enqueue: createEnqueue(queues),
@@ -157,7 +195,9 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
       await pools.closeAll();
       channelHttp.close();
       bucket?.close();
-      await events.close();
+      await relay.stop();
+      await feed.close();
+      await bus.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
       await sql.end({ timeout: 5 });

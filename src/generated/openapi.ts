@@ -2128,10 +2128,12 @@ export interface paths {
         };
         /**
          * Server-sent event stream
-         * @description A text/event-stream of every change, from every process of the instance (workers and
-         *     schedulers publish through Redis). Each event has `event: <kind>`, an `id:` that
-         *     increases within the stream and `data:` one line of JSON holding only ids and what
-         *     changed; the schema `Event` describes one event, narrowed on its kind:
+         * @description A text/event-stream of every change, from every process of the instance. Each change is
+         *     written with it, in its transaction, to the store's outbox, and numbered there: the
+         *     `id:` of an event is that number, the same on every API process, and it increases (not
+         *     by one: numbers of events a stream does not carry are skipped). `data:` is one line of
+         *     JSON holding only ids and what changed; the schema `Event` describes one event, narrowed
+         *     on its kind:
          *
          *     - `run.updated` (data `RunUpdatedEvent`): `{"id", "report_id", "status", "trigger"}` and,
          *       once finished, `finished_at` (and `error_code` when the run has an error); sent when a
@@ -2144,10 +2146,15 @@ export interface paths {
          *       channel's health changes with its latest delivery attempt.
          *     - `shutdown` (data `ShutdownEvent`, `{}`, no id): the last event when the instance stops;
          *       reconnect then.
+         *     - `reset` (data `ResetEvent`): sent first to a client that reconnected with a
+         *       `Last-Event-ID` whose following events are no longer kept (older than
+         *       SVC_EVENTS_RETENTION_HOURS) or that this instance never gave: read the state again
+         *       with GET /runs, GET /reports or GET /channels; the stream goes on from the reset's id.
          *
-         *     A `retry:` line comes first and a comment line at least every 15 s. Events are not
-         *     replayed: after a reconnect, read the state again with GET /runs, GET /reports or
-         *     GET /channels.
+         *     A `retry:` line comes first and a comment line at least every 15 s. Reconnect with the
+         *     `Last-Event-ID` header (an EventSource does it by itself), to this or any other API
+         *     process: the stream first sends every event after that id, in order, once, then goes on
+         *     live. Without it the stream starts with the next change.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -3818,8 +3825,14 @@ export interface components {
         };
         /** @description The data of shutdown, the last event of a stream whose instance stops: an empty object. Reconnect. */
         ShutdownEvent: Record<string, never>;
+        /** @description The data of reset: the events after the client's Last-Event-ID are no longer kept (history_expired) or were never given here (unknown_event_id); read the state again. latest is the id the stream goes on from. */
+        ResetEvent: {
+            /** @enum {string} */
+            reason: "history_expired" | "unknown_event_id";
+            latest: number;
+        };
         /**
-         * @description The event's id (the SSE id field), a number that increases within one stream
+         * @description The event's id (the SSE id field), the outbox's number of the event, the same on every API process; it increases
          * @example 42
          */
         EventId: string;
@@ -3829,6 +3842,11 @@ export interface components {
          *     `data` is the parsed JSON of the data line. Narrow on `event`.
          */
         Event: {
+            /** @enum {string} */
+            event: "reset";
+            id: components["schemas"]["EventId"];
+            data: components["schemas"]["ResetEvent"];
+        } | {
             /** @enum {string} */
             event: "run.updated";
             id: components["schemas"]["EventId"];
@@ -6863,7 +6881,10 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of the last event the client received; the stream resumes after it */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };

@@ -24,7 +24,8 @@ import type { PreviewService } from '../domain/queries/preview-service.js';
 import type { SchedulesService } from '../domain/schedules/schedules-service.js';
 import type { ReportsService } from '../domain/reports/reports-service.js';
 import type { RunsService } from '../domain/runs/runs-service.js';
-import type { ChangeEventSource } from '../domain/events/live-stream.js';
+import type { EventFeed } from '../domain/events/feed.js';
+import type { EventHistory } from '../domain/events/ports.js';
 import type { ChannelRecord } from '../domain/channels/model.js';
 import type { ChannelsService } from '../domain/channels/channels-service.js';
 import type { DeliveriesService } from '../domain/deliveries/deliveries-service.js';
@@ -57,7 +58,8 @@ export interface ApiServices {
   schedules: SchedulesService;
   reports: ReportsService;
   runs: RunsService & { attemptsOf(run: RunRecord): Promise<AttemptRecord[]> };
-  eventSource: ChangeEventSource;
+  eventFeed: EventFeed;
+  eventHistory: EventHistory;
   channels: ChannelsService & {
     /** The channel's settings as the API shows them (secrets as {configured: true}). */
     settingsView(c: ChannelRecord): Record<string, unknown>;

@@ -13,6 +13,8 @@ import { newId } from '../../src/core/ids.js';
 import { createRedis } from '../../src/infra/queue/queues.js';
 import { createRunsRepo } from '../../src/infra/db/stores/runs-repo.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../../src/domain/runs/runs-service.js';
+import { createDb } from '../../src/infra/db/client.js';
+import { outboxRepo } from '../../src/infra/db/stores/events-repo.js';
 import { createEventBus, type BusEvent } from '../../src/infra/events/event-bus.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createKey, createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
@@ -294,10 +296,20 @@ describe('the Idempotency-Key window', () => {
 });
 
 /** The event bus as another process (a worker, say) sees it. */
+/**
+ * Another process (a worker, say): it writes its events to the store's outbox with its own
+ * connection, and hears every process's events on the bus the relays publish on.
+ */
 function otherProcessBus() {
   const publisher = createRedis(h.iso.redisUrl, 'client');
   const bus = createEventBus({ publisher, prefix: h.iso.queuePrefix, connectSubscriber: () => createRedis(h.iso.redisUrl, 'worker') });
-  return { ...bus, close: async () => { await bus.close(); publisher.disconnect(); } };
+  const store = createDb(h.iso.databaseUrl, { max: 1 });
+  const outbox = outboxRepo(store.db);
+  return {
+    publish: (e: { type: string; data: Record<string, unknown> }) => outbox.add([e]),
+    subscribe: bus.subscribe,
+    close: async () => { await bus.close(); publisher.disconnect(); await store.sql.end(); },
+  };
 }
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {

@@ -13,6 +13,7 @@ export function summarize(e: Event): string {
     case 'report.updated': return `${e.data.id} ${e.data.change} ${e.data.last_run?.status ?? ''}`;
     case 'channel.health': return `${e.data.id} ${e.data.previous} → ${e.data.health}`;
     case 'shutdown': return 'reconnect';
+    case 'reset': return `reload from ${e.data.latest} (${e.data.reason})`;
   }
 }
 

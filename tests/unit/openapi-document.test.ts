@@ -97,6 +97,7 @@ describe('result downloads', () => {
 describe('the event stream', () => {
   const DATA_SCHEMAS: Record<string, string> = {
     'run.updated': 'RunUpdatedEvent', 'report.updated': 'ReportUpdatedEvent', 'channel.health': 'ChannelHealthEvent', shutdown: 'ShutdownEvent',
+    reset: 'ResetEvent',
   };
   /** The variants of components.schemas.Event: the kind each one is for, its data schema and required fields. */
   const variantsOfEvent = () => ((doc.components.schemas.Event?.oneOf ?? []) as Schema[]).map((v) => {
@@ -106,8 +107,9 @@ describe('the event stream', () => {
 
   it('declares Event as one variant per kind the stream sends, each with its data schema', () => {
     const variants = variantsOfEvent();
-    // Every public kind of the event bus, and the shutdown event the writer ends a stream with.
-    expect(variants.map((v) => v.kind).sort()).toEqual([...PUBLIC_EVENT_KINDS, 'shutdown'].sort());
+    // Every public kind of the event bus, the shutdown event the writer ends a stream with, and
+    // the reset a resuming client gets when its missed events are no longer kept.
+    expect(variants.map((v) => v.kind).sort()).toEqual([...PUBLIC_EVENT_KINDS, 'shutdown', 'reset'].sort());
     for (const v of variants) {
       expect([v.kind, v.only, v.data]).toEqual([v.kind, true, `#/components/schemas/${DATA_SCHEMAS[v.kind]}`]);
       expect(doc.components.schemas[DATA_SCHEMAS[v.kind]!]).toMatchObject({ type: 'object', additionalProperties: false });

@@ -1,42 +1,71 @@
 /**
- * The live event stream of GET /events: every public change event (run.updated,
- * report.updated, channel.health) from every process, as it arrives on the event bus, numbered in order.
- * A client that falls too far behind is let go (its stream ends; it reconnects and reads the
- * state again) so that one slow reader cannot make the process hold events without bound.
+ * The event stream of GET /events: the public change events (run.updated, report.updated,
+ * channel.health) in seq order, each with its seq as the SSE id. A client that reconnects with
+ * Last-Event-ID, to this or any other API process, first gets every public event it missed, in
+ * order, once, from the store's history; when some of them are past the retention window it
+ * gets a `reset` event instead (reload what you show, then carry on from here). A client that
+ * falls too far behind is let go (its stream ends; it reconnects and resumes) so that one slow
+ * reader cannot make the process hold events without bound.
  */
-import { PUBLIC_EVENT_KINDS, type ChangeEvent } from './model.js';
-
-export interface ChangeEventSource {
-  /** Calls `listener` for every event any process publishes; answers the unsubscribe. */
-  subscribe(listener: (event: { type: string; data: Record<string, unknown> }) => void): Promise<() => Promise<void>>;
-}
+import { PUBLIC_EVENT_KINDS, type PublicEventKind } from './model.js';
+import type { EventFeed } from './feed.js';
+import type { EventHistory, SequencedEvent } from './ports.js';
 
 export interface NumberedEvent {
-  event: ChangeEvent['type'];
+  event: PublicEventKind | 'reset';
   id: number;
   data: Record<string, unknown>;
 }
 
 /** Events a stream may hold for a client that reads slower than they come. */
 export const MAX_BACKLOG = 10_000;
+/** History rows read at a time while a client catches up. */
+const PAGE = 500;
+
+const isPublic = (e: SequencedEvent): boolean => PUBLIC_EVENT_KINDS.has(e.type);
+const numbered = (e: SequencedEvent): NumberedEvent => ({ event: e.type as PublicEventKind, id: e.seq, data: e.data });
 
 /**
- * Subscribes first (so nothing published after this resolves is missed), then answers the
- * stream. Ending it (return(), the signal, or falling too far behind) unsubscribes, also when it
- * ends before its first event was read.
+ * Subscribes first (so nothing after the feed's position is missed), catches up from the history
+ * when `lastEventId` is given, then follows the feed. Ending it (return(), the signal, or falling
+ * too far behind) unsubscribes, also when it ends before its first event was read.
  */
-export async function openLiveEvents(source: ChangeEventSource, signal: AbortSignal): Promise<AsyncIterableIterator<NumberedEvent>> {
+export async function openLiveEvents(
+  feed: EventFeed, history: EventHistory, signal: AbortSignal, lastEventId?: number,
+): Promise<AsyncIterableIterator<NumberedEvent>> {
   const backlog: NumberedEvent[] = [];
   let wake: (() => void) | undefined;
   let overflow = false;
   let ended = false;
-  let next = 1;
-  const unsubscribe = await source.subscribe((e) => {
-    if (!PUBLIC_EVENT_KINDS.has(e.type) || overflow || ended) return;
+  const { position, unsubscribe } = await feed.subscribe((e) => {
+    if (!isPublic(e) || overflow || ended) return;
     if (backlog.length >= MAX_BACKLOG) overflow = true;
-    else backlog.push({ event: e.type as ChangeEvent['type'], id: next++, data: e.data });
+    else backlog.push(numbered(e));
     wake?.();
   });
+
+  // What the client missed: history after lastEventId up to the position (the feed brings the rest).
+  let cursor = position;
+  let reset: NumberedEvent | undefined;
+  if (lastEventId !== undefined && lastEventId !== position) {
+    const { oldest } = await history.bounds();
+    if (lastEventId > position || (oldest !== null && lastEventId < oldest - 1)) {
+      reset = { event: 'reset', id: position, data: { reason: lastEventId > position ? 'unknown_event_id' : 'history_expired', latest: position } };
+    } else {
+      cursor = lastEventId;
+    }
+  }
+  const page: NumberedEvent[] = [];
+  const catchUp = async (): Promise<NumberedEvent | undefined> => {
+    while (page.length === 0 && cursor < position) {
+      const rows = await history.since(cursor, PAGE);
+      if (rows.length === 0) { cursor = position; break; }
+      for (const row of rows) if (row.seq <= position && isPublic(row)) page.push(numbered(row));
+      cursor = Math.min(position, rows[rows.length - 1]!.seq);
+    }
+    return page.shift();
+  };
+
   const onAbort = () => wake?.();
   signal.addEventListener('abort', onAbort, { once: true });
   const end = async (): Promise<IteratorResult<NumberedEvent>> => {
@@ -51,6 +80,10 @@ export async function openLiveEvents(source: ChangeEventSource, signal: AbortSig
   };
   const iterator: AsyncIterableIterator<NumberedEvent> = {
     async next() {
+      if (ended || signal.aborted) return end();
+      if (reset) { const r = reset; reset = undefined; return { done: false, value: r }; }
+      const missed = await catchUp();
+      if (missed) return { done: false, value: missed };
       for (;;) {
         if (ended || signal.aborted) return end();
         const e = backlog.shift();

@@ -1,0 +1,104 @@
+/**
+ * A process's feed of numbered events: every event in seq order, exactly once, to every local
+ * listener (event streams, the worker's cancel listener). Events come from the bus as the relays
+ * publish them; a gap (a message Redis lost, or relays of two processes publishing out of turn)
+ * is filled from the store's history, once for the process, and a poll of the history every few
+ * seconds delivers what the bus did not bring at all (Redis away): events are late, never lost.
+ */
+import type { EventBusSource, EventHistory, SequencedEvent } from './ports.js';
+
+const PAGE = 500;
+
+export interface EventFeed {
+  /**
+   * Calls `listener` for every event after the feed's position at the time of subscribing, in
+   * order; answers that position and the unsubscribe.
+   */
+  subscribe(listener: (event: SequencedEvent) => void): Promise<{ position: number; unsubscribe(): Promise<void> }>;
+  close(): Promise<void>;
+}
+
+export function createEventFeed(deps: {
+  bus: EventBusSource; history: EventHistory; onError(err: unknown): void; pollMs?: number;
+}): EventFeed {
+  const listeners = new Set<(event: SequencedEvent) => void>();
+  const pending = new Map<number, SequencedEvent>();
+  let position: number | undefined;
+  let started: Promise<void> | undefined;
+  let unsubscribeBus: (() => Promise<void>) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let filling: Promise<void> | undefined;
+  let fillAgain = false;
+  let closed = false;
+
+  const deliver = (event: SequencedEvent): void => {
+    position = event.seq;
+    for (const listener of listeners) {
+      try { listener(event); } catch (err) { deps.onError(err); }
+    }
+  };
+  const drain = (): void => {
+    for (;;) {
+      const next = position === undefined ? undefined : pending.get(position + 1);
+      if (!next) break;
+      pending.delete(next.seq);
+      deliver(next);
+    }
+    if (position !== undefined) for (const seq of pending.keys()) if (seq <= position) pending.delete(seq);
+  };
+  /** Reads what came after the position from the history (a gap, or the bus being silent). */
+  const fill = (): void => {
+    if (position === undefined || closed) return;
+    if (filling) { fillAgain = true; return; }
+    filling = (async () => {
+      do {
+        fillAgain = false;
+        try {
+          for (;;) {
+            const rows = await deps.history.since(position!, PAGE);
+            for (const row of rows) if (row.seq === position! + 1) { pending.delete(row.seq); deliver(row); drain(); }
+            if (rows.length < PAGE) break;
+          }
+        } catch (err) {
+          deps.onError(err);
+          return;
+        }
+      } while (fillAgain && !closed);
+    })().finally(() => { filling = undefined; });
+  };
+  const onBus = (e: { seq?: number; type: string; data: Record<string, unknown> }): void => {
+    if (typeof e.seq !== 'number' || closed) return;
+    const event: SequencedEvent = { seq: e.seq, type: e.type, data: e.data };
+    if (position === undefined) { pending.set(event.seq, event); return; }
+    if (event.seq <= position) return;
+    if (event.seq === position + 1) { deliver(event); drain(); return; }
+    pending.set(event.seq, event);
+    fill();
+  };
+  const start = (): Promise<void> => {
+    started ??= (async () => {
+      unsubscribeBus = await deps.bus.subscribe(onBus);
+      position = (await deps.history.bounds()).latest;
+      drain();
+      if (pending.size > 0) fill();
+      timer = setInterval(fill, deps.pollMs ?? 2000);
+      timer.unref?.();
+    })().catch((err: unknown) => { started = undefined; throw err; });
+    return started;
+  };
+
+  return {
+    async subscribe(listener) {
+      await start();
+      listeners.add(listener);
+      return { position: position!, unsubscribe: async () => { listeners.delete(listener); } };
+    },
+    async close() {
+      closed = true;
+      listeners.clear();
+      if (timer) clearInterval(timer);
+      await filling;
+      await unsubscribeBus?.();
+    },
+  };
+}
