@@ -1,0 +1,148 @@
+/**
+ * The event stream resumes: events are outbox rows numbered in the store, so a client that
+ * disconnects and reconnects with Last-Event-ID, to the same or another API process, gets exactly
+ * the events it missed, in order, once, then the live ones; past the retention window it gets a
+ * reset. Events written while Redis is down arrive all the same.
+ */
+import { startHerald, type Herald } from '../support/harness.js';
+import { isolate, type Isolated } from '../support/isolation.js';
+import { createKey, setupAdmin, keyClient } from '../support/identity.js';
+import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { openSse, serve, type SseEvent } from '../support/sse.js';
+import { privateRedis, type PrivateRedis } from '../support/private-redis.js';
+import type { HttpClient } from '../support/harness.js';
+import { createEventLog } from '../../src/infra/db/stores/events-repo.js';
+
+let src: PostgresSource;
+beforeAll(async () => { src = await createPostgresSource(async () => undefined); });
+afterAll(async () => { await src.drop(); });
+
+/** An admin key's client and a query to make reports of. */
+async function prepare(h: Herald): Promise<{ api: HttpClient; token: string; queryId: string }> {
+  const admin = await setupAdmin(h);
+  const { token } = await createKey(admin, { name: 'pipeline', scope: 'admin' });
+  const api = keyClient(h, token);
+  const connectionId = (await api.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
+  const queryId = (await api.post('/api/v1/queries').send({ name: 'Q', connection_id: connectionId, sql: 'select 1 as one' }).expect(201)).body.id as string;
+  return { api, token, queryId };
+}
+
+const reportEvents = (events: SseEvent[], ids: Set<string>) =>
+  events.filter((e) => e.event === 'report.updated' && ids.has(e.data.id as string)).map((e) => `${e.data.id as string}:${e.data.change as string}`);
+
+describe('two API processes on one store', () => {
+  let iso: Isolated;
+  let a: Herald;
+  let b: Herald;
+  let api: HttpClient;
+  let token: string;
+  let queryId: string;
+  beforeAll(async () => {
+    iso = await isolate();
+    a = await startHerald({ iso });
+    b = await startHerald({ iso });
+    ({ api, token, queryId } = await prepare(a));
+  });
+  afterAll(async () => {
+    await a.stop();
+    await b.stop();
+    await iso.release();
+  });
+
+  it('a client that reconnects with Last-Event-ID to the other process gets exactly the events it missed, in order, then the live ones', async () => {
+    const [serverA, serverB] = [await serve(a.process.app!), await serve(b.process.app!)];
+    try {
+      const mine = new Set<string>();
+      const create = async (title: string) => {
+        const id = (await api.post('/api/v1/reports').send({ title, query_id: queryId }).expect(201)).body.id as string;
+        mine.add(id);
+        return id;
+      };
+      const first = await openSse(serverA.url, token);
+      const r1 = await create('one');
+      await api.post(`/api/v1/reports/${r1}/pause`).expect(200);
+      await first.until((e) => reportEvents(e, mine).length === 2);
+      const lastSeen = first.events.filter((e) => e.event === 'report.updated').at(-1)!.id!;
+      await first.close();
+
+      // Meanwhile: changes from both processes.
+      const r2 = await create('two');
+      await keyClient(b, token).post(`/api/v1/reports/${r1}/resume`).expect(200);
+      await api.delete(`/api/v1/reports/${r2}`).expect(204);
+
+      const second = await openSse(serverB.url, token, lastSeen);
+      await second.until((e) => reportEvents(e, mine).length === 3);
+      expect(reportEvents(second.events, mine)).toEqual([`${r2}:created`, `${r1}:resumed`, `${r2}:deleted`]);
+      const r3 = await create('three');
+      await second.until((e) => reportEvents(e, mine).length === 4);
+      expect(reportEvents(second.events, mine)).toEqual([`${r2}:created`, `${r1}:resumed`, `${r2}:deleted`, `${r3}:created`]);
+      const ids = second.events.map((e) => e.id!);
+      expect(ids.every((id) => id > lastSeen)).toBe(true);
+      expect(ids).toEqual([...new Set(ids)].sort((x, y) => x - y)); // increasing, each once
+      await second.close();
+    } finally {
+      await serverA.close();
+      await serverB.close();
+    }
+  }, 60_000);
+
+  it('a client whose missed events are no longer kept gets reset first, and one from another instance too', async () => {
+    await api.post('/api/v1/reports').send({ title: 'before the purge', query_id: queryId }).expect(201);
+    const log = createEventLog(a.process.container.db);
+    // Everything so far is published and old enough to go (but the newest, which always stays).
+    await new Promise((r) => setTimeout(r, 500));
+    await a.process.container.sql`update events set created_at = now() - interval '2 days' where published_at is not null`;
+    const purged = await log.purge(new Date(Date.now() - 24 * 3600_000));
+    expect(purged).toBeGreaterThan(0);
+    const { latest, oldest } = await log.bounds();
+    const server = await serve(b.process.app!);
+    try {
+      const stale = await openSse(server.url, token, 1);
+      await stale.until((e) => e.length >= 1);
+      expect(stale.events[0]).toEqual({ event: 'reset', id: latest, data: { reason: 'history_expired', latest } });
+      expect(oldest).toBeGreaterThan(2);
+      await stale.close();
+      const foreign = await openSse(server.url, token, latest + 1000);
+      await foreign.until((e) => e.length >= 1);
+      expect(foreign.events[0]).toEqual({ event: 'reset', id: latest, data: { reason: 'unknown_event_id', latest } });
+      await foreign.close();
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe('a Redis outage', () => {
+  let redis: PrivateRedis;
+  let h: Herald;
+  beforeAll(async () => {
+    redis = await privateRedis();
+    await redis.start();
+    h = await startHerald({ env: { SVC_REDIS_URL: redis.url } });
+  });
+  afterAll(async () => {
+    await h.stop();
+    await redis.remove();
+  });
+
+  it('delays events and loses none: changes made while Redis is down reach a connected client, in order, once', async () => {
+    const { api, token, queryId } = await prepare(h);
+    const server = await serve(h.process.app!);
+    try {
+      const client = await openSse(server.url, token);
+      await redis.stop();
+      const mine = new Set<string>();
+      for (const title of ['down 1', 'down 2', 'down 3']) {
+        mine.add((await api.post('/api/v1/reports').send({ title, query_id: queryId }).expect(201)).body.id as string);
+      }
+      await redis.start();
+      await client.until((e) => reportEvents(e, mine).length === 3, 30_000);
+      expect(reportEvents(client.events, mine)).toEqual([...mine].map((id) => `${id}:created`));
+      const ids = client.events.map((e) => e.id!);
+      expect(ids).toEqual([...new Set(ids)].sort((x, y) => x - y));
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
