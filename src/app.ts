@@ -54,7 +54,7 @@ import {
 } from './infra/ratelimit/attempt-guard.js';
 import { PASSWORD_RESET_MAIL } from './jobs/password-reset-mail.js';
 
-type ApiContainer = Pick<Container, 'settings' | 'logger' | 'feed' | 'eventHistory' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
+type ApiContainer = Pick<Container, 'settings' | 'logger' | 'feed' | 'eventHistory' | 'uow' | 'clock' | 'sql' | 'db' | 'redis' | 'identity' | 'enqueue' | 'metrics'
   | 'version' | 'startedAt' | 'plugins' | 'pools' | 'secretBox' | 'shutdownSignal' | 'passwordHasher' | 'events' | 'artifacts' | 'channelHttp' | 'artifactsLocation'>;
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
@@ -127,7 +127,7 @@ function dataServices(c: ApiContainer) {
   return {
     plugins: c.plugins,
     connections: createConnectionsService({
-      store: connectionsRepo, events: c.identity.events, plugins: c.plugins, secrets: c.secretBox,
+      store: connectionsRepo, uow: c.uow, plugins: c.plugins, secrets: c.secretBox,
       checkSchema: createSchemaCheck(), pools: c.pools, limits: CONNECTOR_LIMITS, clock: c.clock,
     }),
     queries: createQueriesService({ store: queriesStore, usage: createQueryUsage(c.db), clock: c.clock }),
@@ -155,7 +155,7 @@ function runServices(c: ApiContainer) {
   });
   const checkSchema = createSchemaCheck();
   const channels = createChannelsService({
-    store: parts.channels, events: c.identity.events, plugins: c.plugins, secrets: c.secretBox, checkSchema,
+    store: parts.channels, uow: c.uow, plugins: c.plugins, secrets: c.secretBox, checkSchema,
     http: c.channelHttp, clock: c.clock, publicUrl: c.settings.publicUrl,
   });
   const runs = createRunsService({

@@ -20,6 +20,11 @@ import { createRelay } from './infra/events/relay.js';
 import { createEventLog, outboxRepo } from './infra/db/stores/events-repo.js';
 import { createEventFeed, type EventFeed } from './domain/events/feed.js';
 import type { EventHistory } from './domain/events/ports.js';
+import type { UnitOfWork } from './domain/unit-of-work/ports.js';
+import { createUnitOfWork } from './infra/db/unit-of-work.js';
+import { connectionsRepo } from './infra/db/stores/connections-repo.js';
+import { createChannelsRepo } from './infra/db/stores/channels-repo.js';
+import { securityEventsRepo } from './infra/db/stores/security-events-repo.js';
 import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 import { packageVersion } from './infra/paths.js';
 import { createConnectorPools, type ConnectorPools } from './domain/connections/pools.js';
@@ -52,6 +57,8 @@ export interface Container {
     publish(event: { type: string; data: Record<string, unknown> }): Promise<void>;
     subscribe(listener: (event: { type: string; data: Record<string, unknown> }) => void): Promise<() => Promise<void>>;
   };
+  /** One transaction and every repository bound to it: a change, its audit record and its events commit together. */
+  uow: UnitOfWork;
   /** The process's ordered feed of numbered events, and the store's history of them. */
   feed: EventFeed;
   eventHistory: EventHistory;
@@ -145,6 +152,9 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     onError: (err) => connectionProblem('event-feed', 'events could not be read from the store now; they come once it answers', { err }),
   });
   const outbox = outboxRepo(db);
+  const uow: UnitOfWork = createUnitOfWork(db, (tx) => ({
+    connections: connectionsRepo(tx), channels: createChannelsRepo(tx), securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
+  }));
   const events: Container['events'] = {
     // A change's own transaction writes its events where it has moved to the unit of work; here
     // the row follows the commit (still in the store, so a Redis outage delays it, never loses it).
@@ -175,6 +185,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     events,
     feed,
     eventHistory: eventLog,
+    uow,
     identity: createIdentityStore(db),
     queues,
     enqueue: createEnqueue(queues),

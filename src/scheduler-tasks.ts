@@ -18,6 +18,7 @@ import { resendJobSpec } from './jobs/resend-delivery.js';
 import type { Enqueue } from './jobs/catalog.js';
 import { createRetention } from './domain/results/retention.js';
 import { createStorageRepo } from './infra/db/stores/storage-repo.js';
+import { createEventLog } from './infra/db/stores/events-repo.js';
 
 /** How often the sweep looks for runs whose job went missing. */
 const SWEEP_EVERY_MS = 30_000;
@@ -72,6 +73,10 @@ export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' |
     }),
     hourly('result retention', async (now) => {
       await createRetention({ store: createStorageRepo(c.db), artifacts: c.artifacts, days: c.settings.resultRetentionDays, log }).sweep(now);
+    }),
+    hourly('event retention', async (now) => {
+      const purged = await createEventLog(c.db).purge(new Date(now.getTime() - c.settings.eventsRetentionHours * 3600_000));
+      if (purged > 0) c.logger.info('events past their retention deleted', { count: purged });
     }),
     hourly('idempotency keys', async (now) => {
       const purged = await runsRepo.purgeIdempotencyKeys(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));

@@ -17,6 +17,7 @@ import type { PluginManifest } from '../plugins/plugin.js';
 import { mergeSettings, openSecrets, secretsContext } from './channel-settings.js';
 import type { ChannelRecord } from './model.js';
 import type { ChannelsRepo } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export interface ChannelPlugins {
   list(): PluginManifest[];
@@ -35,8 +36,9 @@ export interface ChannelTestResult {
 const TEST_TIMEOUT_MS = 20_000;
 
 export function createChannelsService(deps: {
+  /** Reads; changes go through the unit of work, with their audit record. */
   store: ChannelsRepo;
-  events: SecurityEventsRepo;
+  uow: UnitOfWork;
   plugins: ChannelPlugins;
   secrets: Secrets;
   checkSchema: SchemaCheck;
@@ -64,8 +66,8 @@ export function createChannelsService(deps: {
   const seal = (id: string, secret: Record<string, unknown>): string | null =>
     Object.keys(secret).length === 0 ? null : deps.secrets.seal(JSON.stringify(secret), secretsContext(id));
 
-  const audit = (type: 'channel.created' | 'channel.updated' | 'channel.deleted', actor: Actor, c: { id: string; name: string }, details: Record<string, string | number | boolean | null> = {}) =>
-    recordSecurityEvent(deps.events, { type, actor, userId: actor.userId ?? null, target: { type: 'channel', id: c.id }, details: { name: c.name, ...details } }, clock);
+  const audit = (events: SecurityEventsRepo, type: 'channel.created' | 'channel.updated' | 'channel.deleted', actor: Actor, c: { id: string; name: string }, details: Record<string, string | number | boolean | null> = {}) =>
+    recordSecurityEvent(events, { type, actor, userId: actor.userId ?? null, target: { type: 'channel', id: c.id }, details: { name: c.name, ...details } }, clock);
 
   /** A stored secret only goes where it was given for: moving the destination needs it again. */
   const guardStoredSecrets = (plugin: ChannelPlugin, input: Record<string, unknown> | undefined, before: Record<string, unknown>, after: Record<string, unknown>, stored: Record<string, unknown>) => {
@@ -116,12 +118,15 @@ export function createChannelsService(deps: {
       const { plain, secret } = mergeSettings(plugin, input.settings, { plain: {}, secret: {} }, deps.checkSchema, deps.http, true);
       const id = newId();
       const now = clock.now();
-      const row = await store.insert({
-        id, name: input.name.trim(), type: plugin.manifest.id, settings: plain, secretsSealed: seal(id, secret),
-        createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+      const secretsSealed = seal(id, secret);
+      return deps.uow.run(async (tx) => {
+        const row = await tx.channels.insert({
+          id, name: input.name.trim(), type: plugin.manifest.id, settings: plain, secretsSealed,
+          createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+        });
+        await audit(tx.securityEvents, 'channel.created', actor, row, { type: row.type });
+        return row;
       });
-      await audit('channel.created', actor, row, { type: row.type });
-      return row;
     },
 
     async update(id: string, input: { name?: string | undefined; settings?: Record<string, unknown> | undefined; version: number }, actor: Actor): Promise<ChannelRecord> {
@@ -132,21 +137,26 @@ export function createChannelsService(deps: {
       const { plain, secret } = mergeSettings(plugin, input.settings, { plain: before.settings, secret: stored }, deps.checkSchema, deps.http, false);
       guardStoredSecrets(plugin, input.settings, { ...before.settings, ...stored }, { ...plain, ...secret }, stored);
       const secretsChanged = JSON.stringify(secret) !== JSON.stringify(stored);
-      const after = await store.update(id, input.version, {
+      const changes = {
         ...(input.name !== undefined ? { name: input.name.trim() } : {}),
         settings: plain,
         ...(secretsChanged ? { secretsSealed: seal(id, secret) } : {}),
-      }, clock.now());
-      await audit('channel.updated', actor, after, { secrets_changed: secretsChanged });
-      return after;
+      };
+      return deps.uow.run(async (tx) => {
+        const after = await tx.channels.update(id, input.version, changes, clock.now());
+        await audit(tx.securityEvents, 'channel.updated', actor, after, { secrets_changed: secretsChanged });
+        return after;
+      });
     },
 
     async delete(id: string, actor: Actor): Promise<void> {
       const row = await get(id);
-      const outcome = await store.delete(id);
-      if (outcome === 'not_found') throw notFound('channel');
-      if (outcome === 'in_use') throw inUse('channel', await store.dependents(id));
-      await audit('channel.deleted', actor, row);
+      await deps.uow.run(async (tx) => {
+        const outcome = await tx.channels.delete(id);
+        if (outcome === 'not_found') throw notFound('channel');
+        if (outcome === 'in_use') throw inUse('channel', await tx.channels.dependents(id));
+        await audit(tx.securityEvents, 'channel.deleted', actor, row);
+      });
     },
 
     /** Sends a test message with unsaved settings (laid over a saved channel's with channelId). */

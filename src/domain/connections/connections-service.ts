@@ -12,6 +12,7 @@ import type { ConnectionConfig, Connector, ConnectorLimits, SslMode } from '../p
 import type { PluginRegistry } from '../plugins/plugin.js';
 import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
 import type { SecurityEventsRepo } from '../identity/ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 import { configOf, passwordContext, type ConnectorPools } from './pools.js';
 import type { ConnectionChanges, ConnectionRecord, ConnectionSettingsInput, SecretWrite } from './model.js';
 import type { ConnectionsRepo, SchemaCheck } from './ports.js';
@@ -27,8 +28,9 @@ const DEFAULT_SSL_MODE: SslMode = 'prefer';
 const OPERATION_LIMIT_MS = 60_000;
 
 export function createConnectionsService(deps: {
+  /** Reads; changes go through the unit of work, with their audit record. */
   store: ConnectionsRepo;
-  events: SecurityEventsRepo;
+  uow: UnitOfWork;
   plugins: PluginRegistry<Connector>;
   secrets: Secrets;
   checkSchema: SchemaCheck;
@@ -118,8 +120,8 @@ export function createConnectionsService(deps: {
     }
   };
 
-  const audit = (type: 'connection.created' | 'connection.updated' | 'connection.deleted', actor: Actor, c: { id: string; name: string }, details: Record<string, string | number | boolean | null> = {}) =>
-    recordSecurityEvent(deps.events, { type, actor, userId: actor.userId ?? null, target: { type: 'connection', id: c.id }, details: { name: c.name, ...details } }, clock);
+  const audit = (events: SecurityEventsRepo, type: 'connection.created' | 'connection.updated' | 'connection.deleted', actor: Actor, c: { id: string; name: string }, details: Record<string, string | number | boolean | null> = {}) =>
+    recordSecurityEvent(events, { type, actor, userId: actor.userId ?? null, target: { type: 'connection', id: c.id }, details: { name: c.name, ...details } }, clock);
 
   return {
     list: (q: PageRequest) => store.list(q),
@@ -130,13 +132,16 @@ export function createConnectionsService(deps: {
       const config = merge(connector, input, undefined, null);
       const id = newId();
       const now = clock.now();
-      const row = await store.insert({
-        id, name: input.name.trim(), type: connector.manifest.id, host: config.host, port: config.port, database: config.database,
-        username: config.username, passwordSealed: config.password === null ? null : deps.secrets.seal(config.password, passwordContext(id)),
-        sslMode: config.sslMode, sslCa: config.sslCa, options: config.options, createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+      const passwordSealed = config.password === null ? null : deps.secrets.seal(config.password, passwordContext(id));
+      return deps.uow.run(async (tx) => {
+        const row = await tx.connections.insert({
+          id, name: input.name.trim(), type: connector.manifest.id, host: config.host, port: config.port, database: config.database,
+          username: config.username, passwordSealed, sslMode: config.sslMode, sslCa: config.sslCa, options: config.options,
+          createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+        });
+        await audit(tx.securityEvents, 'connection.created', actor, row, { type: row.type });
+        return row;
       });
-      await audit('connection.created', actor, row, { type: row.type });
-      return row;
     },
 
     async update(id: string, input: Omit<ConnectionSettingsInput, 'type'> & { name?: string | undefined; version: number }, actor: Actor): Promise<ConnectionRecord> {
@@ -154,19 +159,24 @@ export function createConnectionsService(deps: {
       if (input.password !== undefined && !isKeep(input.password)) {
         changes.passwordSealed = config.password === null ? null : deps.secrets.seal(config.password, passwordContext(id));
       }
-      const after = await store.update(id, input.version, changes, clock.now());
+      const after = await deps.uow.run(async (tx) => {
+        const row = await tx.connections.update(id, input.version, changes, clock.now());
+        await audit(tx.securityEvents, 'connection.updated', actor, row, { password_changed: changes.passwordSealed !== undefined });
+        return row;
+      });
       await deps.pools.drop(id);
-      await audit('connection.updated', actor, after, { password_changed: changes.passwordSealed !== undefined });
       return after;
     },
 
     async delete(id: string, actor: Actor): Promise<void> {
       const row = await get(id);
-      const outcome = await store.delete(id);
-      if (outcome === 'not_found') throw notFound('connection');
-      if (outcome === 'in_use') throw inUse('connection', await store.dependents(id));
+      await deps.uow.run(async (tx) => {
+        const outcome = await tx.connections.delete(id);
+        if (outcome === 'not_found') throw notFound('connection');
+        if (outcome === 'in_use') throw inUse('connection', await tx.connections.dependents(id));
+        await audit(tx.securityEvents, 'connection.deleted', actor, row);
+      });
       await deps.pools.drop(id);
-      await audit('connection.deleted', actor, row);
     },
 
     /** Tries a saved connection through its pooled session. */

@@ -47,7 +47,7 @@ function missingChannel(err: unknown): never {
   throw err;
 }
 
-export function createChannelsRepo(db: Db) {
+export function createChannelsRepo(db: Tx) {
   return {
     async find(id: string) {
       const [row] = await db.select().from(channels).where(eq(channels.id, id));
@@ -70,7 +70,8 @@ export function createChannelsRepo(db: Db) {
     },
     async delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'> {
       try {
-        const rows = await db.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id });
+        // In a savepoint: a refusal by the foreign key must not abort the caller's transaction.
+        const rows = await db.transaction((sp) => sp.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id }));
         return rows.length > 0 ? 'deleted' : 'not_found';
       } catch (err) {
         if (pgErrorCode(err) === '23503') return 'in_use';

@@ -18,8 +18,7 @@ function nameTaken(err: unknown): never {
   throw err;
 }
 
-export function connectionsRepo(db: Db) {
-  const tx: Tx = db;
+export function connectionsRepo(tx: Tx) {
   return {
     async find(id: string): Promise<ConnectionRow | undefined> {
       const [row] = await tx.select().from(connections).where(eq(connections.id, id));
@@ -42,7 +41,8 @@ export function connectionsRepo(db: Db) {
     },
     async delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'> {
       try {
-        const rows = await tx.delete(connections).where(eq(connections.id, id)).returning({ id: connections.id });
+        // In a savepoint: a refusal by the foreign key must not abort the caller's transaction.
+        const rows = await tx.transaction((sp) => sp.delete(connections).where(eq(connections.id, id)).returning({ id: connections.id }));
         return rows.length > 0 ? 'deleted' : 'not_found';
       } catch (err) {
         // The foreign keys of queries and query versions decide: no check-then-delete race.
