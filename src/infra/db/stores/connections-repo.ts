@@ -1,7 +1,7 @@
 /** Connections in the store (the connections domain's ConnectionsRepo). */
 import { asc, eq, gt, or, sql } from 'drizzle-orm';
 import { connections, queries, queryVersions, type StoredSchemaSnapshot } from '../schema.js';
-import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
