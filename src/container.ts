@@ -25,6 +25,7 @@ import { createUnitOfWork } from './infra/db/unit-of-work.js';
 import { connectionsRepo } from './infra/db/stores/connections-repo.js';
 import { createChannelsRepo } from './infra/db/stores/channels-repo.js';
 import { securityEventsRepo } from './infra/db/stores/security-events-repo.js';
+import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 import { packageVersion } from './infra/paths.js';
 import { createConnectorPools, type ConnectorPools } from './domain/connections/pools.js';
@@ -154,6 +155,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const outbox = outboxRepo(db);
   const uow: UnitOfWork = createUnitOfWork(db, (tx) => ({
     connections: connectionsRepo(tx), channels: createChannelsRepo(tx), securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
+    runEngine: createRunEngineRepo(tx),
   }));
   const events: Container['events'] = {
     // A change's own transaction writes its events where it has moved to the unit of work; here

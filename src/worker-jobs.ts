@@ -9,13 +9,12 @@ import { passwordResetMailJob } from './jobs/password-reset-mail.js';
 import { createActiveRuns, runReportJob } from './jobs/run-report.js';
 import { createRunEngine } from './domain/runs/run-engine.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
-import { connectionsRepo as createConnectionsRepo } from './infra/db/stores/connections-repo.js';
 import { publishQuietly, reportUpdated, runUpdated } from './domain/events/model.js';
 import { createResendWorker } from './domain/deliveries/retry-service.js';
 import { resendDeliveryJob } from './jobs/resend-delivery.js';
 import { deliveryParts, type DeliveryParts } from './delivery-parts.js';
 
-type WorkerContainer = Pick<Container, 'settings' | 'identity' | 'clock' | 'db' | 'pools' | 'artifacts' | 'events' | 'metrics' | 'logger' | 'plugins' | 'secretBox' | 'channelHttp'>;
+type WorkerContainer = Pick<Container, 'settings' | 'uow' | 'identity' | 'clock' | 'db' | 'pools' | 'artifacts' | 'events' | 'metrics' | 'logger' | 'plugins' | 'secretBox' | 'channelHttp'>;
 
 export function buildJobCatalog(c: WorkerContainer): JobCatalog {
   const parts = deliveryParts(c);
@@ -41,10 +40,9 @@ function runJob(c: WorkerContainer, parts: DeliveryParts) {
   const log = c.logger.child({ component: 'runs' });
   const engine = createRunEngine({
     store,
-    connections: createConnectionsRepo(c.db),
+    uow: c.uow,
     pools: c.pools,
     artifacts: c.artifacts,
-    events: c.events,
     metrics: {
       finished: (status, trigger, seconds) => {
         c.metrics.runsTotal.inc({ status, trigger });

@@ -3,6 +3,7 @@ import type { QueryParameter } from '../queries/parameters.js';
 import type { RunContext } from '../deliveries/sender.js';
 import type { RunError, RunRecord, RunStatus, RunStep, RunTrigger } from './model.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
+import type { ConnectionRecord } from '../connections/model.js';
 
 /** The SQL a run executes: the pinned query version, or the query's current one. */
 export interface RunQuerySource {
@@ -10,6 +11,12 @@ export interface RunQuerySource {
   parameters: QueryParameter[];
   connectionId: string;
   version: number;
+}
+
+export interface RunSource {
+  query: Omit<RunQuerySource, 'connectionId'> | undefined;
+  connection: ConnectionRecord | undefined;
+  hasDeliveries: boolean;
 }
 
 export interface RunProgress {
@@ -35,9 +42,13 @@ export interface RunEngineStore {
    * Takes the run: pending or running (a lost worker's) → running, attempts + 1, steps cleared.
    * Undefined when the run is gone, finished or cancelled.
    */
-  start(runId: string, now: Date): Promise<RunRecord | undefined>;
-  /** The report's pinned query version or its query's current one; undefined when gone. */
-  querySource(reportId: string): Promise<RunQuerySource | undefined>;
+  start(runId: string, now: Date, steps?: RunStep[]): Promise<RunRecord | undefined>;
+  /**
+   * In one read: the report's pinned query version or its query's current one (undefined when
+   * gone), the connection it runs on (undefined when gone), and whether the report has
+   * deliveries. Undefined when the report is gone.
+   */
+  source(reportId: string): Promise<RunSource | undefined>;
   /**
    * Saves progress of a running run in its attempt `attempt`; false when it is no longer running
    * in that attempt (gone, ended elsewhere, or taken again by another worker).

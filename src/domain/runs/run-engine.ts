@@ -17,7 +17,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/log.js';
 import type { ArtifactStore, ResultWriter } from '../artifacts/ports.js';
 import { resultKeyOf } from '../artifacts/ports.js';
-import type { ConnectionsRepo } from '../connections/ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { ConnectorPools } from '../connections/pools.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import { bindValues } from '../queries/parameters.js';
@@ -25,7 +25,7 @@ import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/
 import { evaluateCondition } from '../reports/condition.js';
 import type { DeliverySender } from '../deliveries/sender.js';
 import type { RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
-import { publishQuietly, reportUpdated, runUpdated, type EventSink } from '../events/model.js';
+import { reportUpdated, runUpdated } from '../events/model.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
 
 /** Rows per fetch from the user database. */
@@ -37,11 +37,11 @@ const BATCH_SIZE = 1000;
 export const CANCEL_POLL_MS = 2000;
 
 export interface RunEngineDeps {
+  /** Reads and single-statement writes; the start and the end commit with their events through `uow`. */
   store: RunEngineStore;
-  connections: Pick<ConnectionsRepo, 'find'>;
+  uow: UnitOfWork;
   pools: ConnectorPools;
   artifacts: ArtifactStore;
-  events: EventSink;
   metrics: RunMetrics;
   clock: Clock;
   log: Log;
@@ -71,16 +71,20 @@ export function createRunEngine(deps: RunEngineDeps) {
   const { store, clock } = deps;
 
   async function execute(runId: string, options: { signal: AbortSignal; reportId?: string | undefined }): Promise<void> {
-    const run = await store.start(runId, clock.now());
+    // Taken, with its first step running, and announced, in one transaction.
+    const startedAt = clock.now();
+    const firstStep: RunStep = { name: 'query', status: 'running', startedAt, finishedAt: null, error: null };
+    const run = await deps.uow.run(async (tx) => {
+      const taken = await tx.runEngine.start(runId, startedAt, [firstStep]);
+      if (taken) await tx.outbox.add([runUpdated(taken)]);
+      return taken;
+    });
     if (!run) {
       deps.log.info('run not taken: it is gone, finished or cancelled', { run_id: runId, ...(options.reportId ? { report_id: options.reportId } : {}) });
       return;
     }
     const log = deps.log.child({ run_id: run.id, report_id: run.reportId });
-    const notify = (events: Parameters<typeof publishQuietly>[1]) =>
-      publishQuietly(deps.events, events, (err) => log.warn('a run event could not be published', { err }));
     log.info('run started', { trigger: run.trigger, attempt: run.attempts });
-    await notify([runUpdated(run)]);
 
     // The run's own stop: the caller's signal, cancellation, and the run's time limit.
     const stop = new AbortController();
@@ -94,23 +98,33 @@ export function createRunEngine(deps: RunEngineDeps) {
     }, deps.cancelPollMs ?? CANCEL_POLL_MS);
     const startedMs = run.startedAt?.getTime() ?? clock.now().getTime();
 
-    const steps: RunStep[] = [];
+    const steps: RunStep[] = [firstStep];
     const progress: RunProgress = { steps };
     let writer: ResultWriter | undefined;
     let wroteFile = false;
     const key = resultKeyOf(run.reportId, run.id);
-    const beginStep = async (name: StepName) => {
+    /** Saves the steps so far (and the rest of the progress): one statement. */
+    const save = async () => {
+      if (!(await store.saveProgress(run.id, run.attempts, progress, clock.now()))) throw new RunGone();
+    };
+    /**
+     * A step begins; `persist` saves it at once (a step that takes long: the query is saved
+     * running at the start, deliveries here); quick ones are saved with what follows them.
+     */
+    const beginStep = async (name: StepName, persist = false) => {
+      const existing = name === 'query' ? steps.find((s) => s.name === 'query' && s.status === 'running') : undefined;
+      if (existing) return existing;
       const step: RunStep = { name, status: 'running', startedAt: clock.now(), finishedAt: null, error: null };
       steps.push(step);
-      if (!(await store.saveProgress(run.id, run.attempts, progress, clock.now()))) throw new RunGone();
+      if (persist) await save();
       return step;
     };
-    const endStep = async (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error: RunError | null = null) => {
+    const endStep = async (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error: RunError | null = null, persist = false) => {
       step.status = status;
       step.finishedAt = clock.now();
       step.error = error;
       if (detail) step.detail = detail;
-      if (!(await store.saveProgress(run.id, run.attempts, progress, clock.now()))) throw new RunGone();
+      if (persist) await save();
     };
 
     let outcome: Omit<RunOutcome, 'finishedAt' | 'steps'>;
@@ -161,7 +175,12 @@ export function createRunEngine(deps: RunEngineDeps) {
     }
 
     const finishedAt = clock.now();
-    const ended = await store.finish(run.id, run.attempts, { ...progress, ...outcome, steps, finishedAt });
+    // The end and its events in one transaction.
+    const ended = await deps.uow.run(async (tx) => {
+      const row = await tx.runEngine.finish(run.id, run.attempts, { ...progress, ...outcome, steps, finishedAt });
+      if (row) await tx.outbox.add([runUpdated(row), reportUpdated(row.reportId, 'ran', { lastRun: { id: row.id, status: row.status } })]);
+      return row;
+    });
     if (!ended) {
       if (wroteFile && !(await store.exists(run.id))) await deps.artifacts.remove(key).catch(() => undefined);
       log.info('run ended elsewhere before it could be recorded');
@@ -171,20 +190,21 @@ export function createRunEngine(deps: RunEngineDeps) {
     deps.metrics.finished(ended.status, ended.trigger, seconds);
     if (ended.error) log.warn('run finished', { status: ended.status, error_code: ended.error.code, error: ended.error.message, seconds });
     else log.info('run finished', { status: ended.status, rows: ended.rowCount, seconds });
-    await notify([runUpdated(ended), reportUpdated(ended.reportId, 'ran', { lastRun: { id: ended.id, status: ended.status } })]);
   }
 
   /** The steps of one run; answers its outcome, or throws (a RunFailure, a DomainError, an abort). */
   async function carryOut(
     run: RunRecord,
     signal: AbortSignal,
-    beginStep: (name: StepName) => Promise<RunStep>,
-    endStep: (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error?: RunError | null) => Promise<void>,
+    beginStep: (name: StepName, persist?: boolean) => Promise<RunStep>,
+    endStep: (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error?: RunError | null, persist?: boolean) => Promise<void>,
     progress: RunProgress,
     openFile: (columns: ResultColumn[]) => Promise<ResultWriter>,
   ): Promise<Omit<RunOutcome, 'finishedAt' | 'steps'>> {
     const query = await beginStep('query');
-    const source = await store.querySource(run.reportId);
+    const found = await store.source(run.reportId);
+    if (!found) throw new RunGone();
+    const source = found.query;
     if (!source) throw new RunFailure({ code: 'run.query_missing', message: 'The report\'s query or pinned query version no longer exists' });
     progress.queryVersion = source.version;
     const template = parseSqlTemplate(source.sql);
@@ -195,7 +215,7 @@ export function createRunEngine(deps: RunEngineDeps) {
       const e = errorOf(err);
       throw new RunFailure({ code: 'run.parameters_invalid', message: e?.message ?? String(err) });
     }
-    const connection = await deps.connections.find(source.connectionId);
+    const connection = found.connection;
     if (!connection) throw new RunFailure({ code: 'run.query_missing', message: 'The query\'s connection no longer exists' });
     const { connector, session } = deps.pools.sessionFor(connection);
     const statement = compileTemplate(template, (n) => connector.placeholder(n), values);
@@ -225,7 +245,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     const resultHash = hash.digest('hex');
     Object.assign(progress, { rowCount, columns: stream.columns, sample });
     deps.metrics.rows(rowCount);
-    await endStep(query, 'success', { rows: rowCount, elapsed_ms: elapsedMs, wait_ms: waitMs });
+    await endStep(query, 'success', { rows: rowCount, elapsed_ms: elapsedMs, wait_ms: waitMs }, null, true);
 
     let met: boolean | null = null;
     if (run.condition) {
@@ -242,13 +262,13 @@ export function createRunEngine(deps: RunEngineDeps) {
     Object.assign(progress, { resultKey: resultKeyOf(run.reportId, run.id), resultBytes: bytes, resultHash });
     await endStep(file, 'success', { bytes });
     const base = met === false ? 'skipped' : 'success';
-    if (!deps.deliveries || !run.deliver) return { status: base, error: null };
+    if (!deps.deliveries || !run.deliver || !found.hasDeliveries) return { status: base, error: null };
 
     const planned = await deps.deliveries.plan(run.reportId, base);
     if (planned.length === 0) return { status: base, error: null };
     const context = await store.runContext(run.reportId, run.createdBy);
     if (!context) throw new RunGone();
-    const step = await beginStep('delivery');
+    const step = await beginStep('delivery', true);
     const tally = await deps.deliveries.deliverRun({ ...run, ...progress } as RunRecord, context, base, planned, signal, deps.log.child({ run_id: run.id, report_id: run.reportId }));
     const detail = { sent: tally.sent, failed: tally.failed, previewed: tally.previewed };
     if (tally.failed === 0) {

@@ -8,12 +8,14 @@ import type { ConnectionsRepo } from '../connections/ports.js';
 import type { ChannelsRepo } from '../channels/ports.js';
 import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { Outbox } from '../events/ports.js';
+import type { RunEngineStore } from '../runs/engine-ports.js';
 
 export interface TxRepos {
   connections: ConnectionsRepo;
   channels: ChannelsRepo;
   securityEvents: SecurityEventsRepo;
   outbox: Outbox;
+  runEngine: Pick<RunEngineStore, 'start' | 'finish'>;
 }
 
 export interface UnitOfWork {

@@ -1,7 +1,7 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
 import { and, desc, eq, inArray, lt, ne, or, sql as rawSql } from 'drizzle-orm';
-import { queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
-import type { Db } from '../client.js';
+import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
+import type { Tx } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
 
@@ -45,26 +45,40 @@ const columnsOf = (p: Progress) => ({
   ...(p.resultHash !== undefined ? { resultHash: p.resultHash } : {}),
 });
 
-export function createRunEngineRepo(db: Db) {
+export function createRunEngineRepo(db: Tx) {
   return {
-    async start(runId: string, now: Date): Promise<RunRecordRow | undefined> {
+    async start(runId: string, now: Date, steps: Step[] = []): Promise<RunRecordRow | undefined> {
       const [row] = await db.update(runs).set({
         status: 'running', startedAt: rawSql`coalesce(${runs.startedAt}, ${now.toISOString()}::timestamptz)`,
-        attempts: rawSql`${runs.attempts} + 1`, steps: [], updatedAt: now, heartbeatAt: rawSql`clock_timestamp()`,
+        attempts: rawSql`${runs.attempts} + 1`, steps: storedSteps(steps), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()`,
         rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
       }).where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
       return row ? runRecordOf(row) : undefined;
     },
 
-    async querySource(reportId: string) {
-      const [r] = await db.select({ queryId: reports.queryId, pinned: reports.queryVersion }).from(reports).where(eq(reports.id, reportId));
+    /**
+     * In one statement: the SQL the report runs (its pinned query version or its query's current
+     * one), the connection it runs on, and whether the report has deliveries. Undefined when the
+     * report is gone; sql undefined when its query (version) is, connection undefined when that is.
+     */
+    async source(reportId: string) {
+      const pinned = rawSql`${reports.queryVersion} is not null`;
+      const [r] = await db.select({
+        pinned: reports.queryVersion,
+        currentSql: queries.sql, currentParameters: queries.parameters, currentVersion: queries.currentVersion,
+        pinnedSql: queryVersions.sql, pinnedParameters: queryVersions.parameters,
+        connection: connections,
+        deliveries: rawSql<number>`(select count(*)::int from ${deliveries} where ${deliveries.reportId} = ${reports.id})`,
+      }).from(reports)
+        .leftJoin(queries, eq(queries.id, reports.queryId))
+        .leftJoin(queryVersions, and(eq(queryVersions.queryId, reports.queryId), eq(queryVersions.number, reports.queryVersion)))
+        .leftJoin(connections, eq(connections.id, rawSql`case when ${pinned} then ${queryVersions.connectionId} else ${queries.connectionId} end`))
+        .where(eq(reports.id, reportId));
       if (!r) return undefined;
-      if (r.pinned !== null) {
-        const [v] = await db.select().from(queryVersions).where(and(eq(queryVersions.queryId, r.queryId), eq(queryVersions.number, r.pinned)));
-        return v ? { sql: v.sql, parameters: v.parameters, connectionId: v.connectionId, version: v.number } : undefined;
-      }
-      const [q] = await db.select().from(queries).where(eq(queries.id, r.queryId));
-      return q ? { sql: q.sql, parameters: q.parameters, connectionId: q.connectionId, version: q.currentVersion } : undefined;
+      const query = r.pinned !== null
+        ? (r.pinnedSql !== null ? { sql: r.pinnedSql, parameters: r.pinnedParameters!, version: r.pinned } : undefined)
+        : (r.currentSql !== null ? { sql: r.currentSql, parameters: r.currentParameters!, version: r.currentVersion! } : undefined);
+      return { query, connection: r.connection ?? undefined, hasDeliveries: Number(r.deliveries) > 0 };
     },
 
     async saveProgress(runId: string, attempt: number, progress: Progress, now: Date): Promise<boolean> {
