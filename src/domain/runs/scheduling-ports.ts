@@ -3,6 +3,7 @@ import type { BoundValue } from '../queries/sql-template.js';
 import type { Condition } from '../reports/model.js';
 import type { Schedule } from '../schedules/schedule.js';
 import type { RunRecord } from './model.js';
+import type { ChangeEvent } from '../events/model.js';
 
 export interface DueReport {
   id: string;
@@ -37,7 +38,7 @@ export interface SchedulingStore {
    * pending (a run that exists for the same report and slot is not made again), advances the
    * reports' next_run_at and last run, and commits. Answers the runs made.
    */
-  claimDue(now: Date, limit: number, plan: (due: DueReport[]) => PlannedRun[]): Promise<{ claimed: number; created: CreatedRun[] }>;
+  claimDue(now: Date, limit: number, plan: (due: DueReport[]) => PlannedRun[], eventsOf?: (created: CreatedRun[]) => ChangeEvent[]): Promise<{ claimed: number; created: CreatedRun[] }>;
   /**
    * Runs the sweep looks at, oldest first, after the cursor `after` when given: pending runs
    * created before `before`, and running runs whose lease has run out (no heartbeat from their

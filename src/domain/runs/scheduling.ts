@@ -83,13 +83,12 @@ export function createScheduling(deps: {
       let made = 0;
       let worstLag = 0;
       for (;;) {
-        const { claimed, created } = await deps.store.claimDue(now, CLAIM_BATCH, plan(now));
+        // The runs' events commit with them, before they are enqueued: a worker's "running" always comes after "pending".
+        const { claimed, created } = await deps.store.claimDue(now, CLAIM_BATCH, plan(now), (made) => made.flatMap((c) => [
+          runUpdated({ id: c.runId, reportId: c.reportId, status: 'pending', trigger: 'schedule', finishedAt: null, error: null }),
+          reportUpdated(c.reportId, 'scheduled', { nextRunAt: c.next, lastRun: { id: c.runId, status: 'pending' } }),
+        ]));
         if (created.length > 0) {
-          // Announced before they are enqueued: a worker's "running" must never arrive before "pending".
-          await notify(created.flatMap((c) => [
-            runUpdated({ id: c.runId, reportId: c.reportId, status: 'pending', trigger: 'schedule', finishedAt: null, error: null }),
-            reportUpdated(c.reportId, 'scheduled', { nextRunAt: c.next, lastRun: { id: c.runId, status: 'pending' } }),
-          ]));
           try {
             await deps.jobs.enqueueMany(created.map((c) => ({ id: c.runId, reportId: c.reportId })));
           } catch (err) {

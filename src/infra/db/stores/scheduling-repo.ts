@@ -37,7 +37,7 @@ export function createSchedulingRepo(sql: Sql, db: Db) {
   return {
     async claimDue(now: Date, limit: number, plan: (due: Array<{
       id: string; schedule: { cron: string; timezone: string }; nextRunAt: Date; parameters: Record<string, Value>; condition: StoredCondition;
-    }>) => Planned[]): Promise<{ claimed: number; created: Array<{ runId: string; reportId: string; slot: Date; next: Date | null }> }> {
+    }>) => Planned[], eventsOf: (created: Array<{ runId: string; reportId: string; slot: Date; next: Date | null }>) => Array<{ type: string; data: Record<string, unknown> }> = () => []): Promise<{ claimed: number; created: Array<{ runId: string; reportId: string; slot: Date; next: Date | null }> }> {
       return sql.begin(async (tx) => {
         const due = await tx<DueRow[]>`
           select id, schedule_cron, schedule_timezone, next_run_at, parameters, condition
@@ -69,10 +69,16 @@ export function createSchedulingRepo(sql: Sql, db: Db) {
             })))}::jsonb) as v(id uuid, next timestamptz, run_id uuid, made boolean)
            where r.id = v.id`;
         const nextOf = new Map(planned.map((p) => [p.runId, p.next]));
-        return {
-          claimed: due.length,
-          created: inserted.map((r) => ({ runId: r.id, reportId: r.report_id, slot: new Date(r.slot), next: nextOf.get(r.id) ?? null })),
-        };
+        const created = inserted.map((r) => ({ runId: r.id, reportId: r.report_id, slot: new Date(r.slot), next: nextOf.get(r.id) ?? null }));
+        // The runs' events commit with them (the outbox), in one statement.
+        const events = eventsOf(created);
+        if (events.length > 0) {
+          await tx`insert into events (type, data)
+            select v.type, v.data
+              from rows from (jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as (type text, data jsonb)) with ordinality as v(type, data, n)
+             order by v.n`;
+        }
+        return { claimed: due.length, created };
       });
     },
 
