@@ -12,7 +12,7 @@ import type { Secrets } from '../../core/secrets.js';
 import type { SchemaCheck } from '../connections/ports.js';
 import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
 import type { SecurityEventsRepo } from '../identity/ports.js';
-import { ChannelSendError, type ChannelMessage, type ChannelPlugin, type OutboundHttp } from '../plugins/channel.js';
+import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugin, type OutboundHttp } from '../plugins/channel.js';
 import type { PluginManifest } from '../plugins/plugin.js';
 import { mergeSettings, openSecrets, secretsContext } from './channel-settings.js';
 import type { ChannelRecord } from './model.js';
@@ -93,17 +93,17 @@ export function createChannelsService(deps: {
         runStatus: 'success', trigger: 'test', rowCount: 0, runAt: now, runUrl: deps.publicUrl, columns: [],
       },
     };
-    const isEmail = plugin.manifest.id === 'email';
-    if (isEmail && !caller.email) throw validationFailed([{ field: 'settings', code: 'validation.invalid', message: 'an email test goes to the caller, who has no address (an API key of a deleted user)' }]);
+    const toPeople = sendsToPeople(plugin);
+    if (toPeople && !caller.email) throw validationFailed([{ field: 'settings', code: 'validation.invalid', message: 'a test of this channel goes to the caller, who has no address (an API key of a deleted user)' }]);
     const target = caller.email ? plugin.testTarget(caller.email) : {};
     const started = performance.now();
     try {
       const outcome = await plugin.send(settings, target, message, {
         signal: AbortSignal.timeout(TEST_TIMEOUT_MS + 1000), timeoutMs: TEST_TIMEOUT_MS, http: deps.http, messageId: newId(), now: () => clock.now(),
       });
-      return { ...outcome, elapsedMs: Math.round(performance.now() - started), sentTo: isEmail ? caller.email : null };
+      return { ...outcome, elapsedMs: Math.round(performance.now() - started), sentTo: toPeople ? caller.email : null };
     } catch (err) {
-      if (err instanceof ChannelSendError) throw new DomainError(err.code as never, err.message);
+      if (err instanceof ChannelSendError) throw new DomainError(err.code, err.message);
       throw err;
     }
   }

@@ -186,8 +186,7 @@ export function createDeliveriesService(deps: {
       const status = run.conditionMet === false ? 'skipped' : 'success';
       const { rendered } = await deps.sender.compose(run, context, delivery, status, null);
       const target = delivery.settings.target;
-      const recipients = delivery.channelType === 'email'
-        ? ['to', 'cc', 'bcc'].flatMap((k) => (target[k] as string[] | undefined) ?? []) : [];
+      const recipients = deps.plugins.channel(delivery.channelType)?.recipientsOf?.(target) ?? [];
       return { ...rendered, source: latest ? 'latest_run' : 'sample', runId: latest?.id ?? null, channelType: delivery.channelType, recipients };
     },
   };

@@ -21,7 +21,7 @@ import type { ArtifactStore } from '../artifacts/ports.js';
 import { fullSettingsOf } from '../channels/channel-settings.js';
 import type { AttemptRecord, DeliveryRecord, RenderedMessage } from '../channels/model.js';
 import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
-import { ChannelSendError, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
+import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
 import type { CellValue } from '../plugins/connector.js';
 import { CONTENT_TYPES, resultFile, resultFileName } from '../results/formats.js';
 import { channelHealthChanged, publishQuietly, type EventSink } from '../events/model.js';
@@ -250,7 +250,8 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
         error: { code: 'delivery.invalid', message: `The channel plugin ${delivery.channelType} is not installed` } });
     }
     const isTest = run.trigger === 'test';
-    const previewOnly = isTest && channel.type !== 'email';
+    // A test run sends only where the message goes to people (the caller alone); elsewhere it previews.
+    const previewOnly = isTest && !sendsToPeople(plugin);
     let result: Omit<AttemptEnd, 'finishedAt'>;
     try {
       const { message, rendered } = await compose(run, ctx, delivery, runStatus, previewOnly ? null : { attemptId: attempt.id }, rows);

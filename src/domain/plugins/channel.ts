@@ -13,7 +13,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { CellValue } from './connector.js';
 import type { JsonSchema, Plugin } from './plugin.js';
-import type { FieldProblem } from '../../core/errors.js';
+import type { FieldProblem, ProblemCode } from '../../core/errors.js';
 
 /** The file a message carries: the run's result in the delivery's format. */
 export interface MessageAttachment {
@@ -113,8 +113,8 @@ export interface SendOutcome {
 /** A send that did not work. The message never contains a secret (no URL with its token). */
 export class ChannelSendError extends Error {
   constructor(
-    /** A stable code: delivery.timeout, delivery.unreachable, delivery.rejected, delivery.peer_error, outbound.refused, … */
-    readonly code: string,
+    /** A stable code of the catalogue: delivery.timeout, delivery.unreachable, delivery.rejected, delivery.peer_error, outbound.refused, … */
+    readonly code: ProblemCode,
     message: string,
     readonly options: {
       /** Whether trying again may help: timeouts, connection errors, 5xx, 429. */
@@ -154,4 +154,16 @@ export interface ChannelPlugin extends Plugin<'channel'> {
    * recipient cannot). Test sends use `testTarget` to address only the caller.
    */
   testTarget(callerEmail: string): DeliveryTarget;
+  /**
+   * The people a delivery's message goes to (email: its to, cc and bcc), for previews. Plugins
+   * with the `recipients` capability have it: their test sends and test runs go to the caller
+   * alone; the others' test runs are recorded as previews.
+   */
+  recipientsOf?(target: DeliveryTarget): string[];
 }
+
+/** The capability of plugins whose messages go to people a delivery names (see recipientsOf). */
+export const RECIPIENTS_CAPABILITY = 'recipients';
+
+/** Whether the plugin's messages go to people a delivery names, so a test can go to the caller alone. */
+export const sendsToPeople = (plugin: Pick<ChannelPlugin, 'manifest'>): boolean => plugin.manifest.capabilities.includes(RECIPIENTS_CAPABILITY);

@@ -58,6 +58,7 @@ export const emailChannel: ChannelPlugin = {
     return count > 0 ? [] : [{ field: 'settings.to', code: 'validation.required', message: 'an email delivery needs at least one recipient in to, cc or bcc' }];
   },
   testTarget: (email) => ({ to: [email] }),
+  recipientsOf: (target) => ['to', 'cc', 'bcc'].flatMap((k) => (target[k] as string[] | undefined) ?? []),
   async send(settings, target, message, ctx) {
     const host = settings.host as string;
     const tls = (settings.tls as string | undefined) ?? 'starttls';

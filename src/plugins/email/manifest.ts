@@ -17,7 +17,7 @@ export const emailManifest: PluginManifest & { kind: 'channel' } = {
       from: { type: 'string', minLength: 3, maxLength: 320, description: 'Sender, "Name <address>" or an address' },
     },
   },
-  capabilities: ['attachments', 'inline_table', 'links'],
+  capabilities: ['attachments', 'inline_table', 'links', 'recipients'],
   translations: {
     en: {
       name: 'Email',
@@ -36,6 +36,7 @@ export const emailManifest: PluginManifest & { kind: 'channel' } = {
       'capabilities.attachments': 'Attaches the result file',
       'capabilities.inline_table': 'Shows the first rows as a table',
       'capabilities.links': 'Includes a link to the result',
+      'capabilities.recipients': 'Sends to the people a delivery names; tests go to you alone',
     },
     de: {
       name: 'E-Mail',
@@ -54,6 +55,7 @@ export const emailManifest: PluginManifest & { kind: 'channel' } = {
       'capabilities.attachments': 'Hängt die Ergebnisdatei an',
       'capabilities.inline_table': 'Zeigt die ersten Zeilen als Tabelle',
       'capabilities.links': 'Enthält einen Link zum Ergebnis',
+      'capabilities.recipients': 'Sendet an die Personen, die eine Zustellung nennt; Tests gehen nur an Sie',
     },
   },
 };
