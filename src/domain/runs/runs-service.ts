@@ -63,7 +63,10 @@ export function createRunsService(deps: {
       };
       let created: RunRecord;
       if (input.idempotencyKey === undefined) {
-        created = await deps.runs.insert(run);
+        // Undefined: the report was deleted between the read above and the insert.
+        const inserted = await deps.runs.insert(run);
+        if (!inserted) throw notFound('report');
+        created = inserted;
       } else {
         const operation = input.trigger === 'test' ? 'testDeliverReport' : 'runReport';
         const requestHash = createHash('sha256')
@@ -75,6 +78,8 @@ export function createRunsService(deps: {
         if (outcome.kind === 'mismatch') {
           throw new DomainError('idempotency.mismatch', 'This Idempotency-Key was used within 24 hours for a different request');
         }
+        // Gone: the report was deleted meanwhile, or (a repeat) its first run went with it.
+        if (outcome.kind === 'gone') throw notFound('report');
         if (outcome.kind === 'repeated') return outcome.run;
         created = outcome.run;
       }
