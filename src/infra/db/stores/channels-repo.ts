@@ -279,11 +279,6 @@ export function createAttemptsRepo(db: Db) {
         returning a.id`) as unknown as Array<{ id: string }>;
       return { queued, lost: lost.length };
     },
-    /** Ends the run's attempts left sending or queued (its worker was lost for good). */
-    async failSending(runId: string, error: { code: string; message: string }, now: Date): Promise<void> {
-      await db.update(deliveryAttempts).set({ status: 'failed', error, finishedAt: now, updatedAt: now })
-        .where(and(eq(deliveryAttempts.runId, runId), inArray(deliveryAttempts.status, ['sending', 'queued'])));
-    },
     async failedOfChannel(channelId: string, since: Date, limit: number) {
       const rows = await db.select().from(deliveryAttempts)
         .where(and(eq(deliveryAttempts.channelId, channelId), eq(deliveryAttempts.status, 'failed'), isNotNull(deliveryAttempts.deliveryId), gte(deliveryAttempts.createdAt, since)))
