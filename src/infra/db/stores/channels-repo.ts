@@ -239,6 +239,10 @@ export function createAttemptsRepo(db: Db) {
       }).where(and(eq(deliveryAttempts.id, id), sql`${deliveryAttempts.status} <> 'sent'`)).returning();
       return row ? attemptOf(row) : undefined;
     },
+    async handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date }): Promise<void> {
+      await db.update(deliveryAttempts).set({ status: back.status, sends: sql`${deliveryAttempts.sends} + ${back.sends}`, updatedAt: back.now })
+        .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.status, 'sending')));
+    },
     async find(id: string) {
       const [row] = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.id, id));
       return row ? attemptOf(row) : undefined;
