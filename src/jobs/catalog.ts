@@ -1,7 +1,7 @@
 /**
  * The catalog of job types: each is data (name, queue, attempts, backoff, timeout, payload
  * parser) plus a small handler that calls the domain. The API enqueues by spec; workers consume
- * with the full type. Issues add their job types under src/jobs/.
+ * with the full type. A feature adds its job types under src/jobs/.
  *
  * This layer knows no queue technology: src/infra/queue makes the queues and the enqueue
  * function, src/worker.ts runs the handlers.

@@ -10,7 +10,7 @@ import type { RunEngine } from '../domain/runs/run-engine.js';
 import { runJobSpec } from './run-report-spec.js';
 import { JobTimeoutError, WorkersLostError, type JobType } from './catalog.js';
 
-/** Seconds the job's limit leaves the engine past its own, to record a timeout itself. */
+/** How long (ms) the job's limit leaves the engine past its own, to record a timeout itself. */
 const RECORD_GRACE_MS = 30_000;
 
 /** The runs this worker process executes now, to stop one when it is cancelled. */

@@ -149,7 +149,6 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     };
   }
 
-  /** Renders a delivery's message for a run (templates, inline table, attachment). */
   /**
    * Renders a delivery's message for a run (templates, inline table, attachment, link). With
    * `sending` (the attempt's id) the attachment is built and a real link made; without it (a

@@ -13,7 +13,7 @@ import { isFinished, type RunRecord, type RunTrigger } from './model.js';
 import type { RunFilter, RunsRepo } from './ports.js';
 import { publishQuietly, reportUpdated, runCancelRequested, runUpdated, type EventSink, type RunQueue } from './events.js';
 
-/** How long an Idempotency-Key answers its first run (api-spec.md limits). */
+/** How long an Idempotency-Key answers its first run: 24 hours (openapi.yaml's Idempotency-Key). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
 
 export interface QueueRunInput {
