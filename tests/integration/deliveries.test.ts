@@ -310,7 +310,9 @@ describe('sending', () => {
     const retried = await editor.post(`/api/v1/runs/${run.id}/attempts/${failed.id}/retry`).send({});
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: failed.id, status: expect.stringMatching(/^(queued|sending|sent)$/) });
-    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+    // The attempt is recorded sent a moment before the run is settled: wait for both.
+    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent'
+      && r.status !== 'partial');
     expect(after.status).toBe('success');
     expect(after.delivery_attempts[0]).toMatchObject({ id: failed.id, status: 'sent', sends: 5, error: null });
     expect(peer.requests.slice(before).map((r) => r.headers['webhook-id'])).toEqual([failed.id]);
@@ -561,7 +563,9 @@ describe('the sweep', () => {
     await sql`update delivery_attempts set status = 'sending', updated_at = now() - interval '20 minutes' where id = ${lostWorker.id}`;
     peer.fallback = { status: 200, body: 'ok' };
     await sweep.run(new Date());
-    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+    // The attempt is recorded sent a moment before the run is settled: wait for both.
+    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent'
+      && r.status !== 'failed');
     expect(after.delivery_attempts[0]).toMatchObject({ id: lostJob.id, status: 'sent' });
     expect(after.delivery_attempts[1]).toMatchObject({ id: lostWorker.id, status: 'failed', error: { code: 'delivery.worker_lost' } });
     expect(after.status).toBe('partial');
