@@ -1,6 +1,6 @@
 /**
- * herald/layers: a file under src/ imports only the layers its own layer may know (issue 8; the
- * table is the one of the architecture guide, "Growing the core"). Every import and export-from,
+ * herald/layers: a file under src/ imports only the layers its own layer may know (the table of
+ * docs/architecture.md, "Layers"). Every import and export-from,
  * type-only ones included (layers are about knowledge, not only about runtime), dynamic import(),
  * import('x').T types and require() are resolved to their target: a relative specifier to the
  * source file (`.js` → `.ts`), a bare one to its package. An import against the table is an error

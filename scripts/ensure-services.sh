@@ -650,7 +650,7 @@ ensure_test_tools() {
 }
 
 # ---------------------------------------------------------------- MariaDB ---
-# (Connector tests, issue 9.) With HERALD_TEST_TOOLS=1 (make test, make test-file)
+# (The connector tests.) With HERALD_TEST_TOOLS=1 (make test, make test-file)
 # the suite also needs a MySQL-compatible server: the mysql connector's tests
 # make a database there as root without a password. Chosen like PostgreSQL:
 #   1. HERALD_TEST_MYSQL_URL from the environment, if set (used as is);

@@ -1,5 +1,6 @@
 /**
- * One Herald process: settings → logger → store → Redis → the roles of SVC_ROLES, and an orderly
+ * One Herald process: settings → logger → store → Redis → the listeners (SVC_LISTEN,
+ * SVC_PROBE_LISTEN) → the scheduler and worker roles of SVC_ROLES, and an orderly
  * stop on SIGTERM/SIGINT (the API stops accepting and finishes in-flight requests, the scheduler
  * finishes its tick, workers finish or hand back their jobs, then connections close).
  */
@@ -87,13 +88,49 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
   let server: http.Server | undefined;
   let url: string | undefined;
   let app: Express | undefined;
+  let probeApp: Express | undefined;
+  let probeServer: http.Server | undefined;
+  let probeUrl: string | undefined;
+  let draining = false;
 
-  if (settings.roles.includes('scheduler')) {
-    // Due is decided by the store's clock (shared by every scheduler); a test's manual clock replaces it.
-    const time = options.clock ? undefined : () => storeTime(c.sql);
-    scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c), logger, clock: c.clock, ...(time ? { time } : {}) });
-    scheduler.start();
+  // The addresses are bound before any role takes work: a process that cannot listen exits
+  // without having claimed a due report or taken a job.
+  try {
+    if (settings.roles.includes('scheduler')) {
+      // Due is decided by the store's clock (shared by every scheduler); a test's manual clock replaces it.
+      const time = options.clock ? undefined : () => storeTime(c.sql);
+      scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c), logger, clock: c.clock, ...(time ? { time } : {}) });
+    }
+    if (settings.roles.includes('api')) app = await createApi(c, { scheduler });
+    probeApp = settings.probeListen ? await createProbeApp(c, { scheduler }) : undefined;
+    if (app && options.listen !== false) {
+      // While draining, answers close their connection, so idle keep-alive sockets do not hold the
+      // stop until their timeout runs out. (Set before the app answers: an answer may be sent at once.)
+      ({ server, url } = await listenOn(app, settings.listen, 'SVC_LISTEN', (_req, res) => {
+        if (!draining) return;
+        res.setHeader('Connection', 'close');
+        res.on('finish', () => server?.closeIdleConnections());
+      }));
+      logger.info('api listening', { url, public_url: settings.publicUrl });
+    }
+    if (probeApp && settings.probeListen && options.listen !== false) {
+      // Probes are one request per connection: nothing kept alive holds the stop.
+      ({ server: probeServer, url: probeUrl } = await listenOn(probeApp, settings.probeListen, 'SVC_PROBE_LISTEN', (_req, res) => {
+        res.setHeader('Connection', 'close');
+      }));
+      logger.info('probes and metrics listening', { url: probeUrl });
+    }
+  } catch (err) {
+    // No role has started: close what was opened, and the caller reports the error.
+    if (server) {
+      const s = server;
+      await new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); });
+    }
+    await c.close().catch((closing: unknown) => logger.warn('could not close the store and Redis connections', { err: closing }));
+    throw err;
   }
+
+  scheduler?.start();
   if (settings.roles.includes('worker')) {
     workerRedis = createRedis(settings.redisUrl, 'worker');
     workerRedis.on('error', (err) => c.connectionProblem('worker-redis', 'redis connection problem', { err }));
@@ -103,30 +140,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     });
     worker.start();
   }
-  if (settings.roles.includes('api')) app = await createApi(c, { scheduler });
-  const probeApp = settings.probeListen ? await createProbeApp(c, { scheduler }) : undefined;
-  let draining = false;
-  if (app && options.listen !== false) {
-    // While draining, answers close their connection, so idle keep-alive sockets do not hold the
-    // stop until their timeout runs out. (Set before the app answers: an answer may be sent at once.)
-    ({ server, url } = await listenOn(app, settings.listen, 'SVC_LISTEN', (_req, res) => {
-      if (!draining) return;
-      res.setHeader('Connection', 'close');
-      res.on('finish', () => server?.closeIdleConnections());
-    }));
-    logger.info('api listening', { url, public_url: settings.publicUrl });
-    await announceWhereToGo(c);
-  }
-  let probeServer: http.Server | undefined;
-  let probeUrl: string | undefined;
-  if (probeApp && settings.probeListen && options.listen !== false) {
-    // Probes are one request per connection: nothing kept alive holds the stop.
-    ({ server: probeServer, url: probeUrl } = await listenOn(probeApp, settings.probeListen, 'SVC_PROBE_LISTEN', (_req, res) => {
-      res.setHeader('Connection', 'close');
-    }));
-    logger.info('probes and metrics listening', { url: probeUrl });
-  }
-
+  if (server) await announceWhereToGo(c);
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

@@ -67,6 +67,7 @@ function runJob(c: WorkerContainer, parts: DeliveryParts) {
     timeoutMs: c.settings.runTimeoutSeconds * 1000,
     active,
     async markLost(runId, error) {
+      // The run ends failed and the deliveries its worker left sending with it (one transaction).
       const run = await store.markLost(runId, error, c.clock.now());
       if (!run) return;
       log.error('run failed for good', { run_id: run.id, report_id: run.reportId, error_code: error.code, error: error.message });
@@ -75,8 +76,6 @@ function runJob(c: WorkerContainer, parts: DeliveryParts) {
       // Like any run's end: the run and its report (last_run) change for the event stream.
       await publishQuietly(c.events, [runUpdated(run), reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: run.status } })],
         (err) => log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
-      // A delivery that was being sent when the last worker died is not left `sending`.
-      await parts.attempts.failSending(runId, { code: 'delivery.worker_lost', message: 'The worker sending it stopped; retry the attempt' }, c.clock.now());
     },
   });
 }

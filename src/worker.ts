@@ -10,7 +10,7 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUE_NAMES } from './infra/queue/queues.js';
-import { JobTimeoutError, type JobCatalog, type QueueName } from './jobs/catalog.js';
+import { JobTimeoutError, WorkersLostError, type JobCatalog, type QueueName } from './jobs/catalog.js';
 import { DomainError } from './core/errors.js';
 import { MAX_RUN_STARTS } from './domain/runs/model.js';
 import type { Logger } from './infra/log/logger.js';
@@ -30,6 +30,22 @@ const SHUTDOWN = 'the worker is shutting down';
  * under its lock until the lock expires and another worker takes it (this process exits).
  */
 const handBack = () => new Promise<never>(() => undefined);
+
+/**
+ * How a job failed for good, as its type's onFinalFailure is told; undefined while it will be
+ * tried again. A job whose workers were lost more than `maxStalled` times is failed by BullMQ
+ * itself: its stalled-job check counts each loss on the job (stalledCounter) and marks it, and
+ * the next worker to fetch it fails it with an UnrecoverableError without running it. The counter
+ * (not the message) tells that from a handler's own unrecoverable failure, which comes only while
+ * the counter is within the limit. That answers a WorkersLostError; any other error is final when
+ * it is unrecoverable or the job's attempts are spent.
+ */
+export function finalFailureOf(job: Pick<Job, 'name' | 'stalledCounter' | 'attemptsMade' | 'opts'>, err: Error, maxStalled = MAX_STALLED): Error | undefined {
+  const unrecoverable = err instanceof UnrecoverableError || err.name === 'UnrecoverableError';
+  if (unrecoverable && job.stalledCounter > maxStalled) return new WorkersLostError(job.name, job.stalledCounter, err);
+  if (unrecoverable || job.attemptsMade >= (job.opts.attempts ?? 1)) return err;
+  return undefined;
+}
 
 function asError(reason: unknown, jobName: string): Error {
   return reason instanceof Error ? reason : new Error(`${jobName} was cancelled: ${String(reason)}`);
@@ -115,10 +131,10 @@ export function createWorker(deps: {
   /** A job that will not be tried again: its type records that (a run ends failed, say). */
   const finalFailure = async (job: Job, err: Error) => {
     const type = deps.catalog.get(job.name);
-    const final = err instanceof UnrecoverableError || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    const final = finalFailureOf(job, err);
     if (!type?.onFinalFailure || !final) return;
     try {
-      await type.onFinalFailure(type.parse(job.data), err);
+      await type.onFinalFailure(type.parse(job.data), final);
     } catch (failure) {
       deps.logger.error('a failed job could not be recorded as failed', { job_id: job.id, job_name: job.name, ...fieldsOf(job), err: failure });
     }

@@ -1768,7 +1768,9 @@ export interface paths {
          *     runs the query and the condition and keeps the result without sending anything. With an
          *     `Idempotency-Key`, the same key from the same user within 24 hours answers the same run
          *     (also when the repeats arrive together); the same key with a different body or for
-         *     another report is 409 idempotency.mismatch.
+         *     another report is 409 idempotency.mismatch. A report that does not exist, or is deleted
+         *     before the run is made, is 404 not_found; so is a repeat whose first run was deleted
+         *     with its report.
          */
         post: operations["runReport"];
         delete?: never;

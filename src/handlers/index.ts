@@ -1,6 +1,6 @@
 /**
  * The typed map operationId → handler. Every operation of openapi.yaml must appear here, either
- * with its handler or as NOT_IMPLEMENTED (answers 501 not_implemented) until its issue lands.
+ * with its handler or as NOT_IMPLEMENTED (answers 501 not_implemented) while it is not built.
  */
 import { NOT_IMPLEMENTED, type HandlerMap } from './types.js';
 import { operationIds, type OperationId } from '../generated/operations.js';

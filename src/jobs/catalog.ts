@@ -1,7 +1,7 @@
 /**
  * The catalog of job types: each is data (name, queue, attempts, backoff, timeout, payload
  * parser) plus a small handler that calls the domain. The API enqueues by spec; workers consume
- * with the full type. Issues add their job types under src/jobs/.
+ * with the full type. A feature adds its job types under src/jobs/.
  *
  * This layer knows no queue technology: src/infra/queue makes the queues and the enqueue
  * function, src/worker.ts runs the handlers.
@@ -38,8 +38,8 @@ export interface JobType<P = unknown> extends JobSpec<P> {
   handle(payload: P, context: JobContext): Promise<void>;
   /**
    * Called once when the job has failed for good: its attempts are spent, it failed
-   * unrecoverably, or its workers were lost more often than allowed (stalled). The job's own
-   * records must not stay "in progress" after this.
+   * unrecoverably, or its workers were lost more often than allowed (then `error` is a
+   * WorkersLostError). The job's own records must not stay "in progress" after this.
    */
   onFinalFailure?(payload: P, error: Error): Promise<void>;
   /** Fields that the worker's own log lines about this job carry (a run's run_id and report_id). */
@@ -59,5 +59,17 @@ export class JobTimeoutError extends Error {
   constructor(readonly jobName: string, readonly timeoutMs: number) {
     super(`${jobName} took longer than its time limit of ${timeoutMs} ms and was stopped`);
     this.name = 'JobTimeoutError';
+  }
+}
+
+/**
+ * What onFinalFailure receives when the job failed for good because the workers running it were
+ * lost (crashed, killed, cut off) more often than allowed: each time it was handed to another
+ * worker, then it was failed without running again.
+ */
+export class WorkersLostError extends Error {
+  constructor(readonly jobName: string, readonly losses: number, override readonly cause?: Error) {
+    super(`${jobName}: its workers were lost ${losses} times, more than allowed`);
+    this.name = 'WorkersLostError';
   }
 }

@@ -8,9 +8,9 @@
 import { RunCancelled, RunTimedOut, type RunJobPayload } from '../domain/runs/model.js';
 import type { RunEngine } from '../domain/runs/run-engine.js';
 import { runJobSpec } from './run-report-spec.js';
-import { JobTimeoutError, type JobType } from './catalog.js';
+import { JobTimeoutError, WorkersLostError, type JobType } from './catalog.js';
 
-/** Seconds the job's limit leaves the engine past its own, to record a timeout itself. */
+/** How long (ms) the job's limit leaves the engine past its own, to record a timeout itself. */
 const RECORD_GRACE_MS = 30_000;
 
 /** The runs this worker process executes now, to stop one when it is cancelled. */
@@ -60,8 +60,7 @@ export function runReportJob(deps: {
     },
     logFields: ({ runId, reportId }) => ({ run_id: runId, ...(reportId ? { report_id: reportId } : {}) }),
     async onFinalFailure({ runId }, error) {
-      const lost = /stalled|lock/i.test(error.message);
-      await deps.markLost(runId, lost
+      await deps.markLost(runId, error instanceof WorkersLostError
         ? { code: 'run.worker_lost', message: 'The workers running it stopped (crashed or were killed) too many times in a row' }
         : { code: 'run.internal_error', message: 'The run could not be carried out because of a fault in Herald (its store or Redis); the operator finds the details in the worker\'s log' });
     },

@@ -1,5 +1,5 @@
 /**
- * The installed plugins: one explicit list. A new connector (or, later, channel) lives in its own
+ * The installed plugins: one explicit list. A new connector or channel lives in its own
  * folder src/plugins/<id>/ and is added here with one line; nothing else changes.
  */
 import type { ChannelPlugin } from '../domain/plugins/channel.js';

@@ -1,5 +1,5 @@
 /**
- * Results lose nothing (api-spec.md "Result rows"): on a real PostgreSQL and a real MariaDB every
+ * Results lose nothing (openapi.yaml's ResultValue): on a real PostgreSQL and a real MariaDB every
  * value round-trips into a CellValue: decimals, big integers, dates, times and timestamps (ISO
  * 8601), intervals, JSON, UUIDs and binary (base64) as strings; NULLs in every column.
  */

@@ -6,6 +6,8 @@
  * and its event, test runs that only preview, metrics and logs without secrets, and the sweep
  * of resends whose job or worker was lost.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
@@ -13,6 +15,12 @@ import { createPostgresSource, type PostgresSource } from '../support/user-datab
 import { httpPeer, type HttpPeer } from '../support/peers.js';
 import { buildSchedulerTasks } from '../../src/scheduler-tasks.js';
 import { waitForRun } from '../support/runs.js';
+import { newId } from '../../src/core/ids.js';
+import { createRunEngine } from '../../src/domain/runs/run-engine.js';
+import { RunCancelled, RunTimedOut } from '../../src/domain/runs/model.js';
+import { createResendWorker } from '../../src/domain/deliveries/retry-service.js';
+import { createRunEngineRepo } from '../../src/infra/db/stores/run-engine-repo.js';
+import { deliveryParts } from '../../src/delivery-parts.js';
 
 const SECRET = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
 const TOKEN_HEADER = 'Bearer very-secret-token-123';
@@ -301,7 +309,9 @@ describe('sending', () => {
     const retried = await editor.post(`/api/v1/runs/${run.id}/attempts/${failed.id}/retry`).send({});
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: failed.id, status: expect.stringMatching(/^(queued|sending|sent)$/) });
-    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+    // The attempt is recorded sent a moment before the run is settled: wait for both.
+    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent'
+      && r.status !== 'partial');
     expect(after.status).toBe('success');
     expect(after.delivery_attempts[0]).toMatchObject({ id: failed.id, status: 'sent', sends: 5, error: null });
     expect(peer.requests.slice(before).map((r) => r.headers['webhook-id'])).toEqual([failed.id]);
@@ -384,6 +394,157 @@ describe('sending', () => {
   });
 });
 
+/** A webhook receiver that takes each request and holds its answer until `answer()`; records each webhook-id. */
+async function hangingPeer() {
+  const received: string[] = [];
+  let holding = true;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received.push(String(req.headers['webhook-id']));
+      if (!holding) res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    answer: () => { holding = false; },
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+describe('a delivery stopped while its peer holds the request', () => {
+  /**
+   * The run engine as the worker builds it, driven here with a signal of the test's own, so that
+   * the stop's reason is the test's choice: the run's cancel, its time limit, or a shutdown.
+   */
+  function engine() {
+    const c = h.process.container;
+    return createRunEngine({
+      store: createRunEngineRepo(c.db), uow: c.uow, pools: c.pools, artifacts: c.artifacts,
+      metrics: { finished: () => undefined, rows: () => undefined }, clock: c.clock, log: c.logger, timeoutMs: 60_000,
+      deliveries: deliveryParts(c).sender,
+    });
+  }
+
+  /** A pending run of a report delivering to the hanging peer; not queued, so the in-process worker leaves it alone. */
+  async function pendingRun(url: string): Promise<{ runId: string; reportId: string }> {
+    const reportId = await report('select 1 as one');
+    const ch = await webhookChannel(`Hanging ${n}`, url);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
+    const runId = newId();
+    await h.process.container.sql`insert into runs (id, report_id, trigger, status) values (${runId}, ${reportId}, 'manual', 'pending')`;
+    return { runId, reportId };
+  }
+
+  const attemptOf = async (runId: string) => (await h.process.container.sql`
+    select id, status, sends, error, finished_at from delivery_attempts where run_id = ${runId}`)[0]!;
+  const runRow = async (runId: string) => (await h.process.container.sql`select status, error_code from runs where id = ${runId}`)[0]!;
+
+  async function until(check: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it('ends the attempt failed run.cancelled when the run is cancelled, run.timeout when it runs out of time, counting the request the peer got', async () => {
+    const peerThatHangs = await hangingPeer();
+    try {
+      for (const [reason, code, runStatus] of [[new RunCancelled(), 'run.cancelled', 'cancelled'], [new RunTimedOut(10_000), 'run.timeout', 'failed']] as const) {
+        const { runId } = await pendingRun(peerThatHangs.url);
+        const before = peerThatHangs.received.length;
+        const stop = new AbortController();
+        const running = engine().execute(runId, { signal: stop.signal });
+        await until(() => peerThatHangs.received.length > before, 'the peer to get the request');
+        stop.abort(reason);
+        await running;
+        expect(await runRow(runId)).toMatchObject({ status: runStatus, error_code: code });
+        const attempt = await attemptOf(runId);
+        expect(attempt).toMatchObject({ status: 'failed', sends: 1, error: { code } });
+        expect(attempt.finished_at).not.toBeNull();
+      }
+    } finally {
+      await peerThatHangs.close();
+    }
+  });
+
+  it('through the API and the worker: a run cancelled while its peer holds the request ends its attempt failed run.cancelled, sends 1', async () => {
+    const peerThatHangs = await hangingPeer();
+    try {
+      const reportId = await report('select 1 as one');
+      const ch = await webhookChannel(`Hanging ${n}`, peerThatHangs.url);
+      await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
+      const queued = (await editor.post(`/api/v1/reports/${reportId}/run`).send({}).expect(202)).body;
+      await until(() => peerThatHangs.received.length === 1, 'the peer to get the request');
+      expect((await editor.post(`/api/v1/runs/${queued.id}/cancel`)).status).toBe(202);
+      const run = await waitForRunOf(queued.id);
+      expect(run).toMatchObject({ status: 'cancelled', error: { code: 'run.cancelled' } });
+      expect(run.delivery_attempts).toEqual([expect.objectContaining({
+        id: peerThatHangs.received[0], status: 'failed', sends: 1, error: expect.objectContaining({ code: 'run.cancelled' }),
+      })]);
+    } finally {
+      await peerThatHangs.close();
+    }
+  });
+
+  it('leaves the attempt sending at a worker\'s shutdown, and the next worker sends it again under the same id; sends counts both requests', async () => {
+    const peerThatHangs = await hangingPeer();
+    try {
+      const { runId } = await pendingRun(peerThatHangs.url);
+      const stop = new AbortController();
+      const running = engine().execute(runId, { signal: stop.signal });
+      await until(() => peerThatHangs.received.length === 1, 'the peer to get the request');
+      stop.abort('the worker is shutting down');
+      await expect(running).rejects.toBe('the worker is shutting down');
+      expect(await runRow(runId)).toMatchObject({ status: 'running', error_code: null });
+      const handedBack = await attemptOf(runId);
+      expect(handedBack).toMatchObject({ status: 'sending', sends: 1, error: null, finished_at: null });
+
+      // The next worker takes the run again; the peer answers now.
+      peerThatHangs.answer();
+      await engine().execute(runId, { signal: new AbortController().signal });
+      expect(await runRow(runId)).toMatchObject({ status: 'success', error_code: null });
+      expect(await attemptOf(runId)).toMatchObject({ id: handedBack.id, status: 'sent', sends: 2, error: null });
+      expect(peerThatHangs.received).toEqual([handedBack.id, handedBack.id]);
+    } finally {
+      await peerThatHangs.close();
+    }
+  });
+
+  it('queues a resend again at a worker\'s shutdown, for its job to send when it is taken again', async () => {
+    const peerThatHangs = await hangingPeer();
+    try {
+      const { runId } = await pendingRun(peerThatHangs.url);
+      peerThatHangs.answer();
+      await engine().execute(runId, { signal: new AbortController().signal });
+      const sent = await attemptOf(runId);
+      // As if it had failed and a retry was asked for; the peer holds the resend's request.
+      const c = h.process.container;
+      await c.sql`update delivery_attempts set status = 'queued' where id = ${sent.id}`;
+      const parts = deliveryParts(c);
+      const resends = createResendWorker({ attempts: parts.attempts, runs: parts.runs, context: parts.context, sender: parts.sender, events: c.events, clock: c.clock, log: c.logger });
+      const hanging = await hangingPeer();
+      try {
+        await c.sql`update channels set settings = jsonb_set(settings, '{url}', to_jsonb(${hanging.url}::text))
+          where id = (select channel_id from delivery_attempts where id = ${sent.id})`;
+        const stop = new AbortController();
+        const resending = resends.resend(sent.id, stop.signal);
+        await until(() => hanging.received.length === 1, 'the peer to get the resend');
+        stop.abort('the worker is shutting down');
+        await expect(resending).rejects.toBe('the worker is shutting down');
+        expect(await attemptOf(runId)).toMatchObject({ id: sent.id, status: 'queued', sends: 2, error: null });
+      } finally {
+        await hanging.close();
+      }
+    } finally {
+      await peerThatHangs.close();
+    }
+  });
+});
+
 describe('the sweep', () => {
   it('queues again a resend whose job went missing, and ends one left sending by a lost worker', async () => {
     const sweep = buildSchedulerTasks(h.process.container).find((t) => t.name === 'run sweep')!;
@@ -401,7 +562,9 @@ describe('the sweep', () => {
     await sql`update delivery_attempts set status = 'sending', updated_at = now() - interval '20 minutes' where id = ${lostWorker.id}`;
     peer.fallback = { status: 200, body: 'ok' };
     await sweep.run(new Date());
-    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
+    // The attempt is recorded sent a moment before the run is settled: wait for both.
+    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent'
+      && r.status !== 'failed');
     expect(after.delivery_attempts[0]).toMatchObject({ id: lostJob.id, status: 'sent' });
     expect(after.delivery_attempts[1]).toMatchObject({ id: lostWorker.id, status: 'failed', error: { code: 'delivery.worker_lost' } });
     expect(after.status).toBe('partial');

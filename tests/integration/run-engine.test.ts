@@ -6,6 +6,8 @@
  * on the database; metrics and log lines follow.
  */
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type postgres from 'postgres';
 import { newId } from '../../src/core/ids.js';
@@ -15,14 +17,15 @@ import { createSignedInUser, setupAdmin, type SessionClient } from '../support/i
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 
 let h: Herald;
+let admin: SessionClient;
 let editor: SessionClient;
 let src: PostgresSource;
 let connectionId: string;
 let userDb: postgres.Sql;
 
 beforeAll(async () => {
-  h = await startHerald({ env: { SVC_ROLES: 'api,worker', SVC_RUN_TIMEOUT_SECONDS: '10' } });
-  const admin = await setupAdmin(h);
+  h = await startHerald({ env: { SVC_ROLES: 'api,worker', SVC_RUN_TIMEOUT_SECONDS: '10', SVC_OUTBOUND_ALLOW: '127.0.0.1' } });
+  admin = await setupAdmin(h);
   editor = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
   src = await createPostgresSource(async (sql) => {
     await sql`create table sales (id int primary key, region text not null, total numeric(12,2))`;
@@ -167,6 +170,29 @@ it('ends failed with run.timeout past SVC_RUN_TIMEOUT_SECONDS, the statement sto
   expect(run).toMatchObject({ status: 'failed', error: { code: 'run.timeout' } });
   expect(run.steps[0]).toMatchObject({ name: 'query', status: 'failed', error: { code: 'run.timeout' } });
   await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(25)%'`)[0]!.n === 0);
+}, 30_000);
+
+it('ends failed with run.timeout when its time runs out while a delivery\'s peer holds the request, and so does the attempt (sends 1)', async () => {
+  const received: string[] = [];
+  const peer = http.createServer((req) => { req.resume(); req.on('end', () => received.push(String(req.headers['webhook-id']))); }); // never answers
+  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+  try {
+    const id = await report('select 1 as one');
+    const channel = (await admin.post('/api/v1/channels').send({
+      name: 'Never answers', type: 'webhook', settings: { url: `http://127.0.0.1:${(peer.address() as AddressInfo).port}/hook` },
+    }).expect(201)).body.id as string;
+    await editor.post(`/api/v1/reports/${id}/deliveries`).send({ channel_id: channel, settings: {} }).expect(201);
+    const run = await runAndWait(id);
+    expect(run).toMatchObject({ status: 'failed', error: { code: 'run.timeout' } });
+    expect(run.steps.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([['query', 'success'], ['result_file', 'success'], ['delivery', 'failed']]);
+    expect(run.delivery_attempts).toEqual([expect.objectContaining({
+      id: received[0], status: 'failed', sends: 1, error: expect.objectContaining({ code: 'run.timeout' }),
+    })]);
+    expect(received).toHaveLength(1);
+  } finally {
+    peer.closeAllConnections();
+    await new Promise<void>((resolve) => peer.close(() => resolve()));
+  }
 }, 30_000);
 
 it('stops a run whose report is deleted while it runs, and keeps no file', async () => {

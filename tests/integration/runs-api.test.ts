@@ -31,6 +31,7 @@ let queue: Queue;
 let queueConnection: ReturnType<typeof createRedis>;
 let reportId: string;
 let otherReportId: string;
+let queryId: string;
 
 /** A report row (the reports API is exercised in reports.test.ts). */
 async function insertReport(title: string, queryId: string): Promise<string> {
@@ -47,7 +48,7 @@ beforeAll(async () => {
   viewer = await createSignedInUser(h, admin, { name: 'Vic', email: 'vic@example.com', role: 'viewer' });
   src = await createPostgresSource(async (sql) => { await sql`create table t (region text)`; });
   const connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
-  const queryId = (await editor.post('/api/v1/queries').send({
+  queryId = (await editor.post('/api/v1/queries').send({
     name: 'Q', connection_id: connectionId, sql: 'select * from t where region = {{ region }}',
     parameters: [{ name: 'region', type: 'string', required: true }],
   }).expect(201)).body.id as string;
@@ -114,6 +115,62 @@ describe('POST /reports/{id}/run', () => {
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     const after = (await store`select count(*)::int as n from runs`)[0]!.n as number;
     expect(after - before).toBe(1);
+  });
+
+  it('answers 404 when the report is deleted while the run is being made', async () => {
+    const doomed = await insertReport('Doomed', queryId);
+    // The deletion holds the report's row until it commits: the request reads the report (the
+    // deletion is not committed yet), then its insert waits on the row; the deletion commits.
+    const res = await whileDeleting(doomed, 'insert into "runs"', () => editor.post(`/api/v1/reports/${doomed}/run`).send({}));
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+    expect((await store`select count(*)::int as n from runs where report_id = ${doomed}`)[0]!.n).toBe(0);
+  });
+
+  it('answers 404 to an idempotent repeat whose report, and with it the first run, is deleted before or during the repeat', async () => {
+    // Deleted before: the key's record went with the first run.
+    const before = await insertReport('Deleted before the repeat', queryId);
+    expect((await editor.post(`/api/v1/reports/${before}/run`).set('Idempotency-Key', 'gone-before').send({})).status).toBe(202);
+    await store`delete from reports where id = ${before}`;
+    const late = await editor.post(`/api/v1/reports/${before}/run`).set('Idempotency-Key', 'gone-before').send({});
+    expect([late.status, late.body.code]).toEqual([404, 'not_found']);
+
+    // Deleted during: the repeat waits on the key's record, which the deletion removes.
+    const during = await insertReport('Deleted during the repeat', queryId);
+    expect((await editor.post(`/api/v1/reports/${during}/run`).set('Idempotency-Key', 'gone-during').send({})).status).toBe(202);
+    const raced = await whileDeleting(during, 'insert into "idempotency_keys"',
+      () => editor.post(`/api/v1/reports/${during}/run`).set('Idempotency-Key', 'gone-during').send({}));
+    expect([raced.status, raced.body.code]).toEqual([404, 'not_found']);
+    expect((await store`select count(*)::int as n from idempotency_keys where key in ('gone-before', 'gone-during')`)[0]!.n).toBe(0);
+  });
+
+  it('answers 404 to an idempotent repeat that reads the key\'s record and then finds its first run gone', async () => {
+    // A deletion of the report that commits between the repeat's read of the key's record and
+    // its read of the run. Made to happen every time: the repeat's claim of the key fires this
+    // trigger, which deletes the first run and the report without their cascades (replica
+    // mode), so the record stays for the repeat to read while its run and report are gone.
+    const between = await insertReport('Deleted between the reads', queryId);
+    expect((await editor.post(`/api/v1/reports/${between}/run`).set('Idempotency-Key', 'gone-between').send({})).status).toBe(202);
+    await store.unsafe(`
+      create function test_delete_between() returns trigger language plpgsql as $$
+      begin
+        perform set_config('session_replication_role', 'replica', true);
+        delete from runs where id = (select run_id from idempotency_keys k
+          where k.user_id = new.user_id and k.operation = new.operation and k.key = new.key);
+        delete from reports where id = '${between}';
+        perform set_config('session_replication_role', 'origin', true);
+        return new;
+      end $$`);
+    await store.unsafe(`create trigger test_delete_between before insert on idempotency_keys
+      for each row when (new.key = 'gone-between') execute function test_delete_between()`);
+    try {
+      const res = await editor.post(`/api/v1/reports/${between}/run`).set('Idempotency-Key', 'gone-between').send({});
+      expect([res.status, res.body.code]).toEqual([404, 'not_found']);
+    } finally {
+      await store.unsafe('drop trigger test_delete_between on idempotency_keys');
+      await store.unsafe('drop function test_delete_between()');
+      await store`delete from idempotency_keys where key = 'gone-between'`;
+    }
   });
 
   it('answers 404 for an unknown report, 403 for a viewer, 422 for a bad key or body', async () => {
@@ -310,6 +367,22 @@ function otherProcessBus() {
     subscribe: bus.subscribe,
     close: async () => { await bus.close(); publisher.disconnect(); await store.sql.end(); },
   };
+}
+
+/**
+ * Sends a request while another transaction deletes the report: the deletion is made first and
+ * held uncommitted until one of Herald's statements (its text starting with `statement`) waits
+ * on a lock the deletion holds, then committed. Answers the request's response.
+ */
+async function whileDeleting<T>(report: string, statement: string, send: () => PromiseLike<T>): Promise<T> {
+  let answer!: Promise<T>;
+  await store.begin(async (tx) => {
+    await tx`delete from reports where id = ${report}`;
+    answer = Promise.resolve().then(send);
+    await waitFor(async () => (await store`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and query like ${`${statement}%`}`)[0]!.n > 0);
+  });
+  return answer;
 }
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {

@@ -6,11 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Job, Queue } from 'bullmq';
+import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Writable } from 'node:stream';
-import { createWorker } from '../../src/worker.js';
-import { jobCatalog, JobTimeoutError, type Enqueue, type JobSpec, type JobType } from '../../src/jobs/catalog.js';
+import { createWorker, finalFailureOf } from '../../src/worker.js';
+import { jobCatalog, JobTimeoutError, WorkersLostError, type Enqueue, type JobSpec, type JobType } from '../../src/jobs/catalog.js';
+import { createActiveRuns, runReportJob } from '../../src/jobs/run-report.js';
+import { newId } from '../../src/core/ids.js';
 import { createEnqueue, QUEUE_NAMES } from '../../src/infra/queue/queues.js';
 import { DomainError } from '../../src/core/errors.js';
 import { createLogger } from '../../src/infra/log/logger.js';
@@ -253,4 +255,64 @@ it('fails a job whose payload its type cannot parse for good, without running it
   expect(failed.attemptsMade).toBe(1);
   expect(failed.failedReason).toBe('test.strict: malformed payload (test.strict: "to" is missing)');
   expect(runs).toBe(0);
+});
+
+describe('a job that failed for good because its workers were lost', () => {
+  it('is told apart by BullMQ\'s stalled counter, not by its message: lost after more stalls than allowed, not for a handler\'s own failure saying the same', async () => {
+    const own = ownPrefix();
+    const options = { connection: connect(), prefix: own.prefix, lockDuration: 2000, stalledInterval: 1000, maxStalledCount: 0 };
+    // The first worker takes the job and is cut off (a forced close stops renewing its lock).
+    let taken!: () => void;
+    const started = new Promise<void>((resolve) => { taken = resolve; });
+    const cutOffWorker = new Worker(QUEUE_NAMES.runs, async () => { taken(); await cutOff; }, options);
+    await own.queue.add('test.lost', {}, { jobId: 'lost-1', attempts: 3 });
+    await started;
+    await cutOffWorker.close(true);
+    // The next worker's stalled-job check finds the job without a lock: past maxStalledCount (0),
+    // BullMQ fails it when it is fetched again. A job of this worker's own fails unrecoverably
+    // with the very message BullMQ uses.
+    const failures: Array<{ id: string | undefined; verdict: Error | undefined; stalled: number }> = [];
+    const next = new Worker(QUEUE_NAMES.runs, async (job) => {
+      if (job.name === 'test.own') throw new UnrecoverableError('job stalled more than allowable limit');
+    }, { ...options, connection: connect() });
+    next.on('failed', (job, err) => { if (job) failures.push({ id: job.id, verdict: finalFailureOf(job, err, 0), stalled: job.stalledCounter }); });
+    await own.queue.add('test.own', {}, { jobId: 'own-1', attempts: 3 });
+    await waitFor(async () => failures.length === 2, 'both jobs to fail');
+    await next.close();
+
+    const lost = failures.find((f) => f.id === 'lost-1')!;
+    expect(lost.stalled).toBe(1);
+    expect(lost.verdict).toBeInstanceOf(WorkersLostError);
+    expect(lost.verdict).toMatchObject({ jobName: 'test.lost', losses: 1 });
+    const failed = failures.find((f) => f.id === 'own-1')!;
+    expect(failed.stalled).toBe(0);
+    expect(failed.verdict).toBeInstanceOf(UnrecoverableError);
+    expect(failed.verdict).not.toBeInstanceOf(WorkersLostError);
+  }, 60_000);
+
+  it('a run whose job failed for good on the service\'s own faults ends run.internal_error, even when their message speaks of locks', async () => {
+    const own = ownPrefix();
+    const ended: Array<{ runId: string; code: string }> = [];
+    const type = {
+      ...runReportJob({
+        // The store's fault on every attempt, as PostgreSQL words a lock timeout.
+        engine: { execute: async () => { throw new Error('canceling statement due to lock timeout'); } },
+        timeoutMs: 10_000,
+        active: createActiveRuns(),
+        markLost: async (runId, error) => { ended.push({ runId, code: error.code }); },
+      }),
+      backoffMs: 10,
+    };
+    const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type as JobType]), logger, lockDurationMs: LOCK_MS });
+    worker.start();
+    const runId = newId();
+    await own.enqueue(type, { runId }, { jobId: runId });
+    await waitFor(async () => ended.length === 1, 'the run to be ended');
+    await worker.stop(5000);
+    expect((await Job.fromId(own.queue, runId))!.attemptsMade).toBe(3);
+    expect(ended).toEqual([{ runId, code: 'run.internal_error' }]);
+    // Its workers lost too often: run.worker_lost.
+    await type.onFinalFailure!({ runId }, new WorkersLostError(type.name, 3));
+    expect(ended[1]).toEqual({ runId, code: 'run.worker_lost' });
+  });
 });

@@ -8,6 +8,10 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+import { newId } from '../../src/core/ids.js';
 import { isolate, type Isolated } from '../support/isolation.js';
 import { freePorts, herald, killChildren, run, waitUntilLive, type Herald } from '../support/child-process.js';
 
@@ -161,6 +165,58 @@ describe('herald serve, healthcheck and SIGTERM', () => {
     const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
     expect(lines).toEqual([`herald: SVC_LISTEN: 127.0.0.1:${main.port} is already in use`]);
   });
+
+  it('binds before its roles start: on an address in use it exits naming SVC_LISTEN, no job taken and no due report claimed', async () => {
+    const own = await isolate();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const store = postgres(own.databaseUrl, { max: 1, onnotice: () => undefined });
+    const redis = new Redis(own.redisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue('runs', { connection: redis, prefix: own.queuePrefix });
+    try {
+      // Work for each role: pending runs with their jobs queued (the worker's), and a report due
+      // an hour ago (the scheduler's).
+      const connectionId = newId();
+      const queryId = newId();
+      const manual = newId();
+      const due = newId();
+      await store`insert into connections (id, name, type, host, port, database, username, ssl_mode)
+        values (${connectionId}, 'Src', 'postgres', '127.0.0.1', 5432, 'postgres', 'postgres', 'disable')`;
+      await store`insert into queries (id, name, connection_id, sql) values (${queryId}, 'Q', ${connectionId}, 'select 1 as one')`;
+      await store`insert into reports (id, title, query_id) values (${manual}, 'Manual', ${queryId})`;
+      await store`insert into reports (id, title, query_id, schedule_cron, schedule_timezone, next_run_at)
+        values (${due}, 'Due', ${queryId}, '0 * * * *', 'UTC', now() - interval '1 hour')`;
+      const [dueBefore] = await store`select next_run_at from reports where id = ${due}`;
+      const runIds = [newId(), newId(), newId(), newId()];
+      for (const runId of runIds) {
+        await store`insert into runs (id, report_id, trigger, status) values (${runId}, ${manual}, 'manual', 'pending')`;
+        await queue.add('run-report', { runId, reportId: manual }, { jobId: runId, attempts: 3 });
+      }
+
+      const r = await run(['serve'], {
+        ...own.env, SVC_ROLES: 'api,scheduler,worker', SVC_LISTEN: `127.0.0.1:${port}`, SVC_LOG_LEVEL: 'info', SVC_SCHEDULER_TICK_SECONDS: '1',
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr.split('\n').filter((l) => l.trim() !== '')).toEqual([`herald: SVC_LISTEN: 127.0.0.1:${port} is already in use`]);
+      // Neither role started (each says so when it does), so neither could take anything.
+      const said = jsonLines(r.stdout).map((l) => l.message);
+      expect(said).not.toContain('scheduler started');
+      expect(said).not.toContain('worker started');
+      const runs = await store`select id, report_id, status, attempts from runs order by id`;
+      expect(runs.map((x) => [x.report_id, x.status, x.attempts])).toEqual(runIds.map(() => [manual, 'pending', 0]));
+      expect(await Promise.all(runIds.map((id) => queue.getJobState(id)))).toEqual(runIds.map(() => 'waiting'));
+      const [dueAfter] = await store`select next_run_at from reports where id = ${due}`;
+      expect(dueAfter!.next_run_at).toEqual(dueBefore!.next_run_at);
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+      redis.disconnect();
+      await store.end();
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      await own.release();
+    }
+  }, 60_000);
 
   it('on SIGTERM answers the request in flight, refuses new connections, and exits 0', async () => {
     const { h: server, port } = main;

@@ -1,7 +1,7 @@
 /**
  * latestDueSlot: the one slot a due report runs for (the latest occurrence at or before now),
  * after short and long downtime, and on DST days in Europe/Berlin and America/New_York (the
- * instants follow decisions.md as in schedule-dst.test.ts).
+ * instants follow the DST rule of schedule-dst.test.ts).
  */
 import { latestDueSlot } from '../../src/domain/schedules/schedule.js';
 

@@ -30,7 +30,7 @@ describe('problem documents', () => {
     expect(JSON.stringify(p)).not.toContain('10.0.0.5');
   });
 
-  it('maps every code of decisions.md to its status', () => {
+  it('maps every problem code to its status', () => {
     const table: Record<string, number> = {
       'request.malformed': 400, 'auth.mixed_credentials': 400, 'auth.unauthenticated': 401, 'auth.invalid_credentials': 401,
       'auth.forbidden': 403, 'auth.csrf_failed': 403, 'auth.session_required': 403, not_found: 404, 'conflict.version': 409,

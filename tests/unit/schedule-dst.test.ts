@@ -1,5 +1,5 @@
 /**
- * Schedule arithmetic across DST changes, with exact UTC instants (decisions.md: a time in a gap
+ * Schedule arithmetic across DST changes, with exact UTC instants (the rule: a time in a gap
  * runs once at the first valid minute after it; a repeated time runs once, at its first
  * occurrence). Berlin: 2026-03-29 02:00 CET → 03:00 CEST (01:00Z), 2026-10-25 03:00 CEST → 02:00
  * CET (01:00Z). New York: 2026-03-08 02:00 EST → 03:00 EDT (07:00Z), 2026-11-01 02:00 EDT →

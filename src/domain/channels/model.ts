@@ -31,7 +31,7 @@ export type ChannelChanges = Partial<Pick<ChannelRecord, 'name' | 'settings' | '
 
 export type ResultFormat = 'csv' | 'xlsx' | 'json';
 
-/** The settings every channel understands (decisions.md), plus the plugin's own fields. */
+/** The settings every channel understands (openapi.yaml's DeliverySettings), plus the plugin's own fields. */
 export interface DeliverySettings {
   attach: ResultFormat | null;
   link: { format: ResultFormat; expiresInDays: number } | null;

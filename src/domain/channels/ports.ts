@@ -74,6 +74,11 @@ export interface AttemptsRepo {
    */
   begin(start: AttemptStart, id: string): Promise<{ attempt: AttemptRecord; alreadySent: boolean }>;
   finish(id: string, end: AttemptEnd): Promise<AttemptRecord | undefined>;
+  /**
+   * A sending attempt stopped unfinished (the worker shutting down): adds the requests it made to
+   * `sends` and leaves it `status` (sending, or queued again) for the next worker to send.
+   */
+  handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date }): Promise<void>;
   find(id: string): Promise<AttemptRecord | undefined>;
   listForRun(runId: string): Promise<AttemptRecord[]>;
   /** failed → queued (answers the attempt when it moved; undefined otherwise). */

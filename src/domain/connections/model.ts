@@ -27,7 +27,7 @@ export type NewConnection = Omit<ConnectionRecord, 'version' | 'schemaSnapshot' 
 export type ConnectionChanges = Partial<Pick<ConnectionRecord,
   'name' | 'host' | 'port' | 'database' | 'username' | 'passwordSealed' | 'sslMode' | 'sslCa' | 'options'>>;
 
-/** The wire form of a secret field (api-spec.md): a string replaces, null removes, {configured: true} or absent keeps. */
+/** The wire form of a secret field: a string replaces, null removes, {configured: true} or absent keeps. */
 export type SecretWrite = string | null | { configured: true } | undefined;
 
 /** The settings a caller gives (create, test, update), before the plugin's defaults apply. */

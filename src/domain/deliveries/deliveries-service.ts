@@ -1,8 +1,9 @@
 /**
- * A report's deliveries: an ordered list, each naming a channel and its own settings (decisions.md:
- * attach, link, inline_rows, send_when_skipped, subject, body, plus the plugin's fields such as
- * email's to/cc/bcc; and csv_formula_safe, on by default, for csv files). Templates are checked when saved; the preview renders a delivery's message
- * with the report's latest result (or sample data) without sending it.
+ * A report's deliveries: an ordered list, each naming a channel and its own settings (the ones
+ * every channel understands: attach, link, inline_rows, send_when_skipped, subject, body and
+ * csv_formula_safe, on by default, for csv files; plus the plugin's fields such as email's
+ * to/cc/bcc). Templates are checked when saved; the preview renders a delivery's message with the
+ * report's latest result (or sample data) without sending it.
  */
 import type { Clock } from '../../core/clock.js';
 import { notFound, validationFailed, type FieldProblem } from '../../core/errors.js';

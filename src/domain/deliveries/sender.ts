@@ -9,6 +9,11 @@
  * with Retry-After) are retried inside the attempt with exponential backoff and full jitter, a
  * bounded number of times; permanent ones (4xx, refused addresses, bad settings) are not.
  *
+ * A send stopped by the run's signal ends by its reason: the run's cancel fails the attempt
+ * run.cancelled, the run's time limit run.timeout; any other stop (the worker shutting down) hands
+ * the attempt back unfinished for the next worker to send again under the same id. `sends`
+ * counts the requests made to the peer, the one the stop cut short included.
+ *
  * After each attempt the channel's health is recomputed in the store (one statement) and a
  * change is announced as channel.health. Logs carry run_id, report_id and the channel's name,
  * never a URL or a secret.
@@ -25,7 +30,7 @@ import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugi
 import type { CellValue } from '../plugins/connector.js';
 import { CONTENT_TYPES, resultFile, resultFileName } from '../results/formats.js';
 import { channelHealthChanged, publishQuietly, type EventSink } from '../events/model.js';
-import type { RunRecord } from '../runs/model.js';
+import { RunCancelled, RunTimedOut, type RunRecord } from '../runs/model.js';
 import { renderTemplates, type TemplateVariables } from './templates.js';
 
 /** Rows the templates' `rows` variable holds at most. */
@@ -89,6 +94,17 @@ export interface DeliveryTally {
   attempts: AttemptRecord[];
 }
 
+/**
+ * How an attempt whose send the signal stopped ends: failed with the run's reason when the run
+ * was cancelled or ran out of time; undefined for any other reason (the worker shutting down, a
+ * resend's job out of time), when the attempt is handed back for the next try.
+ */
+function stoppedBy(reason: unknown): { code: string; message: string } | undefined {
+  if (reason instanceof RunCancelled) return { code: 'run.cancelled', message: 'The run was cancelled while this delivery was being sent' };
+  if (reason instanceof RunTimedOut) return { code: 'run.timeout', message: 'The run reached its time limit while this delivery was being sent' };
+  return undefined;
+}
+
 const defaultSleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
   if (signal.aborted) { reject(signal.reason); return; }
   const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
@@ -133,7 +149,6 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     };
   }
 
-  /** Renders a delivery's message for a run (templates, inline table, attachment). */
   /**
    * Renders a delivery's message for a run (templates, inline table, attachment, link). With
    * `sending` (the attempt's id) the attachment is built and a real link made; without it (a
@@ -183,13 +198,18 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     return { message, rendered: { subject, body, table, attachment: attachmentView, link } };
   }
 
-  /** One send with its retries; answers how the attempt ends. */
+  /**
+   * One send with its retries; answers how the attempt ends. `made.sends` counts the requests made
+   * as they are made, so that a caller stopped by the signal knows how many reached the peer.
+   */
   async function sendWithRetries(plugin: ChannelPlugin, settings: Record<string, unknown>, target: DeliveryTarget,
-    message: ChannelMessage, messageId: string, signal: AbortSignal): Promise<Omit<AttemptEnd, 'finishedAt'>> {
+    message: ChannelMessage, messageId: string, signal: AbortSignal, made: { sends: number }): Promise<Omit<AttemptEnd, 'finishedAt'>> {
     let sends = 0;
     let last: ChannelSendError | undefined;
     for (;;) {
+      signal.throwIfAborted();
       sends += 1;
+      made.sends = sends;
       try {
         const outcome = await plugin.send(settings, target, message, {
           signal, timeoutMs: deps.retry.sendTimeoutMs, http: deps.http, messageId, now: () => deps.clock.now(),
@@ -225,10 +245,12 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
 
   /**
    * Sends (or, for a test run's non-email delivery, previews) one delivery of a run, recording it
-   * as an attempt. Answers the attempt as it ended.
+   * as an attempt. Answers the attempt as it ended. Stopped by the worker's shutdown, the attempt
+   * is handed back as `handBackAs`: sending for a run (the next worker takes the run again and
+   * sends what is not recorded sent), queued for a resend (its job is taken again and claims it).
    */
   async function deliverOne(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, signal: AbortSignal, parentLog: Log,
-    rows?: CellValue[][]): Promise<AttemptRecord> {
+    handBackAs: 'sending' | 'queued', rows?: CellValue[][]): Promise<AttemptRecord> {
     const channel = await deps.channels.find(delivery.channelId);
     const plugin = channel ? deps.plugins.channel(channel.type) : undefined;
     const log = parentLog.child({ channel: channel?.name ?? delivery.channelId, channel_type: delivery.channelType, delivery_id: delivery.id });
@@ -253,6 +275,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     // A test run sends only where the message goes to people (the caller alone); elsewhere it previews.
     const previewOnly = isTest && !sendsToPeople(plugin);
     let result: Omit<AttemptEnd, 'finishedAt'>;
+    const made = { sends: 0 };
     try {
       const { message, rendered } = await compose(run, ctx, delivery, runStatus, previewOnly ? null : { attemptId: attempt.id }, rows);
       if (previewOnly) {
@@ -265,11 +288,19 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
         target = plugin.testTarget(ctx.callerEmail);
       }
       const settings = fullSettingsOf(channel, deps.secrets);
-      result = await sendWithRetries(plugin, settings, target, message, attempt.id, signal);
+      result = await sendWithRetries(plugin, settings, target, message, attempt.id, signal, made);
     } catch (err) {
       if (signal.aborted) {
-        await finish({ status: 'failed', sends: 0, statusCode: null, peerMessageId: null, detail: null,
-          error: { code: 'run.cancelled', message: 'The run stopped while this delivery was being sent' } });
+        const stopped = stoppedBy(signal.reason);
+        if (stopped) {
+          await finish({ status: 'failed', sends: made.sends, statusCode: null, peerMessageId: null, detail: null, error: stopped });
+          log.warn('delivery stopped', { attempt_id: attempt.id, sends: made.sends, error_code: stopped.code });
+        } else {
+          // Best effort: the store may be closing with the process.
+          await deps.attempts.handBack(attempt.id, { sends: made.sends, status: handBackAs, now: deps.clock.now() })
+            .catch((e: unknown) => log.warn('could not record the sends of a delivery handed back', { attempt_id: attempt.id, err: e }));
+          log.info('delivery handed back unfinished; the next worker sends it again', { attempt_id: attempt.id, sends: made.sends });
+        }
         throw err;
       }
       if (!(err instanceof DomainError)) throw err;
@@ -301,7 +332,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       const rows = await firstRows(run, TEMPLATE_ROWS);
       for (const delivery of planned) {
         signal.throwIfAborted();
-        const attempt = await deliverOne(run, ctx, delivery, runStatus, signal, log, rows);
+        const attempt = await deliverOne(run, ctx, delivery, runStatus, signal, log, 'sending', rows);
         tally.attempts.push(attempt);
         if (attempt.status === 'sent') tally.sent += 1;
         else if (attempt.status === 'preview') tally.previewed += 1;
@@ -320,7 +351,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       }
       const runStatus = run.conditionMet === false ? 'skipped' : 'success';
       // begin() finds the attempt of (run, delivery) that the claim already set to sending.
-      return deliverOne(run, ctx, delivery, runStatus, signal, log);
+      return deliverOne(run, ctx, delivery, runStatus, signal, log, 'queued');
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The change events of reports and runs (decisions.md "Events"): data holds only ids and what
+ * The change events of reports and runs: data holds only ids and what
  * changed. They travel on the event bus (Redis pub/sub) from whichever process made the change
  * to every API process, whose GET /events streams the public kinds. `run.cancel` is internal:
  * it tells the worker holding a run to stop it.

@@ -38,7 +38,7 @@ export interface ResultColumn {
 }
 
 /**
- * A row value on the wire (api-spec.md "Result rows"): null, boolean, a number when exactly
+ * A row value on the wire (openapi.yaml's ResultValue): null, boolean, a number when exactly
  * representable (integers within ±2^53, finite floats), otherwise a string: decimals, big
  * integers, dates, times, timestamps (ISO 8601), intervals, JSON (its text), UUIDs, NaN and
  * ±Infinity ("NaN", "Infinity", "-Infinity"); binary as base64.

@@ -1,5 +1,5 @@
 /**
- * Conditions (decisions.md): null delivers always; rows_exist, row_count, value (first row) and
+ * Conditions: null delivers always; rows_exist, row_count, value (first row) and
  * changed (the result differs from the last successful run's). Pure module: checking a
  * condition's shape, and its outcome on a result.
  */

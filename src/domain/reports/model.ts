@@ -1,4 +1,4 @@
-/** Reports: a query with parameters, a schedule and a condition (decisions.md "Reports, schedules, runs"). */
+/** Reports: a query with parameters, a schedule and a condition. */
 import type { BoundValue } from '../queries/sql-template.js';
 import type { Schedule } from '../schedules/schedule.js';
 import type { RunStatus, RunTrigger } from '../runs/model.js';

@@ -1,6 +1,6 @@
 /**
  * A stored result as a download that streams: csv (RFC 4180, UTF-8, header row, CRLF), json
- * ({"columns": [...], "rows": [...]}, values as api-spec.md's result rows) and xlsx. Each reads
+ * ({"columns": [...], "rows": [...]}, values as openapi.yaml's ResultValue) and xlsx. Each reads
  * the stored file batch by batch and yields bytes as it goes, so memory does not grow with the
  * row count.
  *

@@ -1,4 +1,4 @@
-/** Runs: one execution of a report (decisions.md "Reports, schedules, runs"). */
+/** Runs: one execution of a report, queued by its schedule, by hand or as a test. */
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { BoundValue } from '../queries/sql-template.js';
 import type { Condition } from '../reports/model.js';

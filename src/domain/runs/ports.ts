@@ -40,7 +40,8 @@ export interface IdempotencyClaim {
 export type IdempotentOutcome =
   | { kind: 'created'; run: RunRecord }
   | { kind: 'repeated'; run: RunRecord }
-  | { kind: 'mismatch' };
+  | { kind: 'mismatch' }
+  | { kind: 'gone' };
 
 export interface RunsRepo {
   find(id: string): Promise<RunRecord | undefined>;
@@ -48,12 +49,16 @@ export interface RunsRepo {
   list(filter: RunFilter, page: PageRequest): Promise<Page<RunRecord>>;
   /** The report a new run is made from, or undefined. */
   runSource(reportId: string): Promise<RunSource | undefined>;
-  /** Inserts the run and points the report's last run at it. */
-  insert(run: NewRun): Promise<RunRecord>;
+  /**
+   * Inserts the run and points the report's last run at it; undefined when the report is gone
+   * (deleted after runSource read it).
+   */
+  insert(run: NewRun): Promise<RunRecord | undefined>;
   /**
    * Inserts the run under an Idempotency-Key in one transaction: when the key was used (and has
    * not expired) answers that run (same request hash) or a mismatch; concurrent repeats wait on
-   * the key and then see the first one's run.
+   * the key and then see the first one's run. `gone` when the report is gone: deleted after
+   * runSource read it, or (a repeat) with the key's first run.
    */
   insertIdempotent(run: NewRun, claim: IdempotencyClaim): Promise<IdempotentOutcome>;
   /** pending → cancelled at once; answers the run after the attempt and whether it was cancelled now (undefined: no such run). */

@@ -13,7 +13,7 @@ import { isFinished, type RunQueue, type RunRecord, type RunTrigger } from './mo
 import type { RunFilter, RunsRepo } from './ports.js';
 import { publishQuietly, reportUpdated, runCancelRequested, runUpdated, type EventSink } from '../events/model.js';
 
-/** How long an Idempotency-Key answers its first run (api-spec.md limits). */
+/** How long an Idempotency-Key answers its first run: 24 hours (openapi.yaml's Idempotency-Key). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
 
 export interface QueueRunInput {
@@ -63,7 +63,10 @@ export function createRunsService(deps: {
       };
       let created: RunRecord;
       if (input.idempotencyKey === undefined) {
-        created = await deps.runs.insert(run);
+        // Undefined: the report was deleted between the read above and the insert.
+        const inserted = await deps.runs.insert(run);
+        if (!inserted) throw notFound('report');
+        created = inserted;
       } else {
         const operation = input.trigger === 'test' ? 'testDeliverReport' : 'runReport';
         const requestHash = createHash('sha256')
@@ -75,6 +78,8 @@ export function createRunsService(deps: {
         if (outcome.kind === 'mismatch') {
           throw new DomainError('idempotency.mismatch', 'This Idempotency-Key was used within 24 hours for a different request');
         }
+        // Gone: the report was deleted meanwhile, or (a repeat) its first run went with it.
+        if (outcome.kind === 'gone') throw notFound('report');
         if (outcome.kind === 'repeated') return outcome.run;
         created = outcome.run;
       }

@@ -2,12 +2,12 @@
  * Schedules: a five-field cron read as wall-clock times in an IANA time zone.
  *
  * The calendar arithmetic is croner's, run in UTC on the wall-clock times, where no clock ever
- * changes; this module maps each wall-clock time to its instant with the rule of decisions.md
- * (zone-time.ts): a time the clocks skip runs once, at the first valid minute after the gap; a
- * time that occurs twice runs once, at its first occurrence. croner's own time zone mode is not
- * used: for jobs with a wildcard, range or list in the minute or hour field it runs both passes
- * of a repeated hour and skips times in a gap (Vixie cron's rule), which decisions.md does not
- * want. Descriptions are cronstrue's.
+ * changes; this module maps each wall-clock time to its instant with Herald's rule (zone-time.ts;
+ * openapi.yaml states it for schedule previews): a time the clocks skip runs once, at the first
+ * valid minute after the gap; a time that occurs twice runs once, at its first occurrence.
+ * croner's own time zone mode is not used: for jobs with a wildcard, range or list in the minute
+ * or hour field it runs both passes of a repeated hour and skips times in a gap (Vixie cron's
+ * rule), which breaks that rule. Descriptions are cronstrue's.
  *
  * A cron that matches no date at all (`0 0 30 2 *`) is refused by `validateSchedule`, so
  * `nextOccurrences` never searches in vain; rare ones (`0 0 29 2 *`) are cheap, since croner

@@ -1,7 +1,7 @@
 /**
  * The local artifact store: result files under <SVC_DATA_DIR>/results/<report>/<run>.ndjson.gz.
  * The format is gzip-compressed NDJSON: the first line is {"columns": [...]}, each further line
- * one row as a JSON array (values as api-spec.md's result rows). It is written to a temporary
+ * one row as a JSON array (values as on the wire: openapi.yaml's ResultValue). It is written to a temporary
  * name and renamed on finish, so a reader never sees half a file and a lost attempt's leftovers
  * are replaced.
  */

@@ -96,7 +96,7 @@ export function createSecretBox(keys: Keyring | Buffer): SecretBox {
   };
 }
 
-/** The wire form of a secret field, as api-spec.md describes it. */
+/** The wire form of a secret field: a string replaces it, null removes it, {configured: true} or absent keeps it. */
 export type SecretInput = string | null | { configured: true } | undefined;
 
 /**

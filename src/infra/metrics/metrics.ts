@@ -1,7 +1,9 @@
 /**
- * Every svc_* metric of api-spec.md, registered at start on a registry of this process, plus the
- * default runtime and process collectors. The issues that produce the events feed them. Beyond
- * the spec's table: HTTP requests by operation (svc_http_*), fed by the HTTP edge.
+ * Herald's svc_* metrics (runs, query rows, delivery sends, the queue, stored bytes, the
+ * scheduler's lag, the build, and HTTP requests by operation), registered at start on a registry
+ * of this process, plus the default runtime and process collectors. The code where each event
+ * happens feeds its metric (svc_http_* the HTTP edge); the shared gauges read the store when
+ * scraped.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 

@@ -1,6 +1,6 @@
 /**
  * Turns ajv errors from openapi-backend's request validation into per-field problems with the
- * stable codes of decisions.md.
+ * stable per-field codes of openapi.yaml (components.x-field-codes).
  */
 import type { ErrorObject } from 'ajv';
 import type { FieldCode, FieldProblem } from '../../core/errors.js';

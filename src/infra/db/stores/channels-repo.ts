@@ -240,6 +240,10 @@ export function createAttemptsRepo(db: Db) {
       }).where(and(eq(deliveryAttempts.id, id), sql`${deliveryAttempts.status} <> 'sent'`)).returning();
       return row ? attemptOf(row) : undefined;
     },
+    async handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date }): Promise<void> {
+      await db.update(deliveryAttempts).set({ status: back.status, sends: sql`${deliveryAttempts.sends} + ${back.sends}`, updatedAt: back.now })
+        .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.status, 'sending')));
+    },
     async find(id: string) {
       const [row] = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.id, id));
       return row ? attemptOf(row) : undefined;
@@ -279,11 +283,6 @@ export function createAttemptsRepo(db: Db) {
           and a.updated_at < ${sendingBefore.toISOString()}::timestamptz
         returning a.id`) as unknown as Array<{ id: string }>;
       return { queued, lost: lost.length };
-    },
-    /** Ends the run's attempts left sending or queued (its worker was lost for good). */
-    async failSending(runId: string, error: { code: string; message: string }, now: Date): Promise<void> {
-      await db.update(deliveryAttempts).set({ status: 'failed', error, finishedAt: now, updatedAt: now })
-        .where(and(eq(deliveryAttempts.runId, runId), inArray(deliveryAttempts.status, ['sending', 'queued'])));
     },
     async failedOfChannel(channelId: string, since: Date, limit: number) {
       const rows = await db.select().from(deliveryAttempts)

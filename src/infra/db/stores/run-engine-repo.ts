@@ -1,6 +1,6 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
 import { and, desc, eq, inArray, lt, ne, or, sql as rawSql } from 'drizzle-orm';
-import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
+import { connections, deliveries, deliveryAttempts, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Tx } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
@@ -44,6 +44,9 @@ const columnsOf = (p: Progress) => ({
   ...(p.resultBytes !== undefined ? { resultBytes: p.resultBytes } : {}),
   ...(p.resultHash !== undefined ? { resultHash: p.resultHash } : {}),
 });
+
+/** The error of a delivery attempt whose run was lost with it. */
+const LOST_DELIVERY = { code: 'delivery.worker_lost', message: 'The worker sending it stopped; retry the attempt' };
 
 export function createRunEngineRepo(db: Tx) {
   return {
@@ -129,18 +132,28 @@ export function createRunEngineRepo(db: Tx) {
       return row !== undefined;
     },
 
-    /** Ends a run whose job failed for good (its worker lost too often, or the service's own fault). */
+    /**
+     * Ends a run lost for good: its job failed for good (the worker's record of it) or its
+     * workers were lost too often (the scheduler's sweep, with `leaseMs`). In the same
+     * transaction the delivery attempts its lost worker left sending (or queued) end failed
+     * delivery.worker_lost, so both paths leave none of them sending.
+     */
     async markLost(runId: string, error: { code: string; message: string }, now: Date, leaseMs?: number): Promise<RunRecordRow | undefined> {
       // A step the lost worker left running ends failed with the run's error.
       const closedSteps = rawSql`(select coalesce(jsonb_agg(case when s->>'status' = 'running'
         then s || jsonb_build_object('status', 'failed', 'finishedAt', ${now.toISOString()}::text, 'error', ${JSON.stringify(error)}::jsonb)
         else s end order by n), '[]'::jsonb) from jsonb_array_elements(${runs.steps}) with ordinality as t(s, n))`;
-      const [row] = await db.update(runs).set({
-        status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now, steps: closedSteps,
-      })
-        .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']),
-          leaseMs === undefined ? undefined : or(eq(runs.status, 'pending'), leaseExpired(leaseMs)))).returning();
-      return row ? runRecordOf(row) : undefined;
+      return db.transaction(async (tx) => {
+        const [row] = await tx.update(runs).set({
+          status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now, steps: closedSteps,
+        })
+          .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']),
+            leaseMs === undefined ? undefined : or(eq(runs.status, 'pending'), leaseExpired(leaseMs)))).returning();
+        if (!row) return undefined;
+        await tx.update(deliveryAttempts).set({ status: 'failed', error: LOST_DELIVERY, finishedAt: now, updatedAt: now })
+          .where(and(eq(deliveryAttempts.runId, runId), inArray(deliveryAttempts.status, ['sending', 'queued'])));
+        return runRecordOf(row);
+      });
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, isNotNull, lt, or, sql as rawSql, type SQL } from 'drizzle-orm';
 import { idempotencyKeys, reports, runs, type StoredRunStatus } from '../schema.js';
-import type { Db, Tx } from '../client.js';
+import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import { isUuid } from '../../../core/ids.js';
 
@@ -57,6 +57,10 @@ interface NewRunRow {
   createdBy: string | null;
   createdAt: Date;
 }
+
+/** The insert of a run failed because its report no longer exists (deleted after it was read). */
+const reportGone = (err: unknown): boolean =>
+  pgErrorCode(err) === '23503' && pgConstraint(err) === 'runs_report_id_reports_id_fk';
 
 async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow> {
   const [row] = await tx.insert(runs).values({ ...run, status: 'pending', updatedAt: run.createdAt }).returning();
@@ -127,31 +131,50 @@ export function createRunsRepo(db: Db) {
       return row ? { id: row.id, parameters: row.parameters, condition: row.condition ?? null } : undefined;
     },
 
-    insert(run: NewRunRow): Promise<RunRecordRow> {
-      return db.transaction((tx) => insertRun(tx, run));
+    /** Inserts the run; undefined when its report is gone (deleted since it was read). */
+    async insert(run: NewRunRow): Promise<RunRecordRow | undefined> {
+      try {
+        return await db.transaction((tx) => insertRun(tx, run));
+      } catch (err) {
+        if (reportGone(err)) return undefined;
+        throw err;
+      }
     },
 
     async insertIdempotent(run: NewRunRow, claim: { userId: string; operation: string; key: string; requestHash: string; notBefore: Date }):
-      Promise<{ kind: 'created' | 'repeated'; run: RunRecordRow } | { kind: 'mismatch' }> {
-      return db.transaction(async (tx) => {
-        const keyOf = and(eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.operation, claim.operation), eq(idempotencyKeys.key, claim.key));
-        // An expired record frees its key.
-        await tx.delete(idempotencyKeys).where(and(keyOf, lt(idempotencyKeys.createdAt, claim.notBefore)));
-        // Concurrent repeats wait here on the key until the first one commits, then see its row.
-        const claimed = await tx.insert(idempotencyKeys).values({
-          userId: claim.userId, operation: claim.operation, key: claim.key, requestHash: claim.requestHash, createdAt: run.createdAt,
-        }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
-        if (claimed.length === 0) {
-          const [held] = await tx.select().from(idempotencyKeys).where(keyOf);
-          if (!held || held.requestHash !== claim.requestHash || !held.runId) return { kind: 'mismatch' as const };
-          const [first] = await tx.select().from(runs).where(eq(runs.id, held.runId));
-          if (!first) return { kind: 'mismatch' as const };
-          return { kind: 'repeated' as const, run: runRecordOf(first) };
-        }
-        const created = await insertRun(tx, run);
-        await tx.update(idempotencyKeys).set({ runId: created.id }).where(keyOf);
-        return { kind: 'created' as const, run: created };
-      });
+      Promise<{ kind: 'created' | 'repeated'; run: RunRecordRow } | { kind: 'mismatch' } | { kind: 'gone' }> {
+      const keyOf = and(eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.operation, claim.operation), eq(idempotencyKeys.key, claim.key));
+      try {
+        return await db.transaction(async (tx) => {
+          // An expired record frees its key.
+          await tx.delete(idempotencyKeys).where(and(keyOf, lt(idempotencyKeys.createdAt, claim.notBefore)));
+          // Twice at most: a key freed between the claim and the read (its record deleted, with its
+          // run and report, by a transaction that committed in between) is claimed afresh.
+          for (let round = 0; round < 2; round += 1) {
+            // Concurrent repeats wait here on the key until the first one commits, then see its row.
+            const claimed = await tx.insert(idempotencyKeys).values({
+              userId: claim.userId, operation: claim.operation, key: claim.key, requestHash: claim.requestHash, createdAt: run.createdAt,
+            }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
+            if (claimed.length > 0) {
+              const created = await insertRun(tx, run);
+              await tx.update(idempotencyKeys).set({ runId: created.id }).where(keyOf);
+              return { kind: 'created' as const, run: created };
+            }
+            const [held] = await tx.select().from(idempotencyKeys).where(keyOf);
+            if (!held) continue;
+            if (held.requestHash !== claim.requestHash) return { kind: 'mismatch' as const };
+            // The same request: its first run, unless that run is gone. A run is deleted only with
+            // its report (the record goes with it; a deletion committed between the two reads
+            // leaves the record seen and the run not), so the report is gone.
+            const [first] = held.runId ? await tx.select().from(runs).where(eq(runs.id, held.runId)) : [];
+            return first ? { kind: 'repeated' as const, run: runRecordOf(first) } : { kind: 'gone' as const };
+          }
+          return { kind: 'gone' as const };
+        });
+      } catch (err) {
+        if (reportGone(err)) return { kind: 'gone' };
+        throw err;
+      }
     },
 
     async cancelPending(id: string, now: Date): Promise<{ run: RunRecordRow; cancelled: boolean } | undefined> {
