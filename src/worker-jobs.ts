@@ -9,7 +9,7 @@ import { passwordResetMailJob } from './jobs/password-reset-mail.js';
 import { createActiveRuns, runReportJob } from './jobs/run-report.js';
 import { createRunEngine } from './domain/runs/run-engine.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
-import { publishQuietly, reportUpdated, runUpdated } from './domain/events/model.js';
+import { publishQuietly, runChanged } from './domain/events/model.js';
 import { createResendWorker } from './domain/deliveries/retry-service.js';
 import { resendDeliveryJob } from './jobs/resend-delivery.js';
 import { deliveryParts, type DeliveryParts } from './delivery-parts.js';
@@ -74,7 +74,7 @@ function runJob(c: WorkerContainer, parts: DeliveryParts) {
       c.metrics.runsTotal.inc({ status: 'failed', trigger: run.trigger });
       if (run.startedAt && run.finishedAt) c.metrics.runDuration.observe(Math.max(0, (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000));
       // Like any run's end: the run and its report (last_run) change for the event stream.
-      await publishQuietly(c.events, [runUpdated(run), reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: run.status } })],
+      await publishQuietly(c.events, runChanged(run),
         (err) => log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
     },
   });

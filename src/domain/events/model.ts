@@ -45,6 +45,14 @@ export function reportUpdated(reportId: string, change: ReportChange, extra: {
   };
 }
 
+/**
+ * A run changed: its run.updated and its report's report.updated (the report's last run is this
+ * one, with this status). The one builder of the pair every run change sends.
+ */
+export function runChanged(run: Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger' | 'finishedAt' | 'error'>): ChangeEvent[] {
+  return [runUpdated(run), reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: run.status } })];
+}
+
 /** A channel's health changed (from its latest delivery attempt). */
 export const channelHealthChanged = (channelId: string, health: string, previous: string): ChangeEvent =>
   ({ type: 'channel.health', data: { id: channelId, health, previous } });

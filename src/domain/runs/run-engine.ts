@@ -26,7 +26,7 @@ import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/
 import { evaluateCondition } from '../reports/condition.js';
 import type { DeliverySender } from '../deliveries/sender.js';
 import type { RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
-import { reportUpdated, runUpdated } from '../events/model.js';
+import { runUpdated, runChanged } from '../events/model.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
 
 /** Rows per fetch from the user database. */
@@ -179,7 +179,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     // The end and its events in one transaction.
     const ended = await deps.uow.run(async (tx) => {
       const row = await tx.runEngine.finish(run.id, run.attempts, { ...progress, ...outcome, steps, finishedAt });
-      if (row) await tx.outbox.add([runUpdated(row), reportUpdated(row.reportId, 'ran', { lastRun: { id: row.id, status: row.status } })]);
+      if (row) await tx.outbox.add(runChanged(row));
       return row;
     });
     if (!ended) {

@@ -11,7 +11,7 @@ import type { Log } from '../../core/log.js';
 import type { Page, PageRequest } from '../../core/cursor.js';
 import { isFinished, type RunQueue, type RunRecord, type RunTrigger } from './model.js';
 import type { RunFilter, RunsRepo } from './ports.js';
-import { publishQuietly, reportUpdated, runCancelRequested, runUpdated, type EventSink } from '../events/model.js';
+import { publishQuietly, runCancelRequested, runChanged, type EventSink } from '../events/model.js';
 
 /** How long an Idempotency-Key answers its first run: 24 hours (openapi.yaml's Idempotency-Key). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
@@ -29,7 +29,7 @@ export function createRunsService(deps: {
   /** svc_runs_total for runs that end here (a pending run cancelled before any worker took it). */
   finished?: (status: RunRecord['status'], trigger: RunRecord['trigger']) => void;
 }) {
-  const published = (run: RunRecord) => publishQuietly(deps.events, [runUpdated(run)],
+  const published = (run: RunRecord) => publishQuietly(deps.events, runChanged(run),
     (err) => deps.log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
 
   const enqueue = async (run: RunRecord) => {
@@ -86,8 +86,6 @@ export function createRunsService(deps: {
       deps.log.info('run queued', { run_id: created.id, report_id: created.reportId, trigger: created.trigger });
       // Announced before it is enqueued: a worker's "running" must never arrive before "pending".
       await published(created);
-      await publishQuietly(deps.events, [reportUpdated(created.reportId, 'ran', { lastRun: { id: created.id, status: created.status } })],
-        (err) => deps.log.warn('a report event could not be published', { report_id: created.reportId, err }));
       await enqueue(created);
       return created;
     },
@@ -105,8 +103,6 @@ export function createRunsService(deps: {
         deps.log.info('run cancelled before it started', { run_id: run.id, report_id: run.reportId });
         deps.finished?.(run.status, run.trigger);
         await published(run);
-        await publishQuietly(deps.events, [reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: run.status } })],
-          (err) => deps.log.warn('a report event could not be published', { report_id: run.reportId, err }));
         return { outcome: 'cancelled', run };
       }
       if (run.status === 'running') {

@@ -10,7 +10,7 @@
 import { newId } from '../../core/ids.js';
 import type { Log } from '../../core/log.js';
 import { latestDueSlot, nextOccurrence } from '../schedules/schedule.js';
-import { publishQuietly, reportUpdated, runUpdated, type ChangeEvent, type EventSink } from '../events/model.js';
+import { publishQuietly, reportUpdated, runUpdated, type ChangeEvent, type EventSink, runChanged } from '../events/model.js';
 import type { PlannedRun, RunJobs, SchedulingStore } from './scheduling-ports.js';
 import { MAX_RUN_STARTS, type RunRecord } from './model.js';
 
@@ -162,7 +162,7 @@ export function createScheduling(deps: {
     if (!ended) return undefined;
     deps.log.error('running run lost its worker too often; ended failed', { run_id: run.id, report_id: run.reportId, job_state: state, attempts: run.attempts });
     deps.finished?.('failed', ended.trigger);
-    await notify([runUpdated(ended), reportUpdated(ended.reportId, 'ran', { lastRun: { id: ended.id, status: ended.status } })]);
+    await notify(runChanged(ended));
     return 'lost';
   }
 }
