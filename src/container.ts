@@ -40,6 +40,7 @@ import { createLocalArtifactStore } from './infra/artifacts/local-store.js';
 import { createStorageRepo } from './infra/db/stores/storage-repo.js';
 import { createS3ArtifactStore } from './infra/artifacts/s3-store.js';
 import path from 'node:path';
+import { setMaxListeners } from 'node:events';
 
 export interface Container {
   settings: Settings;
@@ -170,6 +171,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const plugins = options.plugins ?? createPluginRegistry(builtInPlugins);
   const pools = createConnectorPools({ plugins, secrets: secretBox, limits: connectorLimits(settings) });
   const shutdown = new AbortController();
+  // Every open event stream listens for the drain: thousands of them are normal, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const channelHttp = createChannelHttp({ allow: settings.outboundAllow, timeoutMs: 30_000 });
   const bucket = settings.storageS3 ? createS3ArtifactStore(settings.storageS3) : undefined;
   const artifacts = bucket ?? createLocalArtifactStore(settings.dataDir);
