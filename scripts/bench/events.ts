@@ -8,8 +8,9 @@
  * whatever role publishes the events (today the API itself, after its commit; with an outbox,
  * a relay in whichever role it lands) is running; and so that the bench's clients do not share
  * Herald's event loop. The limit server is one more child process (this file with
- * --limit-server; not a file of its own, since `make bench` runs every file here). The bench process holds all the clients (node:http, one socket each, the
- * "event:/id:/data:" blocks parsed here) and makes the changes.
+ * --limit-server; not a file of its own, since `make bench` runs every file here). The bench
+ * process holds all the clients (node:http, one socket each, the "event:/id:/data:" blocks
+ * parsed here) and makes the changes.
  *
  * One round: BENCH_CHANGES changes (default 200) at a steady BENCH_RATE per second (default
  * 20), one after the other (the next starts at its time slot or when the previous answered,
@@ -30,7 +31,10 @@
  *
  * The clients and the change-maker share this process's event loop: reading 1,000 sockets per
  * event takes a few milliseconds here, in both measurements alike, which is one reason to read
- * the ratio beside the absolute figures. About 1.5 minutes with the defaults. Asserts nothing.
+ * the ratio beside the absolute figures. p99 is 2 of the 200 changes: one stall of the shared
+ * cores (another process, a collection) sets it, in Herald's rounds and the limit's alike, so on
+ * a busy machine p50 and the p50 ratio are the steadier figures. About 1.5 minutes with the
+ * defaults. Asserts nothing.
  *   npx tsx scripts/bench/events.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
