@@ -1,0 +1,348 @@
+/**
+ * Benchmark: the time from a committed change to the event on an SSE client, for GET
+ * /api/v1/events with BENCH_CLIENTS (default 1,000) clients at once, and the same for a bare
+ * limit: an Express SSE server that forwards what is published on Redis, with nothing else to do.
+ *
+ * Herald runs as child processes, as a multi-process deployment runs it: `herald api` (its log
+ * at info goes to /dev/null), plus an idle `herald scheduler` and `herald worker`, so that
+ * whatever role publishes the events (today the API itself, after its commit; with an outbox,
+ * a relay in whichever role it lands) is running; and so that the bench's clients do not share
+ * Herald's event loop. The limit server is one more child process (this file with
+ * --limit-server; not a file of its own, since `make bench` runs every file here). The bench
+ * process holds all the clients (node:http, one socket each, the "event:/id:/data:" blocks
+ * parsed here) and makes the changes.
+ *
+ * One round: BENCH_CHANGES changes (default 200) at a steady BENCH_RATE per second (default
+ * 20), one after the other (the next starts at its time slot or when the previous answered,
+ * whichever is later). For Herald a change is an API call with a write API key that emits
+ * report.updated: in turn a report created, paused, resumed. The change has committed when its
+ * HTTP answer arrives (the handler answers after its transaction), so the answer's arrival is the
+ * "commit" time; the request's start is printed too as an upper bound that includes the commit.
+ * For the limit a change is a PUBLISH of a payload of the same shape on a Redis channel of its
+ * own; its reply's arrival is the "commit" time. For every client × change the arrival of the
+ * event is the time its last byte came off the socket in this process (recorded first thing in
+ * the 'data' handler; parsed only once the round's events have had QUIET_MS to arrive, since
+ * parsing them all holds the event loop). Printed per round: p50/p99/max of (arrival − commit)
+ * over all client × change pairs, how many events each client got (all must get all), and how
+ * many pairs arrived before the answer (the current code publishes before it answers, so the
+ * event can win the race). Rounds alternate Herald and limit (BENCH_ROUNDS each, default 3) on
+ * the same open connections, so that both see the same machine; the summary prints
+ * min/median/max over rounds and the ratio Herald/limit of p50 and p99 round by round.
+ *
+ * The clients and the change-maker share this process's event loop: reading 1,000 sockets per
+ * event takes a few milliseconds here, in both measurements alike, which is one reason to read
+ * the ratio beside the absolute figures. p99 is 2 of the 200 changes: one stall of the shared
+ * cores (another process, a collection) sets it, in Herald's rounds and the limit's alike, so on
+ * a busy machine p50 and the p50 ratio are the steadier figures. About 1.5 minutes with the
+ * defaults. Asserts nothing.
+ *   npx tsx scripts/bench/events.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { benchPlace, freePort, quantile, spawnRole, stopChildren } from './support.js';
+
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
+const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
+const RATE = Number(process.env.BENCH_RATE ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** How long a round waits, after its last change answered, for every client to have every event. */
+const DRAIN_MS = 15_000;
+/** How long a round leaves the clients alone after its last change, before parsing what came. */
+const QUIET_MS = 2_000;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const spread = (xs: number[], digits = 1) =>
+  `min ${Math.min(...xs).toFixed(digits)}  median ${median(xs).toFixed(digits)}  max ${Math.max(...xs).toFixed(digits)}`;
+
+// ---------------------------------------------------------------------------------------------
+// The limit: a bare Express SSE server forwarding every message of one Redis channel.
+
+async function limitServer(): Promise<void> {
+  const port = Number(process.env.BENCH_LIMIT_PORT);
+  const channel = process.env.BENCH_LIMIT_CHANNEL!;
+  const clients = new Set<express.Response>();
+  const app = express();
+  app.get('/health', (_req, res) => { res.end('ok'); });
+  app.get('/events', (req, res) => {
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-store, no-transform');
+    res.flushHeaders();
+    res.write('retry: 3000\n\n');
+    clients.add(res);
+    req.on('close', () => clients.delete(res));
+  });
+  let next = 1;
+  const subscriber = new Redis(process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  subscriber.on('message', (_channel: string, message: string) => {
+    const e = JSON.parse(message) as { type: string; data: unknown };
+    const text = `event: ${e.type}\nid: ${next++}\ndata: ${JSON.stringify(e.data)}\n\n`;
+    for (const res of clients) res.write(text);
+  });
+  await subscriber.subscribe(channel);
+  const server = app.listen(port, '127.0.0.1', () => process.stdout.write('limit server listening\n'));
+  process.on('SIGTERM', () => {
+    for (const res of clients) res.end();
+    subscriber.disconnect();
+    server.close(() => process.exit(0));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The clients.
+
+interface Client {
+  /** Raw chunks with the time each came off the socket, parsed later. */
+  chunks: Array<{ t: number; s: string }>;
+  buffer: string;
+  /** Event key ("report id:change") → arrival time. */
+  events: Map<string, number>;
+  ended: boolean;
+  request: http.ClientRequest;
+}
+
+function openClient(url: string, headers: Record<string, string>, agent: http.Agent): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { agent, headers: { Accept: 'text/event-stream', ...headers } }, (res) => {
+      if (res.statusCode !== 200) { res.resume(); reject(new Error(`GET ${url}: ${res.statusCode}`)); return; }
+      res.setEncoding('utf8');
+      const client: Client = { chunks: [], buffer: '', events: new Map(), ended: false, request };
+      res.on('data', (s: string) => { client.chunks.push({ t: performance.now(), s }); });
+      res.on('close', () => { client.ended = true; });
+      // The headers came after the server subscribed (Herald subscribes before it answers).
+      resolve(client);
+    });
+    request.on('error', (err) => reject(err));
+    request.end();
+  });
+}
+
+/** Parses what came since the last call: every complete block with a data line gives one event. */
+function parse(client: Client): void {
+  for (const { t, s } of client.chunks) {
+    client.buffer += s;
+    let end: number;
+    while ((end = client.buffer.indexOf('\n\n')) >= 0) {
+      const block = client.buffer.slice(0, end);
+      client.buffer = client.buffer.slice(end + 2);
+      let event = '';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data += line.slice(5).trim();
+      }
+      if (event !== 'report.updated' || data === '') continue;
+      const d = JSON.parse(data) as { id: string; change: string };
+      const key = `${d.id}:${d.change}`;
+      if (!client.events.has(key)) client.events.set(key, t);
+    }
+  }
+  client.chunks.length = 0;
+}
+
+async function openAll(url: string, headers: Record<string, string>): Promise<Client[]> {
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const clients: Client[] = [];
+  // 25 at a time: a burst of a thousand connects would measure the accept queue, not the events.
+  for (let i = 0; i < CLIENTS; i += 25) {
+    clients.push(...await Promise.all(Array.from({ length: Math.min(25, CLIENTS - i) }, () => openClient(url, headers, agent))));
+  }
+  return clients;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One round: the changes at a steady pace, then every client's arrivals against the answers.
+
+interface Change { key: string; sent: number; answered: number }
+interface RoundResult { p50: number; p99: number; max: number; p50Sent: number; p99Sent: number; early: number; minGot: number; maxGot: number; ended: number }
+
+async function round(clients: Client[], change: (i: number) => Promise<string>): Promise<RoundResult> {
+  const changes: Change[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < CHANGES; i += 1) {
+    const slot = t0 + (i * 1000) / RATE;
+    const wait = slot - performance.now();
+    if (wait > 0) await sleep(wait);
+    const sent = performance.now();
+    const key = await change(i);
+    changes.push({ key, sent, answered: performance.now() });
+  }
+  const keys = new Set(changes.map((c) => c.key));
+  const deadline = performance.now() + DRAIN_MS;
+  // Parsing a round's chunks of a thousand clients holds this event loop for a good while: first
+  // let the last events arrive (and be stamped) undisturbed.
+  await sleep(QUIET_MS);
+  for (;;) {
+    let complete = true;
+    for (const c of clients) {
+      parse(c);
+      if (complete && [...keys].some((k) => !c.events.has(k)) && !c.ended) complete = false;
+    }
+    if (complete || performance.now() > deadline) break;
+    await sleep(100);
+  }
+  const fromAnswer: number[] = [];
+  const fromSent: number[] = [];
+  let early = 0;
+  const got: number[] = [];
+  for (const c of clients) {
+    let n = 0;
+    for (const ch of changes) {
+      const t = c.events.get(ch.key);
+      if (t === undefined) continue;
+      n += 1;
+      fromAnswer.push(t - ch.answered);
+      fromSent.push(t - ch.sent);
+      if (t < ch.answered) early += 1;
+    }
+    got.push(n);
+    c.events.clear();
+  }
+  fromAnswer.sort((a, b) => a - b);
+  fromSent.sort((a, b) => a - b);
+  return {
+    p50: quantile(fromAnswer, 0.5), p99: quantile(fromAnswer, 0.99), max: fromAnswer[fromAnswer.length - 1] ?? NaN,
+    p50Sent: quantile(fromSent, 0.5), p99Sent: quantile(fromSent, 0.99), early: early / Math.max(1, fromAnswer.length),
+    minGot: Math.min(...got), maxGot: Math.max(...got), ended: clients.filter((c) => c.ended).length,
+  };
+}
+
+const show = (label: string, r: RoundResult) =>
+  console.log(`  ${label}  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  max ${r.max.toFixed(1)} ms   ` +
+    `(from the request's start: p50 ${r.p50Sent.toFixed(1)}, p99 ${r.p99Sent.toFixed(1)})   ` +
+    `events per client ${r.minGot === r.maxGot ? r.minGot : `${r.minGot}–${r.maxGot}`} of ${CHANGES}` +
+    `${r.ended ? `, ${r.ended} streams ended` : ''}; ${(r.early * 100).toFixed(1)}% arrived before the answer`);
+
+// ---------------------------------------------------------------------------------------------
+
+async function spawnChild(args: string[], env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`))));
+  exited.catch(() => undefined);
+  return Object.assign(child, { exited });
+}
+
+/** Resolves once `url` answers 200 (the child is listening), or rejects when the child exits. */
+async function ready(child: ChildProcess & { exited?: Promise<never> }, url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await Promise.race([
+      fetch(url).then(async (r) => { await r.arrayBuffer(); return r.status === 200; }, () => false),
+      child.exited!,
+    ]);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within 60 s`);
+    await sleep(200);
+  }
+}
+
+async function main(): Promise<void> {
+  const place = await benchPlace();
+  const children: ChildProcess[] = [];
+  const clients: Client[] = [];
+  const publisher = new Redis(place.redisUrl);
+  try {
+    // Herald: `herald api` as deployed (log at info, to /dev/null).
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const herald = await spawnChild(['src/cli.ts', 'api'], { ...place.env, SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}` });
+    children.push(herald);
+    await ready(herald, `${url}/health/live`);
+    children.push(await spawnRole('scheduler', place, {}, 'scheduler started'));
+    children.push(await spawnRole('worker', place, {}, 'worker started'));
+    const setup = await fetch(`${url}/api/v1/setup`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'a long bench password' }),
+    });
+    const cookies = setup.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = ((await setup.json()) as { csrf_token: string }).csrf_token;
+    const asAdmin = async (path: string, body: unknown) => {
+      const res = await fetch(`${url}${path}`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf }, body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as { id: string; token?: string };
+    };
+    const { token } = await asAdmin('/api/v1/api-keys', { name: 'bench', scope: 'write' });
+    const auth = { Authorization: `Bearer ${token!}` };
+    const connection = await asAdmin('/api/v1/connections', {
+      name: 'Self', type: 'postgres', host: place.dbUrl.hostname, port: Number(place.dbUrl.port || 5432), database: place.name,
+      username: decodeURIComponent(place.dbUrl.username || 'postgres'), ssl_mode: 'disable',
+    });
+    const query = await asAdmin('/api/v1/queries', { name: 'Bench query', connection_id: connection.id, sql: 'select 1 as one' });
+
+    // The limit: the bare server, on a channel of its own.
+    const limitPort = await freePort();
+    const channel = `bench_sse_limit_${randomBytes(4).toString('hex')}`;
+    const limit = await spawnChild([fileURLToPath(import.meta.url), '--limit-server'], {
+      SVC_REDIS_URL: place.redisUrl, BENCH_LIMIT_PORT: String(limitPort), BENCH_LIMIT_CHANNEL: channel,
+    });
+    children.push(limit);
+    await ready(limit, `http://127.0.0.1:${limitPort}/health`);
+
+    let t = performance.now();
+    const heraldClients = await openAll(`${url}/api/v1/events`, auth);
+    console.log(`events: ${CLIENTS} SSE clients; ${CHANGES} changes per round at ${RATE}/s; Herald's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    t = performance.now();
+    const limitClients = await openAll(`http://127.0.0.1:${limitPort}/events`, {});
+    clients.push(...heraldClients, ...limitClients);
+    console.log(`  the limit's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    // Herald's changes: report created, paused, resumed, created, … (each emits one report.updated).
+    let current = '';
+    const heraldChange = async (i: number): Promise<string> => {
+      const step = i % 3;
+      const path = step === 0 ? '/api/v1/reports' : `/api/v1/reports/${current}/${step === 1 ? 'pause' : 'resume'}`;
+      const res = await fetch(`${url}${path}`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json', ...auth },
+        body: step === 0 ? JSON.stringify({ title: `Bench ${i}`, query_id: query.id }) : undefined,
+      });
+      const body = (await res.json()) as { id: string };
+      if (res.status !== (step === 0 ? 201 : 200)) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+      if (step === 0) current = body.id;
+      return `${body.id}:${['created', 'paused', 'resumed'][step]!}`;
+    };
+    // The limit's changes: a payload of the same shape published on its channel.
+    const limitChange = async (i: number): Promise<string> => {
+      const step = i % 3;
+      if (step === 0) current = randomUUID();
+      const change = ['created', 'paused', 'resumed'][step]!;
+      await publisher.publish(channel, JSON.stringify({ type: 'report.updated', data: { id: current, change, next_run_at: null } }));
+      return `${current}:${change}`;
+    };
+
+    const heraldRounds: RoundResult[] = [];
+    const limitRounds: RoundResult[] = [];
+    for (let r = 1; r <= ROUNDS; r += 1) {
+      const h = await round(heraldClients, heraldChange);
+      heraldRounds.push(h);
+      show(`round ${r} Herald:`, h);
+      const l = await round(limitClients, limitChange);
+      limitRounds.push(l);
+      show(`round ${r} limit: `, l);
+    }
+    console.log(`  summary over ${ROUNDS} rounds, (event arrival − commit) over every client × change:`);
+    console.log(`    Herald p50 ${spread(heraldRounds.map((r) => r.p50))} ms;  p99 ${spread(heraldRounds.map((r) => r.p99))} ms`);
+    console.log(`    limit  p50 ${spread(limitRounds.map((r) => r.p50))} ms;  p99 ${spread(limitRounds.map((r) => r.p99))} ms`);
+    console.log(`    Herald/limit round by round: p50 ${spread(heraldRounds.map((h, i) => h.p50 / limitRounds[i]!.p50), 2)};  ` +
+      `p99 ${spread(heraldRounds.map((h, i) => h.p99 / limitRounds[i]!.p99), 2)}`);
+  } finally {
+    for (const c of clients) c.request.destroy();
+    await stopChildren(children);
+    publisher.disconnect();
+    await place.release();
+  }
+}
+
+if (process.argv.includes('--limit-server')) limitServer().catch((err: unknown) => { console.error(err); process.exit(1); });
+else main().catch((err: unknown) => { console.error(err); process.exit(1); });
