@@ -56,7 +56,7 @@ export interface Container {
    * every process) and where a process listens to them (in order, once, from the feed).
    */
   events: {
-    publish(event: { type: string; data: Record<string, unknown> }): Promise<void>;
+    publish(events: ReadonlyArray<{ type: string; data: Record<string, unknown> }>): Promise<void>;
     subscribe(listener: (event: { type: string; data: Record<string, unknown> }) => void): Promise<() => Promise<void>>;
   };
   /** One transaction and every repository bound to it: a change, its audit record and its events commit together. */
@@ -144,15 +144,19 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const eventLog = createEventLog(db);
   const relay = createRelay({
     sql, log: eventLog,
-    // Pipelined on the bus's one connection: they go out in seq order.
-    publish: async (rows) => { await Promise.all(rows.map((r) => bus.publish(r))); },
+    // This process's listeners get them at once; the others through Redis (pipelined on the
+    // bus's one connection, so in seq order).
+    publish: async (rows) => {
+      feed.offer(rows);
+      await Promise.all(rows.map((r) => bus.publish(r)));
+    },
     onError: (err) => connectionProblem('event-relay', 'events could not be relayed now; they go out once the store and Redis answer', { err }),
   });
-  void relay.start();
   const feed = createEventFeed({
     bus, history: eventLog,
     onError: (err) => connectionProblem('event-feed', 'events could not be read from the store now; they come once it answers', { err }),
   });
+  void relay.start();
   const outbox = outboxRepo(db);
   const uow: UnitOfWork = createUnitOfWork(db, (tx) => ({
     connections: connectionsRepo(tx), channels: createChannelsRepo(tx), securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
@@ -161,7 +165,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const events: Container['events'] = {
     // A change's own transaction writes its events where it has moved to the unit of work; here
     // the row follows the commit (still in the store, so a Redis outage delays it, never loses it).
-    publish: (event) => outbox.add([event]),
+    publish: (list) => outbox.add(list),
     async subscribe(listener) {
       const { unsubscribe } = await feed.subscribe((e) => listener({ type: e.type, data: e.data }));
       return unsubscribe;

@@ -15,6 +15,8 @@ export interface EventFeed {
    * order; answers that position and the unsubscribe.
    */
   subscribe(listener: (event: SequencedEvent) => void): Promise<{ position: number; unsubscribe(): Promise<void> }>;
+  /** Events this process's relay just published: taken at once (the bus's copy is then a repeat, dropped). */
+  offer(events: readonly SequencedEvent[]): void;
   close(): Promise<void>;
 }
 
@@ -92,6 +94,9 @@ export function createEventFeed(deps: {
       await start();
       listeners.add(listener);
       return { position: position!, unsubscribe: async () => { listeners.delete(listener); } };
+    },
+    offer(events) {
+      for (const e of events) onBus(e);
     },
     async close() {
       closed = true;

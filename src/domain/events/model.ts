@@ -14,9 +14,9 @@ export interface ChangeEvent {
   data: Record<string, unknown>;
 }
 
-/** Where services publish changes (the event bus). Publishing is best effort: see `publishQuietly`. */
+/** Where services publish changes: the outbox, in order (see `publishQuietly`). */
 export interface EventSink {
-  publish(event: ChangeEvent): Promise<void>;
+  publish(events: readonly ChangeEvent[]): Promise<void>;
 }
 
 export type ReportChange = 'created' | 'updated' | 'paused' | 'resumed' | 'deleted' | 'scheduled' | 'ran';
@@ -60,12 +60,15 @@ export const channelHealthChanged = (channelId: string, health: string, previous
 export const runCancelRequested = (runId: string, reportId: string): ChangeEvent => ({ type: 'run.cancel', data: { id: runId, report_id: reportId } });
 
 /**
- * Publishes after the change committed; a publishing failure (Redis away) is logged, never
- * undoes or fails the change: the store stays the truth and readers look again.
+ * Writes events right after the change committed, for services not yet on the unit of work
+ * (which writes them in the change's own transaction): all in one outbox statement, so they keep
+ * their order. A failure (the store away) is logged, never undoes or fails the change.
  */
 export async function publishQuietly(sink: EventSink, events: ChangeEvent[], onError: (err: unknown) => void): Promise<void> {
-  // All at once: on the bus's one Redis connection they are pipelined and keep their order, so a
-  // batch of a thousand costs one round trip, not a thousand.
-  const outcomes = await Promise.allSettled(events.map((e) => sink.publish(e)));
-  for (const o of outcomes) if (o.status === 'rejected') onError(o.reason);
+  if (events.length === 0) return;
+  try {
+    await sink.publish(events);
+  } catch (err) {
+    onError(err);
+  }
 }

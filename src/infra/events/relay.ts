@@ -34,17 +34,23 @@ export function createRelay(deps: RelayDeps): Relay {
   let timer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
 
+  /**
+   * One statement numbers and claims, then the events go out; when publishing fails they are
+   * given back for the next pass. (A process that dies between the two leaves its claim
+   * unpublished on Redis; every feed reads the store's history every few seconds, so its
+   * listeners still get those events, only later.)
+   */
   const pass = async (): Promise<void> => {
     for (;;) {
-      const sequenced = await deps.log.sequence(BATCH);
-      for (;;) {
-        const rows = await deps.log.unpublished(BATCH);
-        if (rows.length === 0) break;
-        await deps.publish(rows);
-        await deps.log.markPublished(rows[rows.length - 1]!.seq, new Date());
-        if (rows.length < BATCH) break;
+      const claimed = await deps.log.claim(BATCH);
+      if (claimed.length === 0) return;
+      try {
+        await deps.publish(claimed);
+      } catch (err) {
+        await deps.log.release(claimed.map((e) => e.seq)).catch(deps.onError);
+        throw err;
       }
-      if (sequenced < BATCH) return;
+      if (claimed.length < BATCH) return;
     }
   };
 

@@ -3,7 +3,7 @@
  * in the change's transaction; the relay's sequencing and publishing marks; the history a client
  * resumes from.
  */
-import { and, asc, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, gt, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { events } from '../schema.js';
 import type { Db, Tx } from '../client.js';
 
@@ -18,9 +18,6 @@ export interface SequencedRow {
   data: Record<string, unknown>;
 }
 
-/** Any constant shared by every Herald process: the lock under which seq numbers are given. */
-const SEQUENCE_LOCK = 7_246_135_003;
-
 /** Writes events in the transaction (or statement) of `tx`. */
 export function outboxRepo(tx: Tx) {
   return {
@@ -34,35 +31,22 @@ export function outboxRepo(tx: Tx) {
 export function createEventLog(db: Db) {
   return {
     /**
-     * Gives seq numbers to committed rows that have none, in insert order, under one lock for the
-     * whole store (so numbers are given in the order the rows become visible and never go back);
-     * answers how many.
+     * In one statement (the store function herald_relay_events, migration 0007), when no other
+     * relay holds the store's relay lock: gives seq numbers to committed rows that have none, in
+     * insert order (so numbers follow the order rows become visible and never go back), and
+     * claims up to `limit` numbered, unpublished rows for publishing (published_at set), answered
+     * in seq order. Nothing when another relay holds the lock: it passes again itself.
      */
-    async sequence(limit: number): Promise<number> {
-      return db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(${SEQUENCE_LOCK})`);
-        const rows = await tx.select({ id: events.id }).from(events).where(isNull(events.seq)).orderBy(asc(events.id)).limit(limit);
-        if (rows.length === 0) return 0;
-        const [top] = await tx.select({ max: sql<string | null>`max(${events.seq})` }).from(events);
-        const base = Number(top?.max ?? 0);
-        await tx.execute(sql`
-          update events e set seq = ${base} + v.n
-            from unnest(${sql.raw(`array[${rows.map((r) => Number(r.id)).join(',')}]::bigint[]`)}) with ordinality as v(id, n)
-           where e.id = v.id`);
-        return rows.length;
-      });
+    async claim(limit: number): Promise<SequencedRow[]> {
+      const rows = await db.execute<{ seq: string; type: string; data: Record<string, unknown> }>(sql`select seq, type, data from herald_relay_events(${limit})`);
+      return (rows as unknown as Array<{ seq: string; type: string; data: Record<string, unknown> }>)
+        .map((r) => ({ seq: Number(r.seq), type: r.type, data: r.data })).sort((a, b) => a.seq - b.seq);
     },
 
-    /** Sequenced rows not yet published, in seq order. */
-    async unpublished(limit: number): Promise<SequencedRow[]> {
-      const rows = await db.select({ seq: events.seq, type: events.type, data: events.data }).from(events)
-        .where(and(isNotNull(events.seq), isNull(events.publishedAt))).orderBy(asc(events.seq)).limit(limit);
-      return rows.map((r) => ({ seq: Number(r.seq), type: r.type, data: r.data }));
-    },
-
-    async markPublished(upTo: number, at: Date): Promise<void> {
-      await db.update(events).set({ publishedAt: at })
-        .where(and(isNotNull(events.seq), isNull(events.publishedAt), sql`${events.seq} <= ${upTo}`));
+    /** Gives claimed rows back (their publishing failed): the next pass publishes them. */
+    async release(seqs: readonly number[]): Promise<void> {
+      if (seqs.length === 0) return;
+      await db.update(events).set({ publishedAt: null }).where(inArray(events.seq, [...seqs]));
     },
 
     /** Events after `seq`, in order (a resuming client's history). */
