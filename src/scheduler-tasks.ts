@@ -54,8 +54,8 @@ export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' |
       name: 'run sweep',
       essential: false,
       async run(now) {
-        if (Date.now() < sweepDue) return;
-        sweepDue = Date.now() + SWEEP_EVERY_MS;
+        if (now.getTime() < sweepDue) return;
+        sweepDue = now.getTime() + SWEEP_EVERY_MS;
         const swept = await scheduling.sweep(now);
         if (swept.requeued + swept.lost > 0) log.warn('runs swept', swept);
         // Delivery resends whose job went missing (Redis lost it, or the enqueue failed).

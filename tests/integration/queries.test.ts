@@ -115,7 +115,7 @@ describe('preview of unsaved SQL', () => {
     const res = await editor.post('/api/v1/queries/preview').send({ connection_id: connectionId, sql: 'select pg_sleep(30)', timeout_seconds: 1 });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('query.timeout');
-    const running = await src.sql`select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%' and state = 'active'`;
+    const running = await src.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and query like 'select pg_sleep(30)%' and state = 'active'`;
     expect(running[0]!.n).toBe(0);
   }, 20_000);
 

@@ -178,9 +178,9 @@ export function createOidcService(deps: {
 
   async function configFor(s: OidcSettings, clientSecret: string | undefined): Promise<client.Configuration> {
     const key = `${s.issuerUrl}\n${s.clientId}\n${s.version}`;
-    if (cached && cached.key === key && Date.now() - cached.at < CONFIG_TTL_MS) return cached.config;
+    if (cached && cached.key === key && clock.now().getTime() - cached.at < CONFIG_TTL_MS) return cached.config;
     const config = await discover(s.issuerUrl!, s.clientId!, clientSecret);
-    cached = { key, at: Date.now(), config };
+    cached = { key, at: clock.now().getTime(), config };
     return config;
   }
 
@@ -199,7 +199,7 @@ export function createOidcService(deps: {
     const m = config.serverMetadata();
     return {
       issuer: m.issuer, authorizationEndpoint: m.authorization_endpoint!, tokenEndpoint: m.token_endpoint!, jwksUri: m.jwks_uri!,
-      userinfoEndpoint: m.userinfo_endpoint ?? null, scopesSupported: m.scopes_supported ?? [], elapsedMs: Date.now() - startedAt,
+      userinfoEndpoint: m.userinfo_endpoint ?? null, scopesSupported: m.scopes_supported ?? [], elapsedMs: Math.round(performance.now() - startedAt),
     };
   }
 
@@ -311,7 +311,7 @@ export function createOidcService(deps: {
       const { settings, clientSecret } = await current();
       const issuer = issuerUrl ?? settings.issuerUrl;
       if (!issuer) throw validationFailed([{ field: 'issuer_url', code: 'validation.required', message: 'no issuer is saved; send one' }]);
-      const startedAt = Date.now();
+      const startedAt = performance.now();
       return describe(await discover(issuer, settings.clientId ?? 'herald', clientSecret), startedAt);
     },
 
