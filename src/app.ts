@@ -134,7 +134,7 @@ function dataServices(c: ApiContainer) {
     preview: createPreviewService({ queries: queriesStore, connections: connectionsRepo, pools: c.pools }),
     schedules: createSchedulesService({ clock: c.clock }),
     reports: createReportsService({
-      store: createReportsStore(c.db), queries: queriesStore, files: c.artifacts, events: c.events, clock: c.clock, log: c.logger,
+      store: createReportsStore(c.db), uow: c.uow, queries: queriesStore, files: c.artifacts, clock: c.clock, log: c.logger,
     }),
     ...runServices(c),
   };

@@ -81,3 +81,26 @@ it('a connection in use is refused (409) inside the unit of work, and the audit 
   expect(refused.body.dependents).toEqual([expect.objectContaining({ type: 'query', name: 'Uses it' })]);
   expect(await audited('connection.deleted')).toBe(0);
 });
+
+it('a report change commits with its event or not at all (the outbox refuses: nothing changes)', async () => {
+  const conn = (await admin.post('/api/v1/connections').send(src.connection('For reports')).expect(201)).body;
+  const query = (await admin.post('/api/v1/queries').send({ name: 'For reports', connection_id: conn.id, sql: 'select 1 as one' }).expect(201)).body;
+  await store.unsafe(`
+    create function outbox_broken() returns trigger language plpgsql as $$ begin raise exception 'the outbox cannot be written'; end $$;
+    create trigger outbox_broken before insert on events for each row when (new.type = 'report.updated') execute function outbox_broken();`);
+  try {
+    expect((await admin.post('/api/v1/reports').send({ title: 'Eventless', query_id: query.id })).status).toBe(500);
+    expect((await store`select count(*)::int as n from reports where title = 'Eventless'`)[0]!.n).toBe(0);
+  } finally {
+    await store`drop trigger outbox_broken on events`;
+  }
+  const report = (await admin.post('/api/v1/reports').send({ title: 'Evented', query_id: query.id }).expect(201)).body;
+  await store.unsafe(`create trigger outbox_broken before insert on events for each row when (new.type = 'report.updated') execute function outbox_broken();`);
+  try {
+    expect((await admin.post(`/api/v1/reports/${report.id}/pause`)).status).toBe(500);
+    expect((await admin.delete(`/api/v1/reports/${report.id}`)).status).toBe(500);
+  } finally {
+    await store`drop trigger outbox_broken on events`;
+  }
+  expect((await admin.get(`/api/v1/reports/${report.id}`).expect(200)).body).toMatchObject({ paused: false, version: 1 });
+});

@@ -39,9 +39,8 @@ export interface ReportsRepo {
   runLeftovers(reportId: string): Promise<ReportRunLeftovers>;
 }
 
-export interface ReportsStore extends ReportsRepo {
-  transaction<T>(work: (tx: ReportsRepo) => Promise<T>): Promise<T>;
-}
+/** The reports' store for reads; changes go through the unit of work (tx.reports). */
+export type ReportsStore = ReportsRepo;
 
 /** Where the reports domain reads the queries it runs (the queries store fits). */
 export type QuerySource = Pick<QueriesRepo, 'find' | 'findVersion'>;

@@ -13,11 +13,12 @@ import type { Log } from '../../core/log.js';
 import type { Actor } from '../identity/security-events.js';
 import { bindValues, type QueryParameter } from '../queries/parameters.js';
 import type { BoundValue } from '../queries/sql-template.js';
-import { publishQuietly, reportUpdated, runCancelRequested, type ChangeEvent, type ReportChange } from '../events/model.js';
+import { reportUpdated, runCancelRequested, type ReportChange } from '../events/model.js';
+import type { TxRepos, UnitOfWork } from '../unit-of-work/ports.js';
 import { nextOccurrence, validateSchedule, type Schedule } from '../schedules/schedule.js';
 import { validateCondition } from './condition.js';
 import type { Condition, ReportRecord } from './model.js';
-import type { EventSink, QuerySource, ReportChanges, ReportFilter, ReportsRepo, ReportsStore, ResultFiles } from './ports.js';
+import type { QuerySource, ReportChanges, ReportFilter, ReportsRepo, ReportsStore, ResultFiles } from './ports.js';
 
 export type ParameterValues = Record<string, BoundValue>;
 
@@ -69,7 +70,8 @@ export function checkParameterValues(declared: QueryParameter[], given: Paramete
 }
 
 export function createReportsService(deps: {
-  store: ReportsStore; queries: QuerySource; files: ResultFiles; events: EventSink; clock: Clock; log: Log;
+  /** Reads; every change goes through the unit of work with its events. */
+  store: ReportsStore; uow: UnitOfWork; queries: QuerySource; files: ResultFiles; clock: Clock; log: Log;
 }) {
   const { store, clock } = deps;
   const log = deps.log.child({ component: 'reports' });
@@ -94,12 +96,9 @@ export function createReportsService(deps: {
     return version.parameters;
   };
 
-  const publish = (events: ChangeEvent[]) => publishQuietly(deps.events, events, (err) => {
-    log.warn('a report event could not be published; readers see the change on their next read', { err });
-  });
-
-  const changed = async (report: ReportRecord, change: ReportChange): Promise<ReportRecord> => {
-    await publish([reportUpdated(report.id, change, { nextRunAt: report.nextRunAt })]);
+  /** The report's change and its event, in the change's transaction. */
+  const changed = async (tx: TxRepos, report: ReportRecord, change: ReportChange): Promise<ReportRecord> => {
+    await tx.outbox.add([reportUpdated(report.id, change, { nextRunAt: report.nextRunAt })]);
     return report;
   };
 
@@ -116,19 +115,18 @@ export function createReportsService(deps: {
       const parameters = checkParameterValues(await declaredParameters(input.queryId, queryVersion), input.parameters ?? {});
       const paused = input.paused ?? false;
       const now = clock.now();
-      const row = await store.insert({
+      return deps.uow.run(async (tx) => changed(tx, await tx.reports.insert({
         id: newId(), title: input.title.trim(), description: input.description ?? null, queryId: input.queryId, queryVersion,
         parameters, schedule, condition, paused, nextRunAt: nextRunOf(schedule, paused, now),
         ownerId: actor.userId ?? null, createdAt: now, updatedAt: now,
-      });
-      return changed(row, 'created');
+      }), 'created'));
     },
 
     async update(id: string, input: UpdateReportInput): Promise<ReportRecord> {
       if (input.schedule) validateSchedule(input.schedule, 'schedule');
       if (input.condition !== undefined) validateCondition(input.condition, 'condition');
-      const after = await store.transaction(async (tx) => {
-        const before = await lock(tx, id);
+      return deps.uow.run(async (tx) => {
+        const before = await lock(tx.reports, id);
         if (before.version !== input.version) throw versionConflict();
         const now = clock.now();
         const changes: ReportChanges = {};
@@ -151,40 +149,35 @@ export function createReportsService(deps: {
           changes.schedule = input.schedule;
           changes.nextRunAt = nextRunOf(input.schedule, before.paused, now);
         }
-        return tx.update(id, input.version, changes, now);
+        return changed(tx, await tx.reports.update(id, input.version, changes, now), 'updated');
       });
-      return changed(after, 'updated');
     },
 
     async pause(id: string): Promise<ReportRecord> {
-      let change = false;
-      const after = await store.transaction(async (tx) => {
-        const before = await lock(tx, id);
+      return deps.uow.run(async (tx) => {
+        const before = await lock(tx.reports, id);
         if (before.paused) return before;
-        change = true;
-        return tx.update(id, undefined, { paused: true, nextRunAt: null }, clock.now());
+        return changed(tx, await tx.reports.update(id, undefined, { paused: true, nextRunAt: null }, clock.now()), 'paused');
       });
-      return change ? changed(after, 'paused') : after;
     },
 
     async resume(id: string): Promise<ReportRecord> {
-      let change = false;
-      const after = await store.transaction(async (tx) => {
-        const before = await lock(tx, id);
+      return deps.uow.run(async (tx) => {
+        const before = await lock(tx.reports, id);
         if (!before.paused) return before;
-        change = true;
         const now = clock.now();
         // From now: the times missed while paused are not made up.
-        return tx.update(id, undefined, { paused: false, nextRunAt: nextRunOf(before.schedule, false, now) }, now);
+        return changed(tx, await tx.reports.update(id, undefined, { paused: false, nextRunAt: nextRunOf(before.schedule, false, now) }, now), 'resumed');
       });
-      return change ? changed(after, 'resumed') : after;
     },
 
     async delete(id: string): Promise<void> {
-      const leftovers = await store.transaction(async (tx) => {
-        await lock(tx, id);
-        const found = await tx.runLeftovers(id);
-        if (!(await tx.delete(id))) throw notFound('report');
+      // Deleted with its events: the unfinished runs' cancels and the report's end.
+      const leftovers = await deps.uow.run(async (tx) => {
+        await lock(tx.reports, id);
+        const found = await tx.reports.runLeftovers(id);
+        if (!(await tx.reports.delete(id))) throw notFound('report');
+        await tx.outbox.add([...found.unfinishedRunIds.map((runId) => runCancelRequested(runId, id)), reportUpdated(id, 'deleted')]);
         return found;
       });
       for (const key of leftovers.resultKeys) {
@@ -194,7 +187,6 @@ export function createReportsService(deps: {
           log.warn('a deleted report\'s result file could not be removed', { report_id: id, result_key: key, err });
         }
       }
-      await publish([...leftovers.unfinishedRunIds.map((runId) => runCancelRequested(runId, id)), reportUpdated(id, 'deleted')]);
       for (const runId of leftovers.unfinishedRunIds) log.info('run of a deleted report: cancel requested', { run_id: runId, report_id: id });
     },
   };

@@ -9,6 +9,7 @@ import type { ChannelsRepo } from '../channels/ports.js';
 import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { Outbox } from '../events/ports.js';
 import type { RunEngineStore } from '../runs/engine-ports.js';
+import type { ReportsRepo } from '../reports/ports.js';
 
 export interface TxRepos {
   connections: ConnectionsRepo;
@@ -16,6 +17,7 @@ export interface TxRepos {
   securityEvents: SecurityEventsRepo;
   outbox: Outbox;
   runEngine: Pick<RunEngineStore, 'start' | 'finish'>;
+  reports: ReportsRepo;
 }
 
 export interface UnitOfWork {

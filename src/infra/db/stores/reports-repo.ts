@@ -70,7 +70,7 @@ function fieldProblem(err: unknown): never {
   throw err;
 }
 
-function repo(tx: Tx) {
+export function reportsRepo(tx: Tx) {
   const select = (where: SQL | undefined) => tx.select({ report: reports, lastRun: lastRunColumns }).from(reports)
     .leftJoin(runs, eq(runs.id, reports.lastRunId)).where(where);
   const find = async (id: string): Promise<ReportRow | undefined> => {
@@ -131,9 +131,6 @@ function repo(tx: Tx) {
 
 export function createReportsStore(db: Db) {
   return {
-    ...repo(db),
-    transaction<T>(work: (tx: ReturnType<typeof repo>) => Promise<T>): Promise<T> {
-      return db.transaction((tx) => work(repo(tx)));
-    },
+    ...reportsRepo(db),
   };
 }
