@@ -130,7 +130,7 @@ function dataServices(c: ApiContainer) {
       store: connectionsRepo, uow: c.uow, plugins: c.plugins, secrets: c.secretBox,
       checkSchema: createSchemaCheck(), pools: c.pools, limits: CONNECTOR_LIMITS, clock: c.clock,
     }),
-    queries: createQueriesService({ store: queriesStore, usage: createQueryUsage(c.db), clock: c.clock }),
+    queries: createQueriesService({ store: queriesStore, uow: c.uow, usage: createQueryUsage(c.db), clock: c.clock }),
     preview: createPreviewService({ queries: queriesStore, connections: connectionsRepo, pools: c.pools }),
     schedules: createSchedulesService({ clock: c.clock }),
     reports: createReportsService({

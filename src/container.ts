@@ -27,6 +27,7 @@ import { createChannelsRepo } from './infra/db/stores/channels-repo.js';
 import { securityEventsRepo } from './infra/db/stores/security-events-repo.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { reportsRepo } from './infra/db/stores/reports-repo.js';
+import { queriesRepo } from './infra/db/stores/queries-repo.js';
 import { rateLimitedLog } from './infra/log/rate-limited-log.js';
 import { packageVersion } from './infra/paths.js';
 import { createConnectorPools, type ConnectorPools } from './domain/connections/pools.js';
@@ -161,7 +162,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const outbox = outboxRepo(db);
   const store = createUnitOfWork(db, (tx) => ({
     connections: connectionsRepo(tx), channels: createChannelsRepo(tx), securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
-    runEngine: createRunEngineRepo(tx), reports: reportsRepo(tx),
+    runEngine: createRunEngineRepo(tx), reports: reportsRepo(tx), queries: queriesRepo(tx),
   }));
   // The relay of the process that wrote events passes at once, not when the store's notification
   // comes back (measured: 3 ms off the p50 from commit to an event stream; the other processes'

@@ -19,9 +19,8 @@ export interface QueriesRepo {
   listVersions(queryId: string, q: PageRequest): Promise<Page<QueryVersionRecord>>;
 }
 
-export interface QueriesStore extends QueriesRepo {
-  transaction<T>(work: (tx: QueriesRepo) => Promise<T>): Promise<T>;
-}
+/** The queries' store for reads; changes go through the unit of work (tx.queries). */
+export type QueriesStore = QueriesRepo;
 
 /** What uses a query (reports, when they land): a query with dependents cannot be deleted. */
 export interface QueryUsage {

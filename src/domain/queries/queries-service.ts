@@ -3,6 +3,7 @@
  * connection or parameters is a new query version; restoring copies an old version into a new
  * one. A query a report uses cannot be deleted.
  */
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { Clock } from '../../core/clock.js';
 import { inUse, notFound, validationFailed } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -26,7 +27,10 @@ function checkDefinition(sql: string, parameters: QueryParameter[]): void {
 
 const sameParameters = (a: QueryParameter[], b: QueryParameter[]) => JSON.stringify(a) === JSON.stringify(b);
 
-export function createQueriesService(deps: { store: QueriesStore; usage: QueryUsage; clock: Clock }) {
+export function createQueriesService(deps: {
+  /** Reads; changes (a query with its version) go through the unit of work. */
+  store: QueriesStore; uow: UnitOfWork; usage: QueryUsage; clock: Clock;
+}) {
   const { store, clock } = deps;
   const get = async (repo: Pick<QueriesRepo, 'find'>, id: string): Promise<QueryRecord> => {
     const row = await repo.find(id);
@@ -41,7 +45,7 @@ export function createQueriesService(deps: { store: QueriesStore; usage: QueryUs
     async create(input: { name: string; description?: string | null | undefined; connectionId: string; sql: string; parameters?: QueryParameter[] | undefined }, actor: Actor) {
       const parameters = input.parameters ?? [];
       checkDefinition(input.sql, parameters);
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async ({ queries: tx }) => {
         const now = clock.now();
         const row = await tx.insert({
           id: newId(), name: input.name.trim(), description: input.description ?? null, connectionId: input.connectionId,
@@ -59,7 +63,7 @@ export function createQueriesService(deps: { store: QueriesStore; usage: QueryUs
       version: number; name?: string | undefined; description?: string | null | undefined;
       connectionId?: string | undefined; sql?: string | undefined; parameters?: QueryParameter[] | undefined;
     }, actor: Actor) {
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async ({ queries: tx }) => {
         const before = await get(tx, id);
         const sql = input.sql ?? before.sql;
         const parameters = input.parameters ?? before.parameters;
@@ -81,7 +85,7 @@ export function createQueriesService(deps: { store: QueriesStore; usage: QueryUs
     },
 
     async restore(id: string, input: { number: number; version: number }, actor: Actor) {
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async ({ queries: tx }) => {
         const before = await get(tx, id);
         const old = await tx.findVersion(id, input.number);
         if (!old) throw notFound('query version');

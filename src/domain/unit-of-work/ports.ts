@@ -10,6 +10,7 @@ import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { Outbox } from '../events/ports.js';
 import type { RunEngineStore } from '../runs/engine-ports.js';
 import type { ReportsRepo } from '../reports/ports.js';
+import type { QueriesRepo } from '../queries/ports.js';
 
 export interface TxRepos {
   connections: ConnectionsRepo;
@@ -18,6 +19,7 @@ export interface TxRepos {
   outbox: Outbox;
   runEngine: Pick<RunEngineStore, 'start' | 'finish'>;
   reports: ReportsRepo;
+  queries: QueriesRepo;
 }
 
 export interface UnitOfWork {

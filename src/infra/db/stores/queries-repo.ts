@@ -28,7 +28,7 @@ function fieldProblem(err: unknown): never {
   throw err;
 }
 
-function repo(tx: Tx) {
+export function queriesRepo(tx: Tx) {
   return {
     async find(id: string): Promise<QueryRow | undefined> {
       const [row] = await tx.select().from(queries).where(eq(queries.id, id));
@@ -98,10 +98,7 @@ function repo(tx: Tx) {
 
 export function createQueriesStore(db: Db) {
   return {
-    ...repo(db),
-    transaction<T>(work: (tx: ReturnType<typeof repo>) => Promise<T>): Promise<T> {
-      return db.transaction((tx) => work(repo(tx)));
-    },
+    ...queriesRepo(db),
   };
 }
 
