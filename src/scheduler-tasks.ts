@@ -10,7 +10,7 @@ import { createRunsRepo } from './infra/db/stores/runs-repo.js';
 import { IDEMPOTENCY_WINDOW_MS } from './domain/runs/runs-service.js';
 import { createScheduling, runLeaseMs } from './domain/runs/scheduling.js';
 import { createSchedulingRepo } from './infra/db/stores/scheduling-repo.js';
-import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
+import { endLostRun } from './domain/runs/lost-runs.js';
 import { createRunJobs } from './infra/queue/run-jobs.js';
 import { runJobSpec } from './jobs/run-report-spec.js';
 import { createAttemptsRepo } from './infra/db/stores/channels-repo.js';
@@ -27,13 +27,12 @@ const RESEND_STUCK_MS = 2 * 60_000;
 /** A resend sending this long (past its job's 10-minute limit) has lost its worker. */
 const SENDING_STUCK_MS = 15 * 60_000;
 
-export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'identity' | 'logger' | 'db' | 'sql' | 'queues' | 'events' | 'metrics' | 'artifacts'> & { enqueue: Enqueue }): TickTask[] {
+export function buildSchedulerTasks(c: Pick<Container, 'settings' | 'uow' | 'identity' | 'logger' | 'db' | 'sql' | 'queues' | 'events' | 'metrics' | 'artifacts'> & { enqueue: Enqueue }): TickTask[] {
   const runsRepo = createRunsRepo(c.db);
   const log = c.logger.child({ component: 'scheduler' });
   const scheduling = createScheduling({
-    store: { ...createSchedulingRepo(c.sql, c.db), markLost: createRunEngineRepo(c.db).markLost },
+    store: { ...createSchedulingRepo(c.sql, c.db), markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
     jobs: createRunJobs(c.queues.runs, runJobSpec),
-    events: c.events,
     log,
     lag: (seconds) => c.metrics.schedulerLag.set(seconds),
     leaseMs: runLeaseMs(c.settings.workerLockSeconds),

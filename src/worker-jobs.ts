@@ -9,7 +9,7 @@ import { passwordResetMailJob } from './jobs/password-reset-mail.js';
 import { createActiveRuns, runReportJob } from './jobs/run-report.js';
 import { createRunEngine } from './domain/runs/run-engine.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
-import { publishQuietly, runChanged } from './domain/events/model.js';
+import { endLostRun } from './domain/runs/lost-runs.js';
 import { createResendWorker } from './domain/deliveries/retry-service.js';
 import { resendDeliveryJob } from './jobs/resend-delivery.js';
 import { deliveryParts, type DeliveryParts } from './delivery-parts.js';
@@ -67,15 +67,12 @@ function runJob(c: WorkerContainer, parts: DeliveryParts) {
     timeoutMs: c.settings.runTimeoutSeconds * 1000,
     active,
     async markLost(runId, error) {
-      // The run ends failed and the deliveries its worker left sending with it (one transaction).
-      const run = await store.markLost(runId, error, c.clock.now());
+      // The run ends failed, with the deliveries its worker left sending and its events (one unit of work).
+      const run = await endLostRun(c.uow, runId, error, c.clock.now());
       if (!run) return;
       log.error('run failed for good', { run_id: run.id, report_id: run.reportId, error_code: error.code, error: error.message });
       c.metrics.runsTotal.inc({ status: 'failed', trigger: run.trigger });
       if (run.startedAt && run.finishedAt) c.metrics.runDuration.observe(Math.max(0, (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000));
-      // Like any run's end: the run and its report (last_run) change for the event stream.
-      await publishQuietly(c.events, runChanged(run),
-        (err) => log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
     },
   });
 }

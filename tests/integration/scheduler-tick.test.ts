@@ -12,7 +12,7 @@ import { newId } from '../../src/core/ids.js';
 import { createRedis } from '../../src/infra/queue/queues.js';
 import { createScheduling } from '../../src/domain/runs/scheduling.js';
 import { createSchedulingRepo } from '../../src/infra/db/stores/scheduling-repo.js';
-import { createRunEngineRepo } from '../../src/infra/db/stores/run-engine-repo.js';
+import { endLostRun } from '../../src/domain/runs/lost-runs.js';
 import { createRunJobs } from '../../src/infra/queue/run-jobs.js';
 import { runJobSpec } from '../../src/jobs/run-report-spec.js';
 import { buildJobCatalog } from '../../src/worker-jobs.js';
@@ -154,8 +154,8 @@ describe('the sweep', () => {
   it('queues again a pending run whose job is missing and a running run whose worker and job are gone, ends one lost too often, and leaves a live worker\'s run alone', async () => {
     const c = h.process.container;
     const scheduling = createScheduling({
-      store: { ...createSchedulingRepo(c.sql, c.db), markLost: createRunEngineRepo(c.db).markLost },
-      jobs: createRunJobs(queue, runJobSpec), events: c.events, log: c.logger, lag: () => undefined, leaseMs: 10_000,
+      store: { ...createSchedulingRepo(c.sql, c.db), markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
+      jobs: createRunJobs(queue, runJobSpec), log: c.logger, lag: () => undefined, leaseMs: 10_000,
     });
     const reportId = await createReport('sweep', '0 0 1 1 *', 'UTC');
     const pending = newId();
@@ -187,8 +187,8 @@ describe('the sweep', () => {
   it('ends a lost run the same way from the sweep and from its job\'s final failure: failed, and its sending delivery attempts failed delivery.worker_lost', async () => {
     const c = h.process.container;
     const scheduling = createScheduling({
-      store: { ...createSchedulingRepo(c.sql, c.db), markLost: createRunEngineRepo(c.db).markLost },
-      jobs: createRunJobs(queue, runJobSpec), events: c.events, log: c.logger, lag: () => undefined, leaseMs: 10_000,
+      store: { ...createSchedulingRepo(c.sql, c.db), markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
+      jobs: createRunJobs(queue, runJobSpec), log: c.logger, lag: () => undefined, leaseMs: 10_000,
     });
     const runJob = buildJobCatalog(c).get(runJobSpec.name)!;
     const reportId = await createReport('lost deliveries', '0 0 1 1 *', 'UTC');

@@ -64,6 +64,10 @@ export interface RunEngineStore {
    * for, or the run is no longer this attempt's.
    */
   heartbeat(runId: string, attempt: number): Promise<boolean>;
+  /** Ends a lost run failed (with `leaseMs`: only a pending one or one whose lease ran out); the record after, or undefined. */
+  markLost(runId: string, error: RunError, now: Date, leaseMs?: number): Promise<RunRecord | undefined>;
+  /** Ends failed the delivery attempts a lost run's worker left sending or queued. */
+  failLostAttempts(runId: string, now: Date): Promise<void>;
   /** Whether the run row still exists. */
   exists(runId: string): Promise<boolean>;
   /** The report's title and query, and the email of who queued the run (for deliveries); undefined when gone. */

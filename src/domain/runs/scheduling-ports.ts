@@ -48,9 +48,9 @@ export interface SchedulingStore {
     Promise<Array<Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger' | 'createdAt' | 'attempts'>>>;
   /**
    * Ends a run failed when it is still unfinished (and, with `leaseMs`, when it is pending or its
-   * lease has run out: a worker that just came back keeps its run), and in the same transaction
-   * its delivery attempts left sending (or queued) failed delivery.worker_lost, as the worker does
-   * for a job failed for good; the record after, or undefined.
+   * lease has run out: a worker that just came back keeps its run), with its delivery attempts
+   * left sending (or queued) failed delivery.worker_lost and its events, in one unit of work
+   * (endLostRun, as the worker does for a job failed for good); the record after, or undefined.
    */
   markLost(runId: string, error: { code: string; message: string }, now: Date, leaseMs?: number): Promise<RunRecord | undefined>;
 }

@@ -10,7 +10,7 @@
 import { newId } from '../../core/ids.js';
 import type { Log } from '../../core/log.js';
 import { latestDueSlot, nextOccurrence } from '../schedules/schedule.js';
-import { publishQuietly, reportUpdated, runUpdated, type ChangeEvent, type EventSink, runChanged } from '../events/model.js';
+import { reportUpdated, runUpdated } from '../events/model.js';
 import type { PlannedRun, RunJobs, SchedulingStore } from './scheduling-ports.js';
 import { MAX_RUN_STARTS, type RunRecord } from './model.js';
 
@@ -29,7 +29,7 @@ const UNQUEUED_MAX = 50_000;
 const SWEEP_BATCH = 200;
 
 export function createScheduling(deps: {
-  store: SchedulingStore; jobs: RunJobs; events: EventSink; log: Log;
+  store: SchedulingStore; jobs: RunJobs; log: Log;
   /**
    * How long a running run's worker may go without renewing its lease (heartbeat_at, renewed every
    * couple of seconds while it runs) before the sweep counts the worker as lost.
@@ -50,7 +50,6 @@ export function createScheduling(deps: {
    * (a long outage) the sweep queues the rest.
    */
   let unqueued: Array<{ id: string; reportId: string }> = [];
-  const notify = (events: ChangeEvent[]) => publishQuietly(deps.events, events, (err) => deps.log.warn('a scheduling event could not be published', { err }));
 
   const plan = (now: Date) => (due: Parameters<Parameters<SchedulingStore['claimDue']>[2]>[0]): PlannedRun[] => due.map((r) => {
     let slot: Date;
@@ -162,7 +161,6 @@ export function createScheduling(deps: {
     if (!ended) return undefined;
     deps.log.error('running run lost its worker too often; ended failed', { run_id: run.id, report_id: run.reportId, job_state: state, attempts: run.attempts });
     deps.finished?.('failed', ended.trigger);
-    await notify(runChanged(ended));
     return 'lost';
   }
 }

@@ -17,7 +17,7 @@ export interface TxRepos {
   channels: ChannelsRepo;
   securityEvents: SecurityEventsRepo;
   outbox: Outbox;
-  runEngine: Pick<RunEngineStore, 'start' | 'finish'>;
+  runEngine: Pick<RunEngineStore, 'start' | 'finish' | 'markLost' | 'failLostAttempts'>;
   reports: ReportsRepo;
   queries: QueriesRepo;
 }

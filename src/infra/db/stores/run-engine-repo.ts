@@ -134,26 +134,27 @@ export function createRunEngineRepo(db: Tx) {
 
     /**
      * Ends a run lost for good: its job failed for good (the worker's record of it) or its
-     * workers were lost too often (the scheduler's sweep, with `leaseMs`). In the same
-     * transaction the delivery attempts its lost worker left sending (or queued) end failed
-     * delivery.worker_lost, so both paths leave none of them sending.
+     * workers were lost too often (the scheduler's sweep, with `leaseMs`: only a pending run or
+     * one whose lease ran out). The domain's endLostRun pairs it with failLostAttempts in one
+     * unit of work.
      */
     async markLost(runId: string, error: { code: string; message: string }, now: Date, leaseMs?: number): Promise<RunRecordRow | undefined> {
       // A step the lost worker left running ends failed with the run's error.
       const closedSteps = rawSql`(select coalesce(jsonb_agg(case when s->>'status' = 'running'
         then s || jsonb_build_object('status', 'failed', 'finishedAt', ${now.toISOString()}::text, 'error', ${JSON.stringify(error)}::jsonb)
         else s end order by n), '[]'::jsonb) from jsonb_array_elements(${runs.steps}) with ordinality as t(s, n))`;
-      return db.transaction(async (tx) => {
-        const [row] = await tx.update(runs).set({
-          status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now, steps: closedSteps,
-        })
-          .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']),
-            leaseMs === undefined ? undefined : or(eq(runs.status, 'pending'), leaseExpired(leaseMs)))).returning();
-        if (!row) return undefined;
-        await tx.update(deliveryAttempts).set({ status: 'failed', error: LOST_DELIVERY, finishedAt: now, updatedAt: now })
-          .where(and(eq(deliveryAttempts.runId, runId), inArray(deliveryAttempts.status, ['sending', 'queued'])));
-        return runRecordOf(row);
-      });
+      const [row] = await db.update(runs).set({
+        status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now, steps: closedSteps,
+      })
+        .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']),
+          leaseMs === undefined ? undefined : or(eq(runs.status, 'pending'), leaseExpired(leaseMs)))).returning();
+      return row ? runRecordOf(row) : undefined;
+    },
+
+    /** The delivery attempts a lost run's worker left sending (or queued) end failed delivery.worker_lost. */
+    async failLostAttempts(runId: string, now: Date): Promise<void> {
+      await db.update(deliveryAttempts).set({ status: 'failed', error: LOST_DELIVERY, finishedAt: now, updatedAt: now })
+        .where(and(eq(deliveryAttempts.runId, runId), inArray(deliveryAttempts.status, ['sending', 'queued'])));
     },
   };
 }

@@ -1,0 +1,21 @@
+/**
+ * Ending a run lost for good, the one way both paths use (the sweep when its workers were lost
+ * too often, the worker when its job failed for good): in one unit of work the run ends failed,
+ * the delivery attempts its lost worker left sending (or queued) end failed, and its events are
+ * written, so no path leaves a run or an attempt half-ended.
+ */
+import type { UnitOfWork } from '../unit-of-work/ports.js';
+import { runChanged } from '../events/model.js';
+import type { RunError, RunRecord } from './model.js';
+
+export async function endLostRun(
+  uow: UnitOfWork, runId: string, error: RunError, now: Date, leaseMs?: number,
+): Promise<RunRecord | undefined> {
+  return uow.run(async (tx) => {
+    const run = await tx.runEngine.markLost(runId, error, now, leaseMs);
+    if (!run) return undefined;
+    await tx.runEngine.failLostAttempts(runId, now);
+    await tx.outbox.add(runChanged(run));
+    return run;
+  });
+}
