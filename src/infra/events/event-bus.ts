@@ -29,6 +29,14 @@ export function createEventBus(deps: {
     if (subscriber) return;
     const s = deps.connectSubscriber();
     subscriber = s;
+    // Our own resubscription after a reconnect, with its failure handled: ioredis's automatic
+    // one (autoResubscribe) leaves a rejection nobody handles when the connection drops again
+    // at that moment.
+    s.options.autoResubscribe = false;
+    let subscribed = false;
+    s.on('ready', () => {
+      if (subscribed) s.subscribe(channel).catch((err: unknown) => deps.onError?.(err));
+    });
     s.on('message', (_channel: string, message: string) => {
       let event: BusEvent;
       try {
@@ -42,6 +50,7 @@ export function createEventBus(deps: {
       }
     });
     await s.subscribe(channel);
+    subscribed = true;
   };
   return {
     async publish(event) {
