@@ -58,7 +58,7 @@ export interface Container {
    * every process) and where a process listens to them (in order, once, from the feed).
    */
   events: {
-    publish(events: ReadonlyArray<{ type: string; data: Record<string, unknown> }>): Promise<void>;
+    publish(events: ReadonlyArray<{ type: string; data: Record<string, unknown>; userId?: string }>): Promise<void>;
     subscribe(listener: (event: { type: string; data: Record<string, unknown> }) => void): Promise<() => Promise<void>>;
   };
   /** One transaction and every repository bound to it: a change, its audit record and its events commit together. */
@@ -163,17 +163,14 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const store = createUnitOfWork(db, (tx) => ({
     connections: connectionsRepo(tx), channels: createChannelsRepo(tx), securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
     runEngine: createRunEngineRepo(tx), reports: reportsRepo(tx), queries: queriesRepo(tx),
-  }));
-  // The relay of the process that wrote events passes at once, not when the store's notification
-  // comes back (measured: 3 ms off the p50 from commit to an event stream; the other processes'
-  // relays still hear the notification).
-  const uow: UnitOfWork = {
-    async run(work) {
-      const result = await store.run(work);
-      relay.wake();
-      return result;
-    },
-  };
+  }), (numbered, wrote) => {
+    // Numbered in the transaction: published now, with no relay pass between the commit and the
+    // streams. Left unnumbered (the lock was taken): this process's relay passes at once rather
+    // than when the store's notification comes back (3 ms off the p50 from commit to a stream).
+    if (numbered.length > 0) relay.publishNumbered(numbered);
+    else if (wrote) relay.wake();
+  });
+  const uow: UnitOfWork = store;
   const events: Container['events'] = {
     // A change's own transaction writes its events where it has moved to the unit of work; here
     // the row follows the commit (still in the store, so a Redis outage delays it, never loses it).

@@ -6,7 +6,7 @@
  */
 import { startHerald, type Herald } from '../support/harness.js';
 import { isolate, type Isolated } from '../support/isolation.js';
-import { createKey, setupAdmin, keyClient } from '../support/identity.js';
+import { createKey, createSignedInUser, setupAdmin, keyClient, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { openSse, serve, type SseEvent } from '../support/sse.js';
 import { privateRedis, type PrivateRedis } from '../support/private-redis.js';
@@ -18,13 +18,13 @@ beforeAll(async () => { src = await createPostgresSource(async () => undefined);
 afterAll(async () => { await src.drop(); });
 
 /** An admin key's client and a query to make reports of. */
-async function prepare(h: Herald): Promise<{ api: HttpClient; token: string; queryId: string }> {
+async function prepare(h: Herald): Promise<{ api: HttpClient; token: string; queryId: string; admin: SessionClient }> {
   const admin = await setupAdmin(h);
   const { token } = await createKey(admin, { name: 'pipeline', scope: 'admin' });
   const api = keyClient(h, token);
   const connectionId = (await api.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
   const queryId = (await api.post('/api/v1/queries').send({ name: 'Q', connection_id: connectionId, sql: 'select 1 as one' }).expect(201)).body.id as string;
-  return { api, token, queryId };
+  return { api, token, queryId, admin };
 }
 
 const reportEvents = (events: SseEvent[], ids: Set<string>) =>
@@ -37,11 +37,12 @@ describe('two API processes on one store', () => {
   let api: HttpClient;
   let token: string;
   let queryId: string;
+  let admin: SessionClient;
   beforeAll(async () => {
     iso = await isolate();
     a = await startHerald({ iso });
     b = await startHerald({ iso });
-    ({ api, token, queryId } = await prepare(a));
+    ({ api, token, queryId, admin } = await prepare(a));
   });
   afterAll(async () => {
     await a.stop();
@@ -107,6 +108,80 @@ describe('two API processes on one store', () => {
       expect(foreign.events[0]).toEqual({ event: 'reset', id: latest, data: { reason: 'unknown_event_id', latest } });
       await foreign.close();
     } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('an event meant for one user reaches only that user\'s streams, live and when resuming', async () => {
+    const viewer = await createSignedInUser(a, admin, { name: 'Vera', email: 'vera@example.com', role: 'viewer' });
+    const viewerKey = (await createKey(admin, { name: 'vera', scope: 'read', owner_id: viewer.userId })).token;
+    const [serverA, serverB] = [await serve(a.process.app!), await serve(b.process.app!)];
+    try {
+      const adminStream = await openSse(serverA.url, token);
+      const viewerStream = await openSse(serverB.url, viewerKey);
+      const marker = await api.post('/api/v1/reports').send({ title: 'before', query_id: queryId }).expect(201);
+      await viewerStream.until((e) => e.some((x) => x.data.id === marker.body.id));
+      const before = viewerStream.events.at(-1)!.id!;
+      // Written as a service writes a change only one user may read (the audience travels with the row).
+      await a.process.container.events.publish([
+        { type: 'report.updated', data: { id: 'for-vera', change: 'updated' }, userId: viewer.userId },
+        { type: 'report.updated', data: { id: 'for-ada', change: 'updated' }, userId: admin.userId },
+      ]);
+      const after = (await api.post('/api/v1/reports').send({ title: 'after', query_id: queryId }).expect(201)).body.id as string;
+      await viewerStream.until((e) => e.some((x) => x.data.id === after));
+      await adminStream.until((e) => e.some((x) => x.data.id === after));
+      const ids = (s: SseEvent[]) => s.map((x) => x.data.id);
+      expect(ids(viewerStream.events)).toContain('for-vera');
+      expect(ids(viewerStream.events)).not.toContain('for-ada');
+      expect(ids(adminStream.events)).toContain('for-ada');
+      expect(ids(adminStream.events)).not.toContain('for-vera');
+      await viewerStream.close();
+      await adminStream.close();
+
+      // Resuming from the history filters the same way, on either process.
+      const resumedViewer = await openSse(serverA.url, viewerKey, before);
+      const resumedAdmin = await openSse(serverB.url, token, before);
+      await resumedViewer.until((e) => e.some((x) => x.data.id === after));
+      await resumedAdmin.until((e) => e.some((x) => x.data.id === after));
+      expect(ids(resumedViewer.events).filter((id) => String(id).startsWith('for-'))).toEqual(['for-vera']);
+      expect(ids(resumedAdmin.events).filter((id) => String(id).startsWith('for-'))).toEqual(['for-ada']);
+      await resumedViewer.close();
+      await resumedAdmin.close();
+    } finally {
+      await serverA.close();
+      await serverB.close();
+    }
+  }, 60_000);
+
+  it('a change numbers its own events in its transaction; when another holds the numbering lock, the relay numbers them after the commit', async () => {
+    const sql = a.process.container.sql;
+    const ownRow = async (reportId: string) => (await sql<Array<{ seq: string | null; same_txn: boolean }>>`
+      select e.seq, e.xmin::text = r.xmin::text as same_txn from events e, reports r
+       where r.id = ${reportId} and e.type = 'report.updated' and e.data->>'id' = ${reportId} and e.data->>'change' = 'created'`)[0]!;
+
+    // Uncontended: the row was numbered by the transaction that created the report (same xmin).
+    const plain = (await api.post('/api/v1/reports').send({ title: 'own numbering', query_id: queryId }).expect(201)).body.id as string;
+    const own = await ownRow(plain);
+    expect(own.seq).not.toBeNull();
+    expect(own.same_txn).toBe(true);
+
+    // Contended: a session holds the relays' lock; the change commits unnumbered and a relay
+    // numbers it once the lock is free; a connected client gets it all the same.
+    const server = await serve(b.process.app!);
+    const holder = await sql.reserve();
+    try {
+      const client = await openSse(server.url, token);
+      await holder`select pg_advisory_lock(7246135003)`;
+      const contended = (await api.post('/api/v1/reports').send({ title: 'relay numbering', query_id: queryId }).expect(201)).body.id as string;
+      expect((await ownRow(contended)).seq).toBeNull();
+      await holder`select pg_advisory_unlock(7246135003)`;
+      await client.until((e) => e.some((x) => x.data.id === contended && x.data.change === 'created'), 15_000);
+      const row = await ownRow(contended);
+      expect(row.seq).not.toBeNull();
+      expect(row.same_txn).toBe(false);
+      await client.close();
+    } finally {
+      holder.release();
       await server.close();
     }
   }, 60_000);

@@ -68,9 +68,9 @@ export function createEventFeed(deps: {
       } while (fillAgain && !closed);
     })().finally(() => { filling = undefined; });
   };
-  const onBus = (e: { seq?: number; type: string; data: Record<string, unknown> }): void => {
+  const onBus = (e: { seq?: number; type: string; data: Record<string, unknown>; userId?: string }): void => {
     if (typeof e.seq !== 'number' || closed) return;
-    const event: SequencedEvent = { seq: e.seq, type: e.type, data: e.data };
+    const event: SequencedEvent = { seq: e.seq, type: e.type, data: e.data, ...(typeof e.userId === 'string' ? { userId: e.userId } : {}) };
     if (position === undefined) { pending.set(event.seq, event); return; }
     if (event.seq <= position) return;
     if (event.seq === position + 1) { deliver(event); drain(); return; }

@@ -5,7 +5,8 @@
  * order, once, from the store's history; when some of them are past the retention window it
  * gets a `reset` event instead (reload what you show, then carry on from here). A client that
  * falls too far behind is let go (its stream ends; it reconnects and resumes) so that one slow
- * reader cannot make the process hold events without bound.
+ * reader cannot make the process hold events without bound. A stream carries only what its
+ * reader may read: an event meant for one user (ChangeEvent.userId) goes to that user's streams.
  */
 import { PUBLIC_EVENT_KINDS, type PublicEventKind } from './model.js';
 import type { EventFeed } from './feed.js';
@@ -22,7 +23,13 @@ export const MAX_BACKLOG = 10_000;
 /** History rows read at a time while a client catches up. */
 const PAGE = 500;
 
-const isPublic = (e: SequencedEvent): boolean => PUBLIC_EVENT_KINDS.has(e.type);
+/** Who reads a stream. */
+export interface StreamReader {
+  userId: string;
+}
+
+const readable = (reader: StreamReader) => (e: SequencedEvent): boolean =>
+  PUBLIC_EVENT_KINDS.has(e.type) && (e.userId === undefined || e.userId === reader.userId);
 const numbered = (e: SequencedEvent): NumberedEvent => ({ event: e.type as PublicEventKind, id: e.seq, data: e.data });
 
 /**
@@ -31,14 +38,15 @@ const numbered = (e: SequencedEvent): NumberedEvent => ({ event: e.type as Publi
  * too far behind) unsubscribes, also when it ends before its first event was read.
  */
 export async function openLiveEvents(
-  feed: EventFeed, history: EventHistory, signal: AbortSignal, lastEventId?: number,
+  feed: EventFeed, history: EventHistory, reader: StreamReader, signal: AbortSignal, lastEventId?: number,
 ): Promise<AsyncIterableIterator<NumberedEvent>> {
+  const mayRead = readable(reader);
   const backlog: NumberedEvent[] = [];
   let wake: (() => void) | undefined;
   let overflow = false;
   let ended = false;
   const { position, unsubscribe } = await feed.subscribe((e) => {
-    if (!isPublic(e) || overflow || ended) return;
+    if (!mayRead(e) || overflow || ended) return;
     if (backlog.length >= MAX_BACKLOG) overflow = true;
     else backlog.push(numbered(e));
     wake?.();
@@ -60,7 +68,7 @@ export async function openLiveEvents(
     while (page.length === 0 && cursor < position) {
       const rows = await history.since(cursor, PAGE);
       if (rows.length === 0) { cursor = position; break; }
-      for (const row of rows) if (row.seq <= position && isPublic(row)) page.push(numbered(row));
+      for (const row of rows) if (row.seq <= position && mayRead(row)) page.push(numbered(row));
       cursor = Math.min(position, rows[rows.length - 1]!.seq);
     }
     return page.shift();

@@ -12,6 +12,11 @@ export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(
 export interface ChangeEvent {
   type: PublicEventKind | 'run.cancel';
   data: Record<string, unknown>;
+  /**
+   * The one user whose event streams may carry it (a change only they may read); unset, every
+   * reader's streams carry it (every signed-in role may read runs, reports and channels).
+   */
+  userId?: string;
 }
 
 /** Where services publish changes: the outbox, in order (see `publishQuietly`). */

@@ -6,6 +6,8 @@ export interface SequencedEvent {
   seq: number;
   type: string;
   data: Record<string, unknown>;
+  /** Set when only this user's streams may carry it (ChangeEvent.userId). */
+  userId?: string;
 }
 
 /** Writes events with the change they tell of (in its transaction, when bound to one). */
@@ -23,5 +25,5 @@ export interface EventHistory {
 
 /** The bus the relays publish numbered events on (Redis pub/sub). */
 export interface EventBusSource {
-  subscribe(listener: (event: { seq?: number; type: string; data: Record<string, unknown> }) => void): Promise<() => Promise<void>>;
+  subscribe(listener: (event: { seq?: number; type: string; data: Record<string, unknown>; userId?: string }) => void): Promise<() => Promise<void>>;
 }

@@ -3,9 +3,14 @@
  * it tells of. `id` orders the inserts; `seq` is given by the relay, under one lock for the whole
  * store, to committed rows only, in id order, so `seq` has no gaps and never goes back: it is the
  * id a client resumes from (SSE Last-Event-ID). A trigger wakes the relays (NOTIFY herald_events)
- * when the inserting transaction commits. Part of ./schema.ts, which migrations come from.
+ * when the inserting transaction commits. A transaction that wrote events numbers them itself as
+ * its last statement when no one else is numbering (herald_number_events, migration 0008), so
+ * that the relay's pass is needed only under contention. `user_id`, when set, is the one user
+ * whose event streams may carry the event (no foreign key: the history outlives its readers and
+ * must not lose rows, which would leave a gap in `seq`). Part of ./schema.ts, which migrations
+ * come from.
  */
-import { bigint, bigserial, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { ts } from './schema-identity.js';
 
@@ -16,6 +21,7 @@ export const events = pgTable('events', {
   data: jsonb('data').$type<Record<string, unknown>>().notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
   publishedAt: ts('published_at'),
+  userId: uuid('user_id'),
 }, (t) => [
   uniqueIndex('events_seq_key').on(t.seq),
   index('events_unsequenced_idx').on(t.id).where(sql`${t.seq} is null`),

@@ -1,6 +1,10 @@
 /**
- * The outbox relay, one per process: woken by the store (LISTEN herald_events, which the outbox
- * table's trigger notifies when a transaction that wrote events commits), and every few seconds
+ * The outbox relay, one per process. A transaction that wrote events usually numbers them itself
+ * (events-repo `numberWritten`) and its process publishes them through `publishNumbered` right
+ * after the commit. What it could not number (another transaction held the numbering lock), and
+ * what was written outside a unit of work, the relays handle: woken by the store (LISTEN
+ * herald_events, which the outbox table's trigger notifies when a transaction commits events
+ * still without a number), and every few seconds
  * in case a notification was missed, it gives seq numbers to new events (under one lock for the
  * store, so relays of several processes take turns) and publishes every sequenced, unpublished
  * event on the event bus in seq order, then marks them published. When Redis is away the events
@@ -24,6 +28,11 @@ export interface Relay {
   start(): Promise<void>;
   /** Runs a pass now (and again after it, if woken meanwhile). */
   wake(): void;
+  /**
+   * Publishes events a writer numbered and claimed in its own transaction, just committed; when
+   * publishing fails they are given back, and a pass publishes them.
+   */
+  publishNumbered(events: SequencedRow[]): void;
   stop(): Promise<void>;
 }
 
@@ -83,6 +92,13 @@ export function createRelay(deps: RelayDeps): Relay {
       wake();
     },
     wake,
+    publishNumbered(events) {
+      if (events.length === 0 || stopped) return;
+      deps.publish(events).catch(async (err: unknown) => {
+        deps.onError(err);
+        await deps.log.release(events.map((e) => e.seq)).catch(deps.onError);
+      });
+    },
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);

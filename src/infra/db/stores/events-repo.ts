@@ -10,37 +10,60 @@ import type { Db, Tx } from '../client.js';
 interface OutboxEvent {
   type: string;
   data: Record<string, unknown>;
+  userId?: string;
 }
 
 export interface SequencedRow {
   seq: number;
   type: string;
   data: Record<string, unknown>;
+  /** Set when only this user's streams may carry the event. */
+  userId?: string;
 }
+
+type Row = { seq: string; type: string; data: Record<string, unknown>; user_id: string | null };
+const sequenced = (rows: unknown): SequencedRow[] => (rows as Row[])
+  .map((r) => ({ seq: Number(r.seq), type: r.type, data: r.data, ...(r.user_id ? { userId: r.user_id } : {}) }))
+  .sort((a, b) => a.seq - b.seq);
 
 /** Writes events in the transaction (or statement) of `tx`. */
 export function outboxRepo(tx: Tx) {
+  const written: number[] = [];
   return {
     async add(list: readonly OutboxEvent[]): Promise<void> {
       if (list.length === 0) return;
-      await tx.insert(events).values(list.map((e) => ({ type: e.type, data: e.data })));
+      const rows = await tx.insert(events).values(list.map((e) => ({ type: e.type, data: e.data, userId: e.userId ?? null })))
+        .returning({ id: events.id });
+      for (const r of rows) written.push(r.id);
     },
+    /**
+     * The transaction's last statement, when it wrote events: numbers them and claims them for
+     * publishing when no one else is numbering (the store function herald_number_events,
+     * migration 0008), so that the writer publishes them itself right after its commit; answers
+     * nothing when the relay lock is taken (the relays number them after the commit). Only
+     * inside a transaction: the lock and the numbers last until its commit.
+     */
+    async numberWritten(): Promise<SequencedRow[]> {
+      if (written.length === 0) return [];
+      const rows = await tx.execute(sql`select seq, type, data, user_id from herald_number_events(${`{${written.join(',')}}`}::bigint[])`);
+      return sequenced(rows);
+    },
+    /** Whether this transaction wrote events. */
+    get wrote(): boolean { return written.length > 0; },
   };
 }
 
 export function createEventLog(db: Db) {
   return {
     /**
-     * In one statement (the store function herald_relay_events, migration 0007), when no other
-     * relay holds the store's relay lock: gives seq numbers to committed rows that have none, in
-     * insert order (so numbers follow the order rows become visible and never go back), and
-     * claims up to `limit` numbered, unpublished rows for publishing (published_at set), answered
-     * in seq order. Nothing when another relay holds the lock: it passes again itself.
+     * In one statement (the store function herald_relay_events, migrations 0007 and 0008), once
+     * it holds the store's numbering lock (waiting for a writer or another relay that holds it):
+     * gives seq numbers to committed rows that have none, in insert order (so numbers follow the
+     * order rows become visible and never go back), and claims up to `limit` numbered,
+     * unpublished rows for publishing (published_at set), answered in seq order.
      */
     async claim(limit: number): Promise<SequencedRow[]> {
-      const rows = await db.execute<{ seq: string; type: string; data: Record<string, unknown> }>(sql`select seq, type, data from herald_relay_events(${limit})`);
-      return (rows as unknown as Array<{ seq: string; type: string; data: Record<string, unknown> }>)
-        .map((r) => ({ seq: Number(r.seq), type: r.type, data: r.data })).sort((a, b) => a.seq - b.seq);
+      return sequenced(await db.execute(sql`select seq, type, data, user_id from herald_relay_events(${limit})`));
     },
 
     /** Gives claimed rows back (their publishing failed): the next pass publishes them. */
@@ -51,9 +74,9 @@ export function createEventLog(db: Db) {
 
     /** Events after `seq`, in order (a resuming client's history). */
     async since(seq: number, limit: number): Promise<SequencedRow[]> {
-      const rows = await db.select({ seq: events.seq, type: events.type, data: events.data }).from(events)
+      const rows = await db.select({ seq: events.seq, type: events.type, data: events.data, userId: events.userId }).from(events)
         .where(and(isNotNull(events.seq), gt(events.seq, seq))).orderBy(asc(events.seq)).limit(limit);
-      return rows.map((r) => ({ seq: Number(r.seq), type: r.type, data: r.data }));
+      return rows.map((r) => ({ seq: Number(r.seq), type: r.type, data: r.data, ...(r.userId ? { userId: r.userId } : {}) }));
     },
 
     /** The newest seq given (0 when none), and the oldest still kept (null when none). */
