@@ -17,7 +17,8 @@ import type { SchemaCheck } from '../connections/ports.js';
 import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
 import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { RunRecord } from '../runs/model.js';
-import type { DeliverySender, RunContext } from './sender.js';
+import type { DeliverySender } from './sender.js';
+import type { RunContext } from '../runs/engine-ports.js';
 import { checkTemplate, DEFAULT_BODY, DEFAULT_SUBJECT } from './templates.js';
 import { DEFAULT_LINK_DAYS, MAX_LINK_DAYS } from '../links/model.js';
 

@@ -12,7 +12,8 @@ import type { Log } from '../../core/log.js';
 import type { AttemptRecord } from '../channels/model.js';
 import type { AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
 import { isFinished, type RunRecord } from '../runs/model.js';
-import { publishQuietly, reportUpdated, runUpdated, type EventSink } from '../events/model.js';
+import { publishQuietly, reportUpdated, type EventSink } from '../events/model.js';
+import { runUpdated } from '../runs/events.js';
 import type { DeliveryContextSource } from './deliveries-service.js';
 import type { DeliverySender } from './sender.js';
 

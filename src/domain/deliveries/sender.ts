@@ -31,6 +31,7 @@ import type { CellValue } from '../plugins/connector.js';
 import { CONTENT_TYPES, resultFile, resultFileName } from '../results/formats.js';
 import { channelHealthChanged, publishQuietly, type EventSink } from '../events/model.js';
 import { RunCancelled, RunTimedOut, type RunRecord } from '../runs/model.js';
+import type { DeliveringStatus, PlannedDeliveries, RunContext } from '../runs/engine-ports.js';
 import { renderTemplates, type TemplateVariables } from './templates.js';
 
 /** Rows the templates' `rows` variable holds at most. */
@@ -49,14 +50,6 @@ export interface RetryPolicy {
 
 export interface DeliveryMetrics {
   sent(channelType: string, status: 'sent' | 'failed', seconds: number): void;
-}
-
-/** What a delivery needs to know of its report and query, and where the instance lives. */
-export interface RunContext {
-  report: { id: string; title: string; description: string | null };
-  query: { id: string; name: string };
-  /** The email address of whoever queued a test run (test runs send only to them). */
-  callerEmail: string | null;
 }
 
 export interface PluginLookup {
@@ -315,30 +308,35 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     return ended;
   }
 
+  /** Sends the planned deliveries in order. */
+  async function deliverRun(run: RunRecord, ctx: RunContext, runStatus: DeliveringStatus, planned: DeliveryRecord[], signal: AbortSignal, log: Log): Promise<DeliveryTally> {
+    const tally: DeliveryTally = { sent: 0, failed: 0, previewed: 0, attempts: [] };
+    const rows = await firstRows(run, TEMPLATE_ROWS);
+    for (const delivery of planned) {
+      signal.throwIfAborted();
+      const attempt = await deliverOne(run, ctx, delivery, runStatus, signal, log, 'sending', rows);
+      tally.attempts.push(attempt);
+      if (attempt.status === 'sent') tally.sent += 1;
+      else if (attempt.status === 'preview') tally.previewed += 1;
+      else tally.failed += 1;
+    }
+    return tally;
+  }
+
   return {
     compose,
     variables,
     firstRows,
 
-    /** The report's deliveries that a run ending `runStatus` sends, in order. */
-    async plan(reportId: string, runStatus: 'success' | 'skipped'): Promise<DeliveryRecord[]> {
+    /**
+     * The run engine's DeliverRun: the report's deliveries that a run ending `runStatus` sends,
+     * in order (undefined when none apply), each sent as one attempt when the engine says so.
+     */
+    async plan(reportId: string, runStatus: DeliveringStatus): Promise<PlannedDeliveries | undefined> {
       const all = await deps.deliveries.list(reportId);
-      return all.filter((d) => runStatus === 'success' || d.settings.sendWhenSkipped);
-    },
-
-    /** Sends the planned deliveries in order. */
-    async deliverRun(run: RunRecord, ctx: RunContext, runStatus: 'success' | 'skipped', planned: DeliveryRecord[], signal: AbortSignal, log: Log): Promise<DeliveryTally> {
-      const tally: DeliveryTally = { sent: 0, failed: 0, previewed: 0, attempts: [] };
-      const rows = await firstRows(run, TEMPLATE_ROWS);
-      for (const delivery of planned) {
-        signal.throwIfAborted();
-        const attempt = await deliverOne(run, ctx, delivery, runStatus, signal, log, 'sending', rows);
-        tally.attempts.push(attempt);
-        if (attempt.status === 'sent') tally.sent += 1;
-        else if (attempt.status === 'preview') tally.previewed += 1;
-        else tally.failed += 1;
-      }
-      return tally;
+      const planned = all.filter((d) => runStatus === 'success' || d.settings.sendWhenSkipped);
+      if (planned.length === 0) return undefined;
+      return { send: (run, ctx, signal, log) => deliverRun(run, ctx, runStatus, planned, signal, log) };
     },
 
     /** Sends one queued attempt again (POST …/attempts/{id}/retry, …/retry-failed). */

@@ -1,11 +1,10 @@
 /**
- * The change events of reports and runs: data holds only ids and what
- * changed. They travel on the event bus (Redis pub/sub) from whichever process made the change
- * to every API process, whose GET /events streams the public kinds. `run.cancel` is internal:
- * it tells the worker holding a run to stop it.
+ * The change events of reports, runs and channels: data holds only ids and what changed. They
+ * travel on the event bus (Redis pub/sub) from whichever process made the change to every API
+ * process, whose GET /events streams the public kinds. `run.cancel` is internal: it tells the
+ * worker holding a run to stop it. This module knows no feature, so every feature may publish
+ * through it; a builder that reads a feature's record lives with that feature (runs/events.ts).
  */
-import type { RunRecord } from '../runs/model.js';
-
 export type PublicEventKind = 'run.updated' | 'report.updated' | 'channel.health';
 export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(['run.updated', 'report.updated', 'channel.health']);
 
@@ -26,17 +25,6 @@ export interface EventSink {
 
 export type ReportChange = 'created' | 'updated' | 'paused' | 'resumed' | 'deleted' | 'scheduled' | 'ran';
 
-export function runUpdated(run: Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger' | 'finishedAt' | 'error'>): ChangeEvent {
-  return {
-    type: 'run.updated',
-    data: {
-      id: run.id, report_id: run.reportId, status: run.status, trigger: run.trigger,
-      ...(run.finishedAt ? { finished_at: run.finishedAt.toISOString() } : {}),
-      ...(run.error ? { error_code: run.error.code } : {}),
-    },
-  };
-}
-
 export function reportUpdated(reportId: string, change: ReportChange, extra: {
   nextRunAt?: Date | null; lastRun?: { id: string; status: string };
 } = {}): ChangeEvent {
@@ -48,14 +36,6 @@ export function reportUpdated(reportId: string, change: ReportChange, extra: {
       ...(extra.lastRun ? { last_run: extra.lastRun } : {}),
     },
   };
-}
-
-/**
- * A run changed: its run.updated and its report's report.updated (the report's last run is this
- * one, with this status). The one builder of the pair every run change sends.
- */
-export function runChanged(run: Pick<RunRecord, 'id' | 'reportId' | 'status' | 'trigger' | 'finishedAt' | 'error'>): ChangeEvent[] {
-  return [runUpdated(run), reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: run.status } })];
 }
 
 /** A channel's health changed (from its latest delivery attempt). */

@@ -1,6 +1,9 @@
-/** The ports of the run engine: the few store operations a run needs, its metrics, its events. */
+/**
+ * The ports of the run engine: the few store operations a run needs, its metrics, and the sending
+ * of its deliveries (DeliverRun: the deliveries feature implements it, so runs know no deliveries).
+ */
+import type { Log } from '../../core/log.js';
 import type { QueryParameter } from '../queries/parameters.js';
-import type { RunContext } from '../deliveries/sender.js';
 import type { RunError, RunRecord, RunStatus, RunStep, RunTrigger } from './model.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { ConnectionRecord } from '../connections/model.js';
@@ -35,6 +38,36 @@ export interface RunOutcome extends RunProgress {
   status: Exclude<RunStatus, 'pending' | 'running'>;
   error: RunError | null;
   finishedAt: Date;
+}
+
+/** What a run's deliveries need to know of its report and query, and who queued it. */
+export interface RunContext {
+  report: { id: string; title: string; description: string | null };
+  query: { id: string; name: string };
+  /** The email address of whoever queued a test run (test runs send only to them). */
+  callerEmail: string | null;
+}
+
+/** The status a run has reached when its deliveries are sent: its condition met, or not. */
+export type DeliveringStatus = 'success' | 'skipped';
+
+/** How a run's deliveries ended (each one's own record is its delivery attempt). */
+export interface DeliveryCount {
+  sent: number;
+  failed: number;
+  previewed: number;
+}
+
+/** The report's deliveries a run sends, in order, ready to send. */
+export interface PlannedDeliveries {
+  /** Sends them in order; stops at `signal` (the run's cancel, its time limit, a shutdown). */
+  send(run: RunRecord, context: RunContext, signal: AbortSignal, log: Log): Promise<DeliveryCount>;
+}
+
+/** Sends a run's deliveries after its result file (implemented by the deliveries feature). */
+export interface DeliverRun {
+  /** The report's deliveries that a run ending `runStatus` sends; undefined when none apply (no delivery step). */
+  plan(reportId: string, runStatus: DeliveringStatus): Promise<PlannedDeliveries | undefined>;
 }
 
 export interface RunEngineStore {

@@ -5,7 +5,7 @@
  * written, so no path leaves a run or an attempt half-ended.
  */
 import type { UnitOfWork } from '../unit-of-work/ports.js';
-import { runChanged } from '../events/model.js';
+import { runChanged } from './events.js';
 import type { RunError, RunRecord } from './model.js';
 
 export async function endLostRun(

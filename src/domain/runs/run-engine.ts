@@ -4,7 +4,7 @@
  * Steps: `query` (the rows stream from the user database into the result file, counted, hashed,
  * the first 20 kept as the sample; never the whole result in memory), `condition` (when the run
  * has one: false ends it `skipped`), `result_file`, then `delivery` when the run delivers and
- * the report has deliveries that apply (sent in order by the DeliverySender). Each step commits,
+ * the report has deliveries that apply (sent in order through the DeliverRun port). Each step commits,
  * then its event is published; no network call happens inside a transaction.
  *
  * The signal stops it: a RunCancelled reason ends the run `cancelled`, RunTimedOut ends it
@@ -24,9 +24,8 @@ import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import { bindValues } from '../queries/parameters.js';
 import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/sql-template.js';
 import { evaluateCondition } from '../reports/condition.js';
-import type { DeliverySender } from '../deliveries/sender.js';
-import type { RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
-import { runUpdated, runChanged } from '../events/model.js';
+import type { DeliverRun, RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
+import { runUpdated, runChanged } from './events.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
 
 /** Rows per fetch from the user database. */
@@ -51,7 +50,7 @@ export interface RunEngineDeps {
   /** Default CANCEL_POLL_MS. */
   cancelPollMs?: number;
   /** Sends the report's deliveries after the result file (absent: runs end without delivering). */
-  deliveries?: DeliverySender | undefined;
+  deliveries?: DeliverRun | undefined;
 }
 
 /** A failure that ends the run `failed` with this code and message. */
@@ -266,11 +265,11 @@ export function createRunEngine(deps: RunEngineDeps) {
     if (!deps.deliveries || !run.deliver || !found.hasDeliveries) return { status: base, error: null };
 
     const planned = await deps.deliveries.plan(run.reportId, base);
-    if (planned.length === 0) return { status: base, error: null };
+    if (!planned) return { status: base, error: null };
     const context = await store.runContext(run.reportId, run.createdBy);
     if (!context) throw new RunGone();
     const step = await beginStep('delivery', true);
-    const tally = await deps.deliveries.deliverRun({ ...run, ...progress } as RunRecord, context, base, planned, signal, deps.log.child({ run_id: run.id, report_id: run.reportId }));
+    const tally = await planned.send({ ...run, ...progress } as RunRecord, context, signal, deps.log.child({ run_id: run.id, report_id: run.reportId }));
     const detail = { sent: tally.sent, failed: tally.failed, previewed: tally.previewed };
     if (tally.failed === 0) {
       await endStep(step, 'success', detail);

@@ -11,7 +11,8 @@ import type { Log } from '../../core/log.js';
 import type { Page, PageRequest } from '../../core/cursor.js';
 import { isFinished, type RunQueue, type RunRecord, type RunTrigger } from './model.js';
 import type { RunFilter, RunsRepo } from './ports.js';
-import { publishQuietly, runCancelRequested, runChanged, type EventSink } from '../events/model.js';
+import { publishQuietly, runCancelRequested, type EventSink } from '../events/model.js';
+import { runChanged } from './events.js';
 
 /** How long an Idempotency-Key answers its first run: 24 hours (openapi.yaml's Idempotency-Key). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;

@@ -10,7 +10,8 @@
 import { newId } from '../../core/ids.js';
 import type { Log } from '../../core/log.js';
 import { latestDueSlot, nextOccurrence } from '../schedules/schedule.js';
-import { reportUpdated, runUpdated } from '../events/model.js';
+import { reportUpdated } from '../events/model.js';
+import { runUpdated } from './events.js';
 import type { PlannedRun, RunJobs, SchedulingStore } from './scheduling-ports.js';
 import { MAX_RUN_STARTS, type RunRecord } from './model.js';
 
