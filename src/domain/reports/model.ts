@@ -1,7 +1,6 @@
 /** Reports: a query with parameters, a schedule and a condition. */
 import type { BoundValue } from '../queries/sql-template.js';
 import type { Schedule } from '../schedules/schedule.js';
-import type { RunStatus, RunTrigger } from '../runs/model.js';
 
 export type ConditionOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'is_null' | 'is_not_null';
 
@@ -12,10 +11,15 @@ export interface Condition {
   value?: BoundValue;
 }
 
+/**
+ * The report's newest run, as the report's summary shows it. Runs know reports (a run snapshots
+ * its report's parameters and condition), never the reverse: the status and the trigger are the
+ * runs feature's words (RunStatus, RunTrigger in runs/model.ts), carried here as they are.
+ */
 export interface LastRun {
   id: string;
-  status: RunStatus;
-  trigger: RunTrigger;
+  status: string;
+  trigger: string;
   createdAt: Date;
   finishedAt: Date | null;
 }
