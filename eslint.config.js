@@ -1,8 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { heraldPlugin } from './eslint-rules/layers.js';
+import { featuresRule } from './eslint-rules/features.js';
 
-/** herald/layers (eslint-rules/layers.js) keeps the layers of src/ pointing one way; see docs/architecture.md. */
+/**
+ * herald/layers (eslint-rules/layers.js) keeps the layers of src/ pointing one way, and
+ * herald/features (eslint-rules/features.js) the features of src/domain; see docs/architecture.md.
+ */
+const herald = { ...heraldPlugin, rules: { ...heraldPlugin.rules, features: featuresRule } };
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/generated/**', 'coverage/**', '.data/**'] },
   js.configs.recommended,
@@ -16,10 +21,11 @@ export default tseslint.config(
     },
   },
   {
-    // The layer table (eslint-rules/layers.js): a backwards import fails `make test`.
+    // The layer table (eslint-rules/layers.js) and the feature edges (eslint-rules/features.js):
+    // a backwards import or a new circle between features fails `make test`.
     files: ['src/**/*.ts'],
-    plugins: { herald: heraldPlugin },
-    rules: { 'herald/layers': 'error' },
+    plugins: { herald },
+    rules: { 'herald/layers': 'error', 'herald/features': 'error' },
   },
   {
     files: ['scripts/**', 'codegen/**'],

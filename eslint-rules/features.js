@@ -1,0 +1,182 @@
+/**
+ * herald/features: a feature of the domain (a folder of src/domain) imports only the features its
+ * row of FEATURE_EDGES lists, and the table has no circle, so the features stay one directed,
+ * acyclic graph: a new circle fails the build. Every import and export-from, type-only ones
+ * included (an edge is about knowledge, not only about runtime), dynamic import(), import('x').T
+ * types and require() count. Imports outside src/domain are the layer rule's (eslint-rules/layers.js).
+ *
+ * The unit of work (src/domain/unit-of-work) is the one aggregation point: its port hands a
+ * service every repository bound to one transaction, so it names the ports of the features in its
+ * row of AGGREGATES, and every feature may name it. Both ways the import is `import type` only (it
+ * holds no code), and it stands outside the circle check: an edge through it carries no behaviour.
+ */
+import path from 'node:path';
+
+/**
+ * Each feature and the features it may import. Kept acyclic (checked when the rule loads): a
+ * feature lower in the graph never learns of one above it; the one above depends on a port the
+ * lower one declares instead (the run engine's DeliverRun, which deliveries implements).
+ */
+export const FEATURE_EDGES = {
+  // Leaves: the plugin interfaces, the shared event vocabulary, identity, schedules, health.
+  plugins: [],
+  events: [],
+  identity: [],
+  schedules: [],
+  health: [],
+  artifacts: ['plugins'],
+  connections: ['identity', 'plugins'],
+  channels: ['connections', 'identity', 'plugins'],
+  queries: ['connections', 'identity', 'plugins'],
+  // A report: a query, its parameters, a schedule and a condition (reports/condition.ts).
+  reports: ['artifacts', 'events', 'identity', 'plugins', 'queries', 'schedules'],
+  // A run executes its report: it snapshots the report's parameters and condition and judges it.
+  runs: ['artifacts', 'connections', 'events', 'plugins', 'queries', 'reports', 'schedules'],
+  results: ['artifacts', 'channels', 'plugins', 'runs'],
+  links: ['channels', 'identity', 'results', 'runs'],
+  // Deliveries send a finished run's result: they implement the run engine's DeliverRun port.
+  deliveries: ['artifacts', 'channels', 'connections', 'events', 'identity', 'links', 'plugins', 'results', 'runs'],
+};
+
+/** Aggregation points (type-only, both ways) and the features whose ports each one gathers. */
+export const AGGREGATES = {
+  'unit-of-work': ['channels', 'connections', 'events', 'identity', 'queries', 'reports', 'runs'],
+};
+
+/**
+ * A circle in `edges` as the list of features around it (the first repeated at the end), or null
+ * when there is none. Depth-first, in the table's order, so the answer is stable.
+ */
+export function findCircle(edges) {
+  const state = new Map(); // feature → 'open' (on the current path) | 'done'
+  const trail = [];
+  const visit = (feature) => {
+    if (state.get(feature) === 'done') return null;
+    if (state.get(feature) === 'open') return [...trail.slice(trail.indexOf(feature)), feature];
+    state.set(feature, 'open');
+    trail.push(feature);
+    for (const next of edges[feature] ?? []) {
+      const circle = visit(next);
+      if (circle) return circle;
+    }
+    trail.pop();
+    state.set(feature, 'done');
+    return null;
+  };
+  for (const feature of Object.keys(edges)) {
+    const circle = visit(feature);
+    if (circle) return circle;
+  }
+  return null;
+}
+
+{
+  const circle = findCircle(FEATURE_EDGES);
+  if (circle) throw new Error(`eslint-rules/features.js: FEATURE_EDGES has a circle: ${circle.join(' → ')}`);
+}
+
+const SOURCE_EXTENSIONS = { '.js': '.ts', '.mjs': '.mts', '.cjs': '.cts', '.jsx': '.tsx' };
+
+/** The feature (folder of src/domain) of a repository path, or null outside src/domain/<folder>/. */
+export function featureOf(relative) {
+  const parts = relative.split('/');
+  return parts[0] === 'src' && parts[1] === 'domain' && parts.length > 3 ? parts[2] : null;
+}
+
+/** A relative or absolute specifier's target as a repository path (the .ts source of a .js name). */
+function resolveFile(specifier, filename, cwd) {
+  const absolute = path.resolve(path.dirname(filename), specifier);
+  const ext = path.extname(absolute);
+  const source = ext in SOURCE_EXTENSIONS ? absolute.slice(0, -ext.length) + SOURCE_EXTENSIONS[ext] : absolute;
+  return path.relative(cwd, source).split(path.sep).join('/');
+}
+
+const list = (names) => (names.length ? names.map((n) => `src/domain/${n}`).join(', ') : 'no other feature');
+
+/** @type {import('eslint').Rule.RuleModule} */
+export const featuresRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Forbid imports between the features of src/domain that FEATURE_EDGES does not list, and circles in that table' },
+    schema: [{
+      type: 'object',
+      properties: { edges: { type: 'object' }, aggregates: { type: 'object' } },
+      additionalProperties: false,
+    }],
+    messages: {
+      edge: 'Feature rule broken: src/domain/{{from}} may import only {{allowed}}; "{{specifier}}" is src/domain/{{to}}. '
+        + 'An edge joins FEATURE_EDGES (eslint-rules/features.js) only if it makes no circle; otherwise depend on a port.',
+      unknown: 'Feature rule broken: src/domain/{{from}} has no row in FEATURE_EDGES (eslint-rules/features.js); "{{specifier}}" is src/domain/{{to}}.',
+      aggregate: 'Feature rule broken: src/domain/{{hub}} is an aggregation point of types: "{{specifier}}" must be `import type` / `export type`.',
+      circle: 'Feature rule broken: FEATURE_EDGES has a circle: {{circle}}.',
+    },
+  },
+  create(context) {
+    const options = context.options[0] ?? {};
+    const edges = options.edges ?? FEATURE_EDGES;
+    const aggregates = options.aggregates ?? AGGREGATES;
+    const cwd = context.cwd;
+    const filename = context.filename;
+    if (!path.isAbsolute(filename)) return {};
+    const here = featureOf(path.relative(cwd, filename).split(path.sep).join('/'));
+    if (here === null) return {};
+    const circle = findCircle(edges);
+
+    const check = (node, specifier, erased) => {
+      if (typeof specifier !== 'string' || !(specifier.startsWith('.') || specifier.startsWith('/'))) return;
+      const to = featureOf(resolveFile(specifier, filename, cwd));
+      if (to === null || to === here) return;
+      if (here in aggregates || to in aggregates) {
+        const hub = here in aggregates ? here : to;
+        const allowed = here in aggregates ? aggregates[here].includes(to) : true;
+        if (!allowed) {
+          context.report({ node, messageId: 'edge', data: { from: here, to, specifier, allowed: list(aggregates[here]) } });
+        } else if (!erased) {
+          context.report({ node, messageId: 'aggregate', data: { hub, specifier } });
+        }
+        return;
+      }
+      if (!(here in edges)) {
+        context.report({ node, messageId: 'unknown', data: { from: here, to, specifier } });
+        return;
+      }
+      if (!edges[here].includes(to)) {
+        context.report({ node, messageId: 'edge', data: { from: here, to, specifier, allowed: list(edges[here]) } });
+      }
+    };
+    const literal = (node) => {
+      if (node?.type === 'Literal') return node.value;
+      if (node?.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0]?.value.cooked;
+      return undefined;
+    };
+    const allTypes = (specifiers, kind) => specifiers.length > 0 && specifiers.every((s) => s[kind] === 'type');
+
+    return {
+      Program(node) {
+        if (circle) context.report({ node, messageId: 'circle', data: { circle: circle.join(' → ') } });
+      },
+      ImportDeclaration(node) {
+        check(node.source, node.source.value, node.importKind === 'type' || allTypes(node.specifiers, 'importKind'));
+      },
+      ExportNamedDeclaration(node) {
+        if (node.source) check(node.source, node.source.value, node.exportKind === 'type' || allTypes(node.specifiers, 'exportKind'));
+      },
+      ExportAllDeclaration(node) {
+        check(node.source, node.source.value, node.exportKind === 'type');
+      },
+      ImportExpression(node) {
+        check(node.source, literal(node.source), false);
+      },
+      TSImportType(node) {
+        const source = node.source ?? node.argument?.literal;
+        check(source ?? node, literal(source), true);
+      },
+      TSExternalModuleReference(node) {
+        check(node.expression, literal(node.expression), node.parent?.importKind === 'type');
+      },
+      'CallExpression[callee.type="Identifier"][callee.name="require"]'(node) {
+        if (node.arguments.length === 1) check(node.arguments[0], literal(node.arguments[0]), false);
+      },
+    };
+  },
+};
