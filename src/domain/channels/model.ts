@@ -1,4 +1,5 @@
 /** What the channels and deliveries domain knows of its records (stored by src/infra/db/stores/channels-repo.ts). */
+import { stateMachine, type Transition } from '../../core/state-machine.js';
 import type { CellValue } from '../plugins/connector.js';
 
 export type ChannelHealth = 'healthy' | 'failing' | 'unknown';
@@ -57,7 +58,37 @@ export interface DeliveryRecord {
   updatedAt: Date;
 }
 
-export type AttemptStatus = 'sending' | 'sent' | 'failed' | 'queued' | 'preview';
+export const ATTEMPT_STATUSES = ['sending', 'sent', 'failed', 'queued', 'preview'] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+
+/**
+ * A delivery attempt's state machine, one row per transition (as the run's in runs/model.ts):
+ * every status write of the store is one of these rows, its WHERE clause the row's `from`
+ * (tests/unit/state-machines.test.ts). Only `sent` is terminal: an attempt sent is never sent again.
+ */
+export const ATTEMPT_TRANSITIONS = {
+  /**
+   * An attempt is sent: a new one, or the row of the same run and delivery that a lost worker, a
+   * queued retry or a failed send left (under the same id; a `sent` row stays sent).
+   */
+  begin: { from: ['sending', 'failed', 'queued', 'preview'], to: ['sending'] },
+  /** The send ended: sent, failed, or shown instead of sent (a preview). */
+  finish: { from: ['sending', 'failed', 'queued', 'preview'], to: ['sent', 'failed', 'preview'] },
+  /** The send was stopped unfinished (a shutdown): left for the next worker, or queued again for a resend. */
+  handBack: { from: ['sending'], to: ['sending', 'queued'] },
+  /** Someone asked to send a failed attempt again. */
+  queue: { from: ['failed'], to: ['queued'] },
+  /** A resend job takes the queued attempt. */
+  claim: { from: ['queued'], to: ['sending'] },
+  /** Its run was lost with its worker: what that worker left sending or queued ends failed. */
+  loseWithRun: { from: ['sending', 'queued'], to: ['failed'] },
+  /** A resend's worker went missing (its run long finished): the sending attempt ends failed. */
+  abandon: { from: ['sending'], to: ['failed'] },
+} as const satisfies Record<string, Transition<AttemptStatus>>;
+
+export type AttemptTransitions = typeof ATTEMPT_TRANSITIONS;
+
+export const ATTEMPT_STATES = stateMachine(ATTEMPT_STATUSES, ATTEMPT_TRANSITIONS);
 
 export interface RenderedMessage {
   subject: string;

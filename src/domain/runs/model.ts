@@ -1,11 +1,50 @@
 /** Runs: one execution of a report, queued by its schedule, by hand or as a test. */
+import { stateMachine, type Transition } from '../../core/state-machine.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { BoundValue } from '../queries/sql-template.js';
 import type { Condition } from '../reports/model.js';
 
-export type RunStatus = 'pending' | 'running' | 'success' | 'partial' | 'skipped' | 'failed' | 'cancelled';
+export const RUN_STATUSES = ['pending', 'running', 'success', 'partial', 'skipped', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 export type RunTrigger = 'schedule' | 'manual' | 'test';
-export const FINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['success', 'partial', 'skipped', 'failed', 'cancelled']);
+
+/**
+ * The run's state machine, one row per transition: the statuses it leaves and the statuses it may
+ * reach. Every status write of the store is one of these rows, its WHERE clause the row's `from`
+ * (tests/unit/state-machines.test.ts holds the store's writes to this table). A status no row leaves
+ * is terminal.
+ */
+export const RUN_TRANSITIONS = {
+  /** A run is queued (by its schedule, by hand, as a test): it starts pending. */
+  queue: { from: [], to: ['pending'] },
+  /** A worker takes it: a queued one, or a running one whose worker was lost (attempts + 1). */
+  start: { from: ['pending', 'running'], to: ['running'] },
+  /** Its worker records its end. */
+  finish: { from: ['running'], to: ['success', 'partial', 'skipped', 'failed', 'cancelled'] },
+  /** Cancelled before a worker took it (a running one is asked to stop, and ends by `finish`). */
+  cancelPending: { from: ['pending'], to: ['cancelled'] },
+  /** Its worker is lost for good, or it was never taken: failed with run.worker_lost. */
+  lose: { from: ['pending', 'running'], to: ['failed'] },
+  /**
+   * A resend delivered what had failed: a run that ended partial, or failed by its deliveries,
+   * takes the status its attempts now give (all sent: success, or skipped; some: partial).
+   */
+  settle: { from: ['partial', 'failed'], to: ['success', 'skipped', 'partial'] },
+} as const satisfies Record<string, Transition<RunStatus>>;
+
+export type RunTransitions = typeof RUN_TRANSITIONS;
+export type RunTransition = keyof RunTransitions;
+
+export const RUN_STATES = stateMachine(RUN_STATUSES, RUN_TRANSITIONS);
+
+/** The statuses transition `name` leaves: the WHERE clause of its write. */
+export const fromStatuses = <N extends RunTransition>(name: N): RunTransitions[N]['from'] => RUN_STATES.fromStatuses(name);
+
+/** Statuses no transition leaves (success, skipped, cancelled): a run there never changes again. */
+export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = RUN_STATES.terminal;
+
+/** A finished run: one its worker ended (every status `finish` reaches); partial and failed may still settle. */
+export const FINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(RUN_TRANSITIONS.finish.to);
 export const isFinished = (s: RunStatus): boolean => FINISHED_STATUSES.has(s);
 
 /** How many first rows a run keeps as its sample. */

@@ -7,6 +7,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, sql } from 'drizzle-orm';
 import { channels, deliveries, deliveryAttempts, reports } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { ATTEMPT_WRITES, attemptLeaves, statusIn } from './status-writes.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
@@ -216,16 +217,17 @@ export function createAttemptsRepo(db: Db) {
   return {
     async begin(start: { runId: string; deliveryId: string; channelId: string; channelName: string; channelType: string; position: number; now: Date }, id: string) {
       // Insert, or take over the row a lost worker (or a queued retry) left; a sent row stays sent.
+      const taken = attemptLeaves('begin');
       const [row] = await db.insert(deliveryAttempts).values({
         id, runId: start.runId, deliveryId: start.deliveryId, channelId: start.channelId, channelName: start.channelName,
         channelType: start.channelType, position: start.position, status: 'sending', startedAt: start.now, createdAt: start.now, updatedAt: start.now,
       }).onConflictDoUpdate({
         target: [deliveryAttempts.runId, deliveryAttempts.deliveryId],
         set: {
-          status: sql`case when ${deliveryAttempts.status} = 'sent' then 'sent' else 'sending' end`,
-          startedAt: sql`case when ${deliveryAttempts.status} = 'sent' then ${deliveryAttempts.startedAt} else excluded.started_at end`,
-          channelId: sql`case when ${deliveryAttempts.status} = 'sent' then ${deliveryAttempts.channelId} else excluded.channel_id end`,
-          channelName: sql`case when ${deliveryAttempts.status} = 'sent' then ${deliveryAttempts.channelName} else excluded.channel_name end`,
+          status: sql`case when ${taken} then 'sending' else ${deliveryAttempts.status} end`,
+          startedAt: sql`case when ${taken} then excluded.started_at else ${deliveryAttempts.startedAt} end`,
+          channelId: sql`case when ${taken} then excluded.channel_id else ${deliveryAttempts.channelId} end`,
+          channelName: sql`case when ${taken} then excluded.channel_name else ${deliveryAttempts.channelName} end`,
           updatedAt: start.now,
         },
       }).returning();
@@ -237,12 +239,12 @@ export function createAttemptsRepo(db: Db) {
         status: end.status, sends: sql`${deliveryAttempts.sends} + ${end.sends}`, finishedAt: end.finishedAt, statusCode: end.statusCode,
         peerMessageId: end.peerMessageId, detail: end.detail, error: end.error,
         preview: (end.preview ?? null) as Record<string, unknown> | null, updatedAt: end.finishedAt,
-      }).where(and(eq(deliveryAttempts.id, id), sql`${deliveryAttempts.status} <> 'sent'`)).returning();
+      }).where(and(eq(deliveryAttempts.id, id), attemptLeaves('finish'))).returning();
       return row ? attemptOf(row) : undefined;
     },
     async handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date }): Promise<void> {
       await db.update(deliveryAttempts).set({ status: back.status, sends: sql`${deliveryAttempts.sends} + ${back.sends}`, updatedAt: back.now })
-        .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.status, 'sending')));
+        .where(and(eq(deliveryAttempts.id, id), attemptLeaves('handBack')));
     },
     async find(id: string) {
       const [row] = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.id, id));
@@ -259,12 +261,12 @@ export function createAttemptsRepo(db: Db) {
     },
     async queue(id: string, now: Date) {
       const [row] = await db.update(deliveryAttempts).set({ status: 'queued', updatedAt: now })
-        .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.status, 'failed'))).returning();
+        .where(and(eq(deliveryAttempts.id, id), attemptLeaves('queue'))).returning();
       return row ? attemptOf(row) : undefined;
     },
     async claim(id: string, now: Date) {
       const [row] = await db.update(deliveryAttempts).set({ status: 'sending', updatedAt: now })
-        .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.status, 'queued'))).returning();
+        .where(and(eq(deliveryAttempts.id, id), attemptLeaves('claim'))).returning();
       return row ? attemptOf(row) : undefined;
     },
     /**
@@ -279,7 +281,7 @@ export function createAttemptsRepo(db: Db) {
         update delivery_attempts a set status = 'failed', finished_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz,
           error = '{"code":"delivery.worker_lost","message":"The worker sending it stopped; retry the attempt"}'::jsonb
         from runs r
-        where r.id = a.run_id and a.status = 'sending' and r.status not in ('pending', 'running')
+        where r.id = a.run_id and ${statusIn(sql`a.status`, ATTEMPT_WRITES.abandon.from)} and r.status not in ('pending', 'running')
           and a.updated_at < ${sendingBefore.toISOString()}::timestamptz
         returning a.id`) as unknown as Array<{ id: string }>;
       return { queued, lost: lost.length };

@@ -1,9 +1,10 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
-import { and, desc, eq, inArray, lt, ne, or, sql as rawSql } from 'drizzle-orm';
+import { and, desc, eq, lt, ne, or, sql as rawSql } from 'drizzle-orm';
 import { connections, deliveries, deliveryAttempts, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Tx } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
+import { attemptLeaves, runLeaves } from './status-writes.js';
 
 type Value = string | number | boolean | null;
 
@@ -55,7 +56,7 @@ export function createRunEngineRepo(db: Tx) {
         status: 'running', startedAt: rawSql`coalesce(${runs.startedAt}, ${now.toISOString()}::timestamptz)`,
         attempts: rawSql`${runs.attempts} + 1`, steps: storedSteps(steps), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()`,
         rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
-      }).where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']))).returning();
+      }).where(and(eq(runs.id, runId), runLeaves('start'))).returning();
       return row ? runRecordOf(row) : undefined;
     },
 
@@ -96,7 +97,7 @@ export function createRunEngineRepo(db: Tx) {
       const [row] = await db.update(runs).set({
         ...columnsOf(outcome), status: outcome.status, finishedAt: outcome.finishedAt, updatedAt: outcome.finishedAt,
         errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,
-      }).where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt))).returning();
+      }).where(and(eq(runs.id, runId), runLeaves('finish'), eq(runs.attempts, attempt))).returning();
       return row ? runRecordOf(row) : undefined;
     },
 
@@ -146,7 +147,7 @@ export function createRunEngineRepo(db: Tx) {
       const [row] = await db.update(runs).set({
         status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now, steps: closedSteps,
       })
-        .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'running']),
+        .where(and(eq(runs.id, runId), runLeaves('lose'),
           leaseMs === undefined ? undefined : or(eq(runs.status, 'pending'), leaseExpired(leaseMs)))).returning();
       return row ? runRecordOf(row) : undefined;
     },
@@ -154,7 +155,7 @@ export function createRunEngineRepo(db: Tx) {
     /** The delivery attempts a lost run's worker left sending (or queued) end failed delivery.worker_lost. */
     async failLostAttempts(runId: string, now: Date): Promise<void> {
       await db.update(deliveryAttempts).set({ status: 'failed', error: LOST_DELIVERY, finishedAt: now, updatedAt: now })
-        .where(and(eq(deliveryAttempts.runId, runId), inArray(deliveryAttempts.status, ['sending', 'queued'])));
+        .where(and(eq(deliveryAttempts.runId, runId), attemptLeaves('loseWithRun')));
     },
   };
 }

@@ -8,6 +8,7 @@ import { idempotencyKeys, reports, runs, type StoredRunStatus } from '../schema.
 import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import { isUuid } from '../../../core/ids.js';
+import { QUEUED, RUN_WRITES, runLeaves, statusIn } from './status-writes.js';
 
 type RunRow = typeof runs.$inferSelect;
 type Value = string | number | boolean | null;
@@ -63,7 +64,7 @@ const reportGone = (err: unknown): boolean =>
   pgErrorCode(err) === '23503' && pgConstraint(err) === 'runs_report_id_reports_id_fk';
 
 async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow> {
-  const [row] = await tx.insert(runs).values({ ...run, status: 'pending', updatedAt: run.createdAt }).returning();
+  const [row] = await tx.insert(runs).values({ ...run, status: QUEUED, updatedAt: run.createdAt }).returning();
   await tx.update(reports).set({ lastRunId: run.id }).where(eq(reports.id, run.reportId));
   return runRecordOf(row!);
 }
@@ -100,7 +101,7 @@ export function createRunsRepo(db: Db) {
           error_code = null, error_message = null, updated_at = ${now.toISOString()}::timestamptz
         from tally t
         where r.id = ${runId} and t.sent > 0
-          and (r.status = 'partial' or (r.status = 'failed' and r.error_code = 'delivery.all_failed'))
+          and ${statusIn(rawSql`r.status`, RUN_WRITES.settle.from)} and (r.status <> 'failed' or r.error_code = 'delivery.all_failed')
           and r.status <> (case when t.open = 0 then (case when r.condition_met = false then 'skipped' else 'success' end) else 'partial' end)
         returning r.id`) as unknown as Array<{ id: string }>;
       if (!row) return undefined;
@@ -181,7 +182,7 @@ export function createRunsRepo(db: Db) {
       const [row] = await db.update(runs).set({
         status: 'cancelled', finishedAt: now, cancelRequestedAt: now, updatedAt: now,
         errorCode: 'run.cancelled', errorMessage: 'Cancelled before it started',
-      }).where(and(eq(runs.id, id), eq(runs.status, 'pending'))).returning();
+      }).where(and(eq(runs.id, id), runLeaves('cancelPending'))).returning();
       if (row) return { run: runRecordOf(row), cancelled: true };
       const [current] = await db.select().from(runs).where(eq(runs.id, id));
       return current ? { run: runRecordOf(current), cancelled: false } : undefined;

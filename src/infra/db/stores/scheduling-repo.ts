@@ -3,9 +3,10 @@
  * one transaction per batch (FOR UPDATE SKIP LOCKED; one multi-row insert and one multi-row
  * update, so a tick costs what its due reports cost), and the sweep's reads.
  */
-import { and, asc, eq, gt, inArray, isNull, lt, or, sql as rawSql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, or, sql as rawSql } from 'drizzle-orm';
 import { runs, type StoredCondition as Condition } from '../schema.js';
 import type { Db, Sql } from '../client.js';
+import { QUEUED, runLeaves } from './status-writes.js';
 
 type Value = string | number | boolean | null;
 type StoredCondition = Condition | null;
@@ -53,7 +54,7 @@ export function createSchedulingRepo(sql: Sql, db: Db) {
         })));
         const inserted = await tx<Array<{ id: string; report_id: string; slot: string }>>`
           insert into runs (id, report_id, trigger, status, deliver, slot, parameters, condition, created_at, updated_at)
-          select v.id, v.report_id, 'schedule', 'pending', true, v.slot, v.parameters, v.condition, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+          select v.id, v.report_id, 'schedule', ${QUEUED}, true, v.slot, v.parameters, v.condition, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
             from jsonb_to_recordset(${JSON.stringify(planned.map((p) => ({
               id: p.runId, report_id: p.reportId, slot: p.slot.toISOString(), parameters: p.parameters, condition: p.condition,
             })))}::jsonb) as v(id uuid, report_id uuid, slot timestamptz, parameters jsonb, condition jsonb)
@@ -89,7 +90,7 @@ export function createSchedulingRepo(sql: Sql, db: Db) {
       return db.select({
         id: runs.id, reportId: runs.reportId, status: runs.status, trigger: runs.trigger, createdAt: runs.createdAt, attempts: runs.attempts,
       }).from(runs)
-        .where(and(inArray(runs.status, ['pending', 'running']), or(pending, leaseOver), from))
+        .where(and(runLeaves('lose'), or(pending, leaseOver), from))
         .orderBy(asc(runs.createdAt), asc(runs.id)).limit(limit);
     },
   };
