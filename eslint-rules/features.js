@@ -15,7 +15,8 @@ import path from 'node:path';
 /**
  * Each feature and the features it may import. Kept acyclic (checked when the rule loads): a
  * feature lower in the graph never learns of one above it; the one above depends on a port the
- * lower one declares instead (the run engine's DeliverRun, which deliveries implements).
+ * lower one declares instead (the run engine's DeliverRun and JudgeCondition, which deliveries and
+ * reports implement).
  */
 export const FEATURE_EDGES = {
   // Leaves: the plugin interfaces, the shared event vocabulary, identity, schedules, health.
@@ -28,10 +29,12 @@ export const FEATURE_EDGES = {
   connections: ['identity', 'plugins'],
   channels: ['connections', 'identity', 'plugins'],
   queries: ['connections', 'identity', 'plugins'],
-  // A report: a query, its parameters, a schedule and a condition (reports/condition.ts).
-  reports: ['artifacts', 'events', 'identity', 'plugins', 'queries', 'schedules'],
-  // A run executes its report: it snapshots the report's parameters and condition and judges it.
-  runs: ['artifacts', 'connections', 'events', 'plugins', 'queries', 'reports', 'schedules'],
+  // A run executes a query on a connection; it carries its report's condition as a copy and has it
+  // judged through its JudgeCondition port.
+  runs: ['artifacts', 'connections', 'events', 'plugins', 'queries', 'schedules'],
+  // A report: a query, its parameters, a schedule and a condition (reports/condition.ts, which
+  // implements the run engine's JudgeCondition); it knows its runs (the last one, those to stop).
+  reports: ['artifacts', 'events', 'identity', 'plugins', 'queries', 'runs', 'schedules'],
   results: ['artifacts', 'channels', 'plugins', 'runs'],
   links: ['channels', 'identity', 'results', 'runs'],
   // Deliveries send a finished run's result: they implement the run engine's DeliverRun port.

@@ -8,6 +8,7 @@ import { createMailer } from './infra/mail/mailer.js';
 import { passwordResetMailJob } from './jobs/password-reset-mail.js';
 import { createActiveRuns, runReportJob } from './jobs/run-report.js';
 import { createRunEngine } from './domain/runs/run-engine.js';
+import { judgeCondition } from './domain/reports/condition.js';
 import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
 import { endLostRun } from './domain/runs/lost-runs.js';
 import { createResendWorker } from './domain/deliveries/retry-service.js';
@@ -53,6 +54,7 @@ function runJob(c: WorkerContainer, parts: DeliveryParts) {
     clock: c.clock,
     log,
     timeoutMs: c.settings.runTimeoutSeconds * 1000,
+    conditions: judgeCondition,
     deliveries: parts.sender,
   });
   const active = createActiveRuns();

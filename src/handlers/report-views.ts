@@ -1,7 +1,6 @@
 /** Reports → the wire shapes of openapi.yaml. */
 import type { components } from '../generated/openapi.js';
 import type { Condition, LastRun, ReportRecord } from '../domain/reports/model.js';
-import type { RunStatus, RunTrigger } from '../domain/runs/model.js';
 import { describeSchedule, type Schedule } from '../domain/schedules/schedule.js';
 
 type Schemas = components['schemas'];
@@ -18,9 +17,8 @@ const conditionView = (c: Condition | null): Schemas['Condition'] => (c ? {
   ...(c.value !== undefined ? { value: c.value } : {}),
 } : null);
 
-/** The last run's status and trigger are the run row's own (the store reads them from it). */
 const lastRunView = (r: LastRun | null): Schemas['LastRun'] => (r ? {
-  id: r.id, status: r.status as RunStatus, trigger: r.trigger as RunTrigger, created_at: iso(r.createdAt), finished_at: r.finishedAt ? iso(r.finishedAt) : null,
+  id: r.id, status: r.status, trigger: r.trigger, created_at: iso(r.createdAt), finished_at: r.finishedAt ? iso(r.finishedAt) : null,
 } : null);
 
 export function reportView(r: ReportRecord): Schemas['Report'] {

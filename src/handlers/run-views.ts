@@ -1,6 +1,7 @@
 /** Runs on the wire (schemas Run and RunSummary). */
 import type { components } from '../generated/openapi.js';
 import type { RunRecord } from '../domain/runs/model.js';
+import type { Condition } from '../domain/reports/model.js';
 import type { AttemptRecord, RenderedMessage } from '../domain/channels/model.js';
 
 type Run = components['schemas']['Run'];
@@ -33,7 +34,8 @@ export function runView(r: RunRecord, attempts: AttemptRecord[] = []): Run {
     created_by: r.createdBy,
     query_version: r.queryVersion,
     parameters: r.parameters,
-    condition: r.condition,
+    // The run's copy of its report's condition, checked when the report was saved.
+    condition: r.condition as Condition | null,
     condition_met: r.conditionMet,
     columns: r.columns,
     sample: r.sample,

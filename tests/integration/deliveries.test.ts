@@ -17,6 +17,7 @@ import { buildSchedulerTasks } from '../../src/scheduler-tasks.js';
 import { waitForRun } from '../support/runs.js';
 import { newId } from '../../src/core/ids.js';
 import { createRunEngine } from '../../src/domain/runs/run-engine.js';
+import { judgeCondition } from '../../src/domain/reports/condition.js';
 import { RunCancelled, RunTimedOut } from '../../src/domain/runs/model.js';
 import { createResendWorker } from '../../src/domain/deliveries/retry-service.js';
 import { createRunEngineRepo } from '../../src/infra/db/stores/run-engine-repo.js';
@@ -424,7 +425,7 @@ describe('a delivery stopped while its peer holds the request', () => {
     return createRunEngine({
       store: createRunEngineRepo(c.db), uow: c.uow, pools: c.pools, artifacts: c.artifacts,
       metrics: { finished: () => undefined, rows: () => undefined }, clock: c.clock, log: c.logger, timeoutMs: 60_000,
-      deliveries: deliveryParts(c).sender,
+      conditions: judgeCondition, deliveries: deliveryParts(c).sender,
     });
   }
 

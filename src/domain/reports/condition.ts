@@ -4,7 +4,8 @@
  * condition's shape, and its outcome on a result.
  */
 import { validationFailed, type FieldProblem } from '../../core/errors.js';
-import type { CellValue, ResultColumn } from '../plugins/connector.js';
+import type { CellValue } from '../plugins/connector.js';
+import type { ConditionOutcome, JudgeCondition, ResultFacts } from '../runs/engine-ports.js';
 import type { Condition, ConditionOp } from './model.js';
 
 const COUNT_OPS: ReadonlySet<ConditionOp> = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte']);
@@ -45,22 +46,6 @@ export function validateCondition(c: Condition | null | undefined, path = 'condi
   if (!c) return;
   const problems = conditionProblems(c, path);
   if (problems.length > 0) throw validationFailed(problems);
-}
-
-export interface ResultFacts {
-  columns: ResultColumn[];
-  rowCount: number;
-  /** The first row, or undefined without rows. */
-  firstRow: CellValue[] | undefined;
-  /** The result's content hash, and the last successful run's (undefined: there was none). */
-  hash: string;
-  previousHash: string | undefined;
-}
-
-export interface ConditionOutcome {
-  met: boolean;
-  /** Why, in a few words (shown in the run's condition step). */
-  reason: string;
 }
 
 const isNumeric = (v: unknown): boolean => (typeof v === 'number' && Number.isFinite(v))
@@ -118,3 +103,12 @@ export function evaluateCondition(c: Condition | null, facts: ResultFacts): Cond
         : { met: true, reason: 'the result differs from the last successful run' };
   }
 }
+
+/**
+ * The run engine's JudgeCondition. A run's condition is its report's, copied when the run was
+ * queued from a report whose condition was checked on save: a Condition.
+ */
+export const judgeCondition: JudgeCondition = {
+  needsPreviousResult: (c) => c.type === 'changed',
+  judge: (c, facts) => evaluateCondition(c as Condition, facts),
+};

@@ -1,6 +1,7 @@
 /** Reports: a query with parameters, a schedule and a condition. */
 import type { BoundValue } from '../queries/sql-template.js';
 import type { Schedule } from '../schedules/schedule.js';
+import type { RunStatus, RunTrigger } from '../runs/model.js';
 
 export type ConditionOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'is_null' | 'is_not_null';
 
@@ -11,15 +12,10 @@ export interface Condition {
   value?: BoundValue;
 }
 
-/**
- * The report's newest run, as the report's summary shows it. Runs know reports (a run snapshots
- * its report's parameters and condition), never the reverse: the status and the trigger are the
- * runs feature's words (RunStatus, RunTrigger in runs/model.ts), carried here as they are.
- */
 export interface LastRun {
   id: string;
-  status: string;
-  trigger: string;
+  status: RunStatus;
+  trigger: RunTrigger;
   createdAt: Date;
   finishedAt: Date | null;
 }

@@ -1,10 +1,12 @@
 /**
- * The ports of the run engine: the few store operations a run needs, its metrics, and the sending
- * of its deliveries (DeliverRun: the deliveries feature implements it, so runs know no deliveries).
+ * The ports of the run engine: the few store operations a run needs, its metrics, the judging of
+ * its condition (JudgeCondition: the reports feature implements it, as a condition lives with
+ * reports) and the sending of its deliveries (DeliverRun: the deliveries feature implements it),
+ * so runs know neither reports nor deliveries.
  */
 import type { Log } from '../../core/log.js';
 import type { QueryParameter } from '../queries/parameters.js';
-import type { RunError, RunRecord, RunStatus, RunStep, RunTrigger } from './model.js';
+import type { RunCondition, RunError, RunRecord, RunStatus, RunStep, RunTrigger } from './model.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { ConnectionRecord } from '../connections/model.js';
 
@@ -38,6 +40,30 @@ export interface RunOutcome extends RunProgress {
   status: Exclude<RunStatus, 'pending' | 'running'>;
   error: RunError | null;
   finishedAt: Date;
+}
+
+/** What a condition is judged on: the run's result. */
+export interface ResultFacts {
+  columns: ResultColumn[];
+  rowCount: number;
+  /** The first row, or undefined without rows. */
+  firstRow: CellValue[] | undefined;
+  /** The result's content hash, and the last successful run's (undefined: there was none). */
+  hash: string;
+  previousHash: string | undefined;
+}
+
+export interface ConditionOutcome {
+  met: boolean;
+  /** Why, in a few words (shown in the run's condition step). */
+  reason: string;
+}
+
+/** Judges a run's condition on its result (implemented by the reports feature). */
+export interface JudgeCondition {
+  /** Whether the condition compares with the report's last successful result (whose hash is then read). */
+  needsPreviousResult(condition: RunCondition): boolean;
+  judge(condition: RunCondition, facts: ResultFacts): ConditionOutcome;
 }
 
 /** What a run's deliveries need to know of its report and query, and who queued it. */

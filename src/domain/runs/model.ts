@@ -2,11 +2,19 @@
 import { stateMachine, type Transition } from '../../core/state-machine.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { BoundValue } from '../queries/sql-template.js';
-import type { Condition } from '../reports/model.js';
 
 export const RUN_STATUSES = ['pending', 'running', 'success', 'partial', 'skipped', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export type RunTrigger = 'schedule' | 'manual' | 'test';
+
+/**
+ * The report's condition as a run keeps it, copied when the run is queued. Reports own its shape
+ * and its meaning (reports/condition.ts): the run engine has it judged through the
+ * JudgeCondition port and otherwise only carries it.
+ */
+export interface RunCondition {
+  readonly type: string;
+}
 
 /**
  * The run's state machine, one row per transition: the statuses it leaves and the statuses it may
@@ -78,7 +86,7 @@ export interface RunRecord {
   /** The schedule's time a scheduled run is for; null otherwise. */
   slot: Date | null;
   parameters: Record<string, BoundValue>;
-  condition: Condition | null;
+  condition: RunCondition | null;
   conditionMet: boolean | null;
   queryVersion: number | null;
   rowCount: number | null;

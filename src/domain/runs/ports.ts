@@ -1,8 +1,7 @@
 /** The ports of the runs API: reading runs, queuing manual and test runs, cancelling. */
 import type { Page, PageRequest } from '../../core/cursor.js';
-import type { Condition } from '../reports/model.js';
 import type { BoundValue } from '../queries/sql-template.js';
-import type { RunRecord, RunStatus, RunTrigger } from './model.js';
+import type { RunCondition, RunRecord, RunStatus, RunTrigger } from './model.js';
 
 export interface RunFilter {
   status?: RunStatus | undefined;
@@ -14,7 +13,7 @@ export interface RunFilter {
 export interface RunSource {
   id: string;
   parameters: Record<string, BoundValue>;
-  condition: Condition | null;
+  condition: RunCondition | null;
 }
 
 export interface NewRun {
@@ -23,7 +22,7 @@ export interface NewRun {
   trigger: RunTrigger;
   deliver: boolean;
   parameters: Record<string, BoundValue>;
-  condition: Condition | null;
+  condition: RunCondition | null;
   createdBy: string | null;
   createdAt: Date;
 }

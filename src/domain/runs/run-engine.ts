@@ -23,8 +23,7 @@ import type { ConnectorPools } from '../connections/pools.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import { bindValues } from '../queries/parameters.js';
 import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/sql-template.js';
-import { evaluateCondition } from '../reports/condition.js';
-import type { DeliverRun, RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
+import type { DeliverRun, JudgeCondition, RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
 import { runUpdated, runChanged } from './events.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
 
@@ -49,6 +48,8 @@ export interface RunEngineDeps {
   timeoutMs: number;
   /** Default CANCEL_POLL_MS. */
   cancelPollMs?: number;
+  /** Judges a run's condition (the reports feature's). */
+  conditions: JudgeCondition;
   /** Sends the report's deliveries after the result file (absent: runs end without delivering). */
   deliveries?: DeliverRun | undefined;
 }
@@ -250,8 +251,8 @@ export function createRunEngine(deps: RunEngineDeps) {
     let met: boolean | null = null;
     if (run.condition) {
       const check = await beginStep('condition');
-      const previousHash = run.condition.type === 'changed' ? await store.previousSuccessHash(run.reportId, run.id) : undefined;
-      const result = evaluateCondition(run.condition, { columns: stream.columns, rowCount, firstRow: sample[0], hash: resultHash, previousHash });
+      const previousHash = deps.conditions.needsPreviousResult(run.condition) ? await store.previousSuccessHash(run.reportId, run.id) : undefined;
+      const result = deps.conditions.judge(run.condition, { columns: stream.columns, rowCount, firstRow: sample[0], hash: resultHash, previousHash });
       met = result.met;
       progress.conditionMet = met;
       await endStep(check, 'success', { met, reason: result.reason });

@@ -1,8 +1,7 @@
 /** The ports of scheduling: claiming due reports into runs, and the sweep of lost runs. */
 import type { BoundValue } from '../queries/sql-template.js';
-import type { Condition } from '../reports/model.js';
 import type { Schedule } from '../schedules/schedule.js';
-import type { RunRecord } from './model.js';
+import type { RunCondition, RunRecord } from './model.js';
 import type { ChangeEvent } from '../events/model.js';
 
 export interface DueReport {
@@ -10,7 +9,7 @@ export interface DueReport {
   schedule: Schedule;
   nextRunAt: Date;
   parameters: Record<string, BoundValue>;
-  condition: Condition | null;
+  condition: RunCondition | null;
 }
 
 /** What the tick decides for one claimed report. */
@@ -21,7 +20,7 @@ export interface PlannedRun {
   /** The report's next time after now (null: its schedule has no more). */
   next: Date | null;
   parameters: Record<string, BoundValue>;
-  condition: Condition | null;
+  condition: RunCondition | null;
 }
 
 export interface CreatedRun {
