@@ -11,8 +11,8 @@ import { createProcessLogger } from './infra/log/process-logger.js';
 import { redactText } from './infra/log/redact.js';
 import { createDb } from './infra/db/client.js';
 import { migrate } from './infra/db/migrate.js';
-import { startProcess } from './runtime.js';
-import { resetPasswordCommand, rotateSecretKeyCommand, type Outcome } from './cli-admin.js';
+import { startProcess } from './main/runtime.js';
+import { resetPasswordCommand, rotateSecretKeyCommand, type Outcome } from './main/cli-admin.js';
 
 const USAGE = `usage: herald <command>
 

@@ -6,7 +6,7 @@
  */
 import { loadSettings } from '../../src/infra/config/settings.js';
 import { createProcessLogger } from '../../src/infra/log/process-logger.js';
-import { startProcess } from '../../src/runtime.js';
+import { startProcess } from '../../src/main/runtime.js';
 import { benchPlace, freePort } from './support.js';
 import { createPasswordHasher } from '../../src/domain/identity/passwords.js';
 

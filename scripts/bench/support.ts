@@ -16,7 +16,7 @@ import { loadSettings, type Settings } from '../../src/infra/config/settings.js'
 import { createProcessLogger } from '../../src/infra/log/process-logger.js';
 import { createDb } from '../../src/infra/db/client.js';
 import { migrate } from '../../src/infra/db/migrate.js';
-import { startProcess, type RunningProcess } from '../../src/runtime.js';
+import { startProcess, type RunningProcess } from '../../src/main/runtime.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

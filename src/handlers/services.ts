@@ -1,5 +1,5 @@
 /**
- * What handlers may call: the domain services the API composition root (src/app.ts) wires.
+ * What handlers may call: the domain services the API composition root (src/main/app.ts) wires.
  * Each handler factory picks only what it uses.
  */
 import type { Registry } from 'prom-client';

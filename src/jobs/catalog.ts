@@ -4,7 +4,7 @@
  * with the full type. A feature adds its job types under src/jobs/.
  *
  * This layer knows no queue technology: src/infra/queue makes the queues and the enqueue
- * function, src/worker.ts runs the handlers.
+ * function, src/main/worker.ts runs the handlers.
  */
 
 /** The queues a job can go to (src/infra/queue/queues.ts has one Redis queue for each). */

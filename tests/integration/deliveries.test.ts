@@ -13,7 +13,7 @@ import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { httpPeer, type HttpPeer } from '../support/peers.js';
-import { buildSchedulerTasks } from '../../src/scheduler-tasks.js';
+import { buildSchedulerTasks } from '../../src/main/scheduler-tasks.js';
 import { waitForRun } from '../support/runs.js';
 import { newId } from '../../src/core/ids.js';
 import { createRunEngine } from '../../src/domain/runs/run-engine.js';
@@ -21,7 +21,7 @@ import { judgeCondition } from '../../src/domain/reports/condition.js';
 import { RunCancelled, RunTimedOut } from '../../src/domain/runs/model.js';
 import { createResendWorker } from '../../src/domain/deliveries/retry-service.js';
 import { createRunEngineRepo } from '../../src/infra/db/stores/run-engine-repo.js';
-import { deliveryParts } from '../../src/delivery-parts.js';
+import { deliveryParts } from '../../src/main/delivery-parts.js';
 
 const SECRET = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
 const TOKEN_HEADER = 'Bearer very-secret-token-123';

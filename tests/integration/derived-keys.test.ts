@@ -1,7 +1,7 @@
 /**
  * The composition roots hand the domain the HMAC key derived from SVC_SECRET_KEY (settings.keys.hmac),
- * never the secret key itself: the CSRF token of a session (src/app.ts) and the token of an
- * emailed reset link (src/runtime.ts, the worker's mail job) are HMACs under the derived key.
+ * never the secret key itself: the CSRF token of a session (src/main/app.ts) and the token of an
+ * emailed reset link (src/main/runtime.ts, the worker's mail job) are HMACs under the derived key.
  */
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';

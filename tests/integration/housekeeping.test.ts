@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createDb } from '../../src/infra/db/client.js';
 import { createIdentityStore } from '../../src/infra/db/stores/identity-store.js';
 import { purgeDeadIdentityRows } from '../../src/domain/identity/housekeeping.js';
-import { hourly } from '../../src/scheduler.js';
+import { hourly } from '../../src/main/scheduler.js';
 import { isolate, type Isolated } from '../support/isolation.js';
 
 let iso: Isolated;

@@ -15,7 +15,7 @@ import { createSchedulingRepo } from '../../src/infra/db/stores/scheduling-repo.
 import { endLostRun } from '../../src/domain/runs/lost-runs.js';
 import { createRunJobs } from '../../src/infra/queue/run-jobs.js';
 import { runJobSpec } from '../../src/jobs/run-report-spec.js';
-import { buildJobCatalog } from '../../src/worker-jobs.js';
+import { buildJobCatalog } from '../../src/main/worker-jobs.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createKey, createSignedInUser, keyClient, setupAdmin } from '../support/identity.js';
 import type { HttpClient } from '../support/harness.js';

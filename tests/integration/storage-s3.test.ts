@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
-import { buildSchedulerTasks } from '../../src/scheduler-tasks.js';
+import { buildSchedulerTasks } from '../../src/main/scheduler-tasks.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';

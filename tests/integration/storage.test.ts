@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { manualClock } from '../../src/core/clock.js';
-import { buildSchedulerTasks } from '../../src/scheduler-tasks.js';
+import { buildSchedulerTasks } from '../../src/main/scheduler-tasks.js';
 import { startHerald, type Herald, type HttpClient } from '../support/harness.js';
 import { createKey, createSignedInUser, keyClient, setupAdmin } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';

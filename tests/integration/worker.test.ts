@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Writable } from 'node:stream';
-import { createWorker, finalFailureOf } from '../../src/worker.js';
+import { createWorker, finalFailureOf } from '../../src/main/worker.js';
 import { jobCatalog, JobTimeoutError, WorkersLostError, type Enqueue, type JobSpec, type JobType } from '../../src/jobs/catalog.js';
 import { createActiveRuns, runReportJob } from '../../src/jobs/run-report.js';
 import { newId } from '../../src/core/ids.js';

@@ -8,7 +8,7 @@ import request from 'supertest';
 import type { Test } from 'supertest';
 import { loadSettings, type Settings } from '../../src/infra/config/settings.js';
 import { createProcessLogger } from '../../src/infra/log/process-logger.js';
-import { startProcess, type RunningProcess } from '../../src/runtime.js';
+import { startProcess, type RunningProcess } from '../../src/main/runtime.js';
 import { isolate, type Isolated } from './isolation.js';
 import { checked } from './contract.js';
 import type { Clock } from '../../src/core/clock.js';

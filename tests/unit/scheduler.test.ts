@@ -2,7 +2,7 @@
  * The scheduler's tick loop: a tick counts as completed (for readiness) only when every task of
  * it succeeded; ticks repeat at the interval; stop waits for the tick in progress.
  */
-import { createScheduler, type TickTask } from '../../src/scheduler.js';
+import { createScheduler, type TickTask } from '../../src/main/scheduler.js';
 import type { Logger } from '../../src/infra/log/logger.js';
 
 function quietLogger(errors: unknown[] = []): Logger {

@@ -7,14 +7,14 @@
 import http from 'node:http';
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
-import { SettingsError, type Settings } from './infra/config/settings.js';
-import type { Logger } from './infra/log/logger.js';
-import { createRedis } from './infra/queue/queues.js';
+import { SettingsError, type Settings } from '../infra/config/settings.js';
+import type { Logger } from '../infra/log/logger.js';
+import { createRedis } from '../infra/queue/queues.js';
 import { createApi, createProbeApp } from './app.js';
 import { createScheduler, type SchedulerRole } from './scheduler.js';
 import { createWorker, type WorkerRole } from './worker.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
-import { storeTime } from './infra/db/client.js';
+import { storeTime } from '../infra/db/client.js';
 import { buildJobCatalog } from './worker-jobs.js';
 import { buildSchedulerTasks } from './scheduler-tasks.js';
 

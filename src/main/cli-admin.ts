@@ -3,18 +3,18 @@
  * `herald admin reset-password EMAIL` and `herald rotate-secret-key`. Both need only the store
  * (SVC_DATABASE_URL), no Redis.
  */
-import type { Settings } from './infra/config/settings.js';
-import { createDb } from './infra/db/client.js';
-import { pendingMigrations } from './infra/db/migrate.js';
-import { createSecretBox } from './infra/crypto/secret-box.js';
-import { rotateSealedColumns, type ColumnRotation } from './infra/crypto/rotation.js';
-import { SEALED_COLUMNS, type SealedColumn } from './infra/crypto/sealed-columns.js';
-import { createPasswordHasher } from './domain/identity/passwords.js';
-import { createUsersService } from './domain/identity/users-service.js';
-import { normalizeEmail } from './domain/identity/tokens.js';
-import type { Actor } from './domain/identity/security-events.js';
-import { createIdentityStore } from './infra/db/stores/identity-store.js';
-import { systemClock } from './core/clock.js';
+import type { Settings } from '../infra/config/settings.js';
+import { createDb } from '../infra/db/client.js';
+import { pendingMigrations } from '../infra/db/migrate.js';
+import { createSecretBox } from '../infra/crypto/secret-box.js';
+import { rotateSealedColumns, type ColumnRotation } from '../infra/crypto/rotation.js';
+import { SEALED_COLUMNS, type SealedColumn } from '../infra/crypto/sealed-columns.js';
+import { createPasswordHasher } from '../domain/identity/passwords.js';
+import { createUsersService } from '../domain/identity/users-service.js';
+import { normalizeEmail } from '../domain/identity/tokens.js';
+import type { Actor } from '../domain/identity/security-events.js';
+import { createIdentityStore } from '../infra/db/stores/identity-store.js';
+import { systemClock } from '../core/clock.js';
 
 /** What an operator is told, and the exit code. */
 export interface Outcome { code: number; stdout: string; stderr: string }

@@ -1,17 +1,17 @@
 /**
  * The channels and deliveries parts every process kind builds the same way from the container:
  * the stores, the sender (templates, attachments, retries, health) and the context source. The
- * API's services (src/app.ts) and the worker's jobs (src/worker-jobs.ts) take what they need.
+ * API's services (src/main/app.ts) and the worker's jobs (src/main/worker-jobs.ts) take what they need.
  */
 import type { Container } from './container.js';
-import { newId } from './core/ids.js';
-import { createDeliverySender } from './domain/deliveries/sender.js';
-import type { DeliveryContextSource } from './domain/deliveries/deliveries-service.js';
-import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from './infra/db/stores/channels-repo.js';
-import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
-import { createRunsRepo } from './infra/db/stores/runs-repo.js';
-import { createLinksRepo } from './infra/db/stores/links-repo.js';
-import { createLinkMaker } from './domain/links/links-service.js';
+import { newId } from '../core/ids.js';
+import { createDeliverySender } from '../domain/deliveries/sender.js';
+import type { DeliveryContextSource } from '../domain/deliveries/deliveries-service.js';
+import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from '../infra/db/stores/channels-repo.js';
+import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
+import { createRunsRepo } from '../infra/db/stores/runs-repo.js';
+import { createLinksRepo } from '../infra/db/stores/links-repo.js';
+import { createLinkMaker } from '../domain/links/links-service.js';
 
 type PartsContainer = Pick<Container, 'settings' | 'db' | 'plugins' | 'secretBox' | 'artifacts' | 'channelHttp' | 'events' | 'metrics' | 'clock' | 'logger'>;
 

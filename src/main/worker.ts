@@ -9,12 +9,12 @@
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { QUEUE_NAMES } from './infra/queue/queues.js';
-import { JobTimeoutError, WorkersLostError, type JobCatalog, type QueueName } from './jobs/catalog.js';
-import { DomainError } from './core/errors.js';
-import { MAX_RUN_STARTS } from './domain/runs/model.js';
-import type { Logger } from './infra/log/logger.js';
-import { rateLimitedLog } from './infra/log/rate-limited-log.js';
+import { QUEUE_NAMES } from '../infra/queue/queues.js';
+import { JobTimeoutError, WorkersLostError, type JobCatalog, type QueueName } from '../jobs/catalog.js';
+import { DomainError } from '../core/errors.js';
+import { MAX_RUN_STARTS } from '../domain/runs/model.js';
+import type { Logger } from '../infra/log/logger.js';
+import { rateLimitedLog } from '../infra/log/rate-limited-log.js';
 
 /**
  * How often a job may be cut off (crashed workers) and handed to another before it counts as

@@ -5,20 +5,20 @@
  */
 import type { Container } from './container.js';
 import { hourly, type TickTask } from './scheduler.js';
-import { purgeDeadIdentityRows } from './domain/identity/housekeeping.js';
-import { createRunsRepo } from './infra/db/stores/runs-repo.js';
-import { IDEMPOTENCY_WINDOW_MS } from './domain/runs/runs-service.js';
-import { createScheduling, runLeaseMs } from './domain/runs/scheduling.js';
-import { createSchedulingRepo } from './infra/db/stores/scheduling-repo.js';
-import { endLostRun } from './domain/runs/lost-runs.js';
-import { createRunJobs } from './infra/queue/run-jobs.js';
-import { runJobSpec } from './jobs/run-report-spec.js';
-import { createAttemptsRepo } from './infra/db/stores/channels-repo.js';
-import { resendJobSpec } from './jobs/resend-delivery.js';
-import type { Enqueue } from './jobs/catalog.js';
-import { createRetention } from './domain/results/retention.js';
-import { createStorageRepo } from './infra/db/stores/storage-repo.js';
-import { createEventLog } from './infra/db/stores/events-repo.js';
+import { purgeDeadIdentityRows } from '../domain/identity/housekeeping.js';
+import { createRunsRepo } from '../infra/db/stores/runs-repo.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../domain/runs/runs-service.js';
+import { createScheduling, runLeaseMs } from '../domain/runs/scheduling.js';
+import { createSchedulingRepo } from '../infra/db/stores/scheduling-repo.js';
+import { endLostRun } from '../domain/runs/lost-runs.js';
+import { createRunJobs } from '../infra/queue/run-jobs.js';
+import { runJobSpec } from '../jobs/run-report-spec.js';
+import { createAttemptsRepo } from '../infra/db/stores/channels-repo.js';
+import { resendJobSpec } from '../jobs/resend-delivery.js';
+import type { Enqueue } from '../jobs/catalog.js';
+import { createRetention } from '../domain/results/retention.js';
+import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
+import { createEventLog } from '../infra/db/stores/events-repo.js';
 
 /** How often the sweep looks for runs whose job went missing. */
 const SWEEP_EVERY_MS = 30_000;

@@ -4,10 +4,10 @@
  * runs the scheduling tasks (due reports → runs → queue, the sweep, housekeeping) with the
  * injected clock's time and records its completion for the readiness check.
  */
-import type { Logger } from './infra/log/logger.js';
+import type { Logger } from '../infra/log/logger.js';
 import { randomUUID } from 'node:crypto';
 import { schedule, type ScheduledTask } from 'node-cron';
-import { systemClock, type Clock } from './core/clock.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export interface TickTask {
   name: string;

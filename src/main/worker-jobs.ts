@@ -3,16 +3,16 @@
  * the shared container. A feature adds its job types here, one line each.
  */
 import type { Container } from './container.js';
-import { jobCatalog, type JobCatalog } from './jobs/catalog.js';
-import { createMailer } from './infra/mail/mailer.js';
-import { passwordResetMailJob } from './jobs/password-reset-mail.js';
-import { createActiveRuns, runReportJob } from './jobs/run-report.js';
-import { createRunEngine } from './domain/runs/run-engine.js';
-import { judgeCondition } from './domain/reports/condition.js';
-import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
-import { endLostRun } from './domain/runs/lost-runs.js';
-import { createResendWorker } from './domain/deliveries/retry-service.js';
-import { resendDeliveryJob } from './jobs/resend-delivery.js';
+import { jobCatalog, type JobCatalog } from '../jobs/catalog.js';
+import { createMailer } from '../infra/mail/mailer.js';
+import { passwordResetMailJob } from '../jobs/password-reset-mail.js';
+import { createActiveRuns, runReportJob } from '../jobs/run-report.js';
+import { createRunEngine } from '../domain/runs/run-engine.js';
+import { judgeCondition } from '../domain/reports/condition.js';
+import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
+import { endLostRun } from '../domain/runs/lost-runs.js';
+import { createResendWorker } from '../domain/deliveries/retry-service.js';
+import { resendDeliveryJob } from '../jobs/resend-delivery.js';
 import { deliveryParts, type DeliveryParts } from './delivery-parts.js';
 
 type WorkerContainer = Pick<Container, 'settings' | 'uow' | 'identity' | 'clock' | 'db' | 'pools' | 'artifacts' | 'events' | 'metrics' | 'logger' | 'plugins' | 'secretBox' | 'channelHttp'>;

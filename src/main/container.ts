@@ -1,46 +1,46 @@
 /**
  * The shared factory of every process kind: the store, Redis, the secret box, the event bus, the
  * clock, queues, metrics, and the slots the plugin registry and the artifact store will fill.
- * Made once per process; each role's factory (src/app.ts, src/worker-jobs.ts,
- * src/scheduler-tasks.ts) takes the slice of it that it uses.
+ * Made once per process; each role's factory (src/main/app.ts, src/main/worker-jobs.ts,
+ * src/main/scheduler-tasks.ts) takes the slice of it that it uses.
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Settings } from './infra/config/settings.js';
-import type { Logger } from './infra/log/logger.js';
-import { systemClock, type Clock } from './core/clock.js';
-import { createDb, type Db, type Sql } from './infra/db/client.js';
-import { createIdentityStore } from './infra/db/stores/identity-store.js';
-import { createEnqueue, createQueue, createRedis, pendingJobs, type QueueName } from './infra/queue/queues.js';
-import type { Enqueue } from './jobs/catalog.js';
-import { createMetrics, type Metrics } from './infra/metrics/metrics.js';
-import { createSecretBox, type SecretBox } from './infra/crypto/secret-box.js';
-import { createEventBus } from './infra/events/event-bus.js';
-import { createRelay } from './infra/events/relay.js';
-import { createEventLog, outboxRepo } from './infra/db/stores/events-repo.js';
-import { createEventFeed, type EventFeed } from './domain/events/feed.js';
-import type { EventHistory } from './domain/events/ports.js';
-import type { UnitOfWork } from './domain/unit-of-work/ports.js';
-import { createUnitOfWork } from './infra/db/unit-of-work.js';
-import { connectionsRepo } from './infra/db/stores/connections-repo.js';
-import { createChannelsRepo } from './infra/db/stores/channels-repo.js';
-import { securityEventsRepo } from './infra/db/stores/security-events-repo.js';
-import { createRunEngineRepo } from './infra/db/stores/run-engine-repo.js';
-import { reportsRepo } from './infra/db/stores/reports-repo.js';
-import { queriesRepo } from './infra/db/stores/queries-repo.js';
-import { rateLimitedLog } from './infra/log/rate-limited-log.js';
-import { packageVersion } from './infra/paths.js';
-import { createConnectorPools, type ConnectorPools } from './domain/connections/pools.js';
-import type { Connector } from './domain/plugins/connector.js';
-import type { ChannelPlugin, OutboundHttp } from './domain/plugins/channel.js';
-import { createChannelHttp } from './channel-http.js';
-import type { PluginRegistry } from './domain/plugins/plugin.js';
-import type { PasswordHasher } from './domain/identity/passwords.js';
-import { builtInPlugins, createPluginRegistry } from './plugins/registry.js';
-import type { ArtifactStore } from './domain/artifacts/ports.js';
-import { createLocalArtifactStore } from './infra/artifacts/local-store.js';
-import { createStorageRepo } from './infra/db/stores/storage-repo.js';
-import { createS3ArtifactStore } from './infra/artifacts/s3-store.js';
+import type { Settings } from '../infra/config/settings.js';
+import type { Logger } from '../infra/log/logger.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { createDb, type Db, type Sql } from '../infra/db/client.js';
+import { createIdentityStore } from '../infra/db/stores/identity-store.js';
+import { createEnqueue, createQueue, createRedis, pendingJobs, type QueueName } from '../infra/queue/queues.js';
+import type { Enqueue } from '../jobs/catalog.js';
+import { createMetrics, type Metrics } from '../infra/metrics/metrics.js';
+import { createSecretBox, type SecretBox } from '../infra/crypto/secret-box.js';
+import { createEventBus } from '../infra/events/event-bus.js';
+import { createRelay } from '../infra/events/relay.js';
+import { createEventLog, outboxRepo } from '../infra/db/stores/events-repo.js';
+import { createEventFeed, type EventFeed } from '../domain/events/feed.js';
+import type { EventHistory } from '../domain/events/ports.js';
+import type { UnitOfWork } from '../domain/unit-of-work/ports.js';
+import { createUnitOfWork } from '../infra/db/unit-of-work.js';
+import { connectionsRepo } from '../infra/db/stores/connections-repo.js';
+import { createChannelsRepo } from '../infra/db/stores/channels-repo.js';
+import { securityEventsRepo } from '../infra/db/stores/security-events-repo.js';
+import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
+import { reportsRepo } from '../infra/db/stores/reports-repo.js';
+import { queriesRepo } from '../infra/db/stores/queries-repo.js';
+import { rateLimitedLog } from '../infra/log/rate-limited-log.js';
+import { packageVersion } from '../infra/paths.js';
+import { createConnectorPools, type ConnectorPools } from '../domain/connections/pools.js';
+import type { Connector } from '../domain/plugins/connector.js';
+import type { ChannelPlugin, OutboundHttp } from '../domain/plugins/channel.js';
+import { createChannelHttp } from '../channel-http.js';
+import type { PluginRegistry } from '../domain/plugins/plugin.js';
+import type { PasswordHasher } from '../domain/identity/passwords.js';
+import { builtInPlugins, createPluginRegistry } from '../plugins/registry.js';
+import type { ArtifactStore } from '../domain/artifacts/ports.js';
+import { createLocalArtifactStore } from '../infra/artifacts/local-store.js';
+import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
+import { createS3ArtifactStore } from '../infra/artifacts/s3-store.js';
 import path from 'node:path';
 import { setMaxListeners } from 'node:events';
 
