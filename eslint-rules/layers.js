@@ -16,8 +16,9 @@ const ADAPTER_PACKAGES = [
 ];
 
 /**
- * Each layer: what it is, the zones it may import, the packages it may not import, and the
- * packages it may import for their types only.
+ * Each layer: what it is, the zones it may import, the zones it may import for their types only
+ * (`import type`, erased from the output), the packages it may not import, and the packages it may
+ * import for their types only.
  */
 export const LAYERS = {
   core: {
@@ -28,8 +29,10 @@ export const LAYERS = {
     may: ['core', 'domain'], packages: ADAPTER_PACKAGES, typesOnly: [],
   },
   infra: {
-    what: 'adapters',
-    may: ['core', 'infra'], packages: [], typesOnly: [],
+    // Adapters implement the domain's ports: they name the port and model types they implement
+    // and return, and never run domain code.
+    what: 'adapters of the domain\'s ports',
+    may: ['core', 'infra'], typesFrom: ['domain'], packages: [], typesOnly: [],
   },
   handlers: {
     what: 'one typed handler per operation', may: ['core', 'domain', 'handlers', 'generated', 'error-codes'],
@@ -51,20 +54,21 @@ export const LAYERS = {
 
 const ZONE_NAMES = {
   'error-codes': 'src/generated/error-codes.ts',
-  root: 'a composition root, src/*.ts',
+  root: 'the composition root, src/main or src/cli.ts',
   unlayered: 'in no layer',
 };
 const zoneName = (zone) => ZONE_NAMES[zone] ?? `src/${zone}`;
 
 /**
  * The zone of a path relative to the repository root: a layer, 'error-codes' (the one generated
- * file the kernel may read), 'generated', 'root' (a composition root, src/*.ts), 'unlayered'
- * (elsewhere under src/), or null (outside src/).
+ * file the kernel may read), 'generated', 'root' (the composition root: src/main, where the
+ * processes are wired and run, and the command src/cli.ts beside it), 'unlayered' (elsewhere
+ * under src/), or null (outside src/).
  */
 export function zoneOf(relative) {
   const parts = relative.split('/');
   if (parts[0] !== 'src' || parts.length < 2) return null;
-  if (parts.length === 2) return 'root';
+  if (parts.length === 2 || parts[1] === 'main') return 'root';
   if (relative === 'src/generated/error-codes.ts') return 'error-codes';
   if (parts[1] === 'generated') return 'generated';
   return parts[1] in LAYERS ? parts[1] : 'unlayered';
@@ -95,6 +99,8 @@ export const layersRule = {
     schema: [],
     messages: {
       backwards: 'Layer rule broken: src/{{layer}} ({{what}}) may import only {{allowed}}; "{{specifier}}" is {{target}} ({{zone}}).',
+      zoneTypes:
+        'Layer rule broken: src/{{layer}} ({{what}}) may import {{zone}} for its types only (ports and models); "{{specifier}}" is {{target}}: use `import type`.',
       package: 'Layer rule broken: src/{{layer}} ({{what}}) may not import the package "{{pkg}}" ("{{specifier}}").',
       packageTypes:
         'Layer rule broken: src/{{layer}} ({{what}}) may import the package "{{pkg}}" for its types only ("{{specifier}}"): use `import type`.',
@@ -106,15 +112,21 @@ export const layersRule = {
     if (!path.isAbsolute(filename)) return {};
     const here = zoneOf(path.relative(cwd, filename).split(path.sep).join('/'));
     const layer = here && LAYERS[here];
-    if (!layer) return {}; // outside src/, a composition root, or generated: no limits here
+    if (!layer) return {}; // outside src/, the composition root, or generated: no limits here
 
-    const check = (node, specifier, typeOnly) => {
+    // typeOnly: every name imported is a type; erased: the whole statement is (`import type`,
+    // `export type`, an import() type), so under verbatimModuleSyntax nothing of it is loaded.
+    const check = (node, specifier, typeOnly, erased = typeOnly) => {
       if (typeof specifier !== 'string' || specifier === '') return;
       const data = { layer: here, what: layer.what, specifier };
       if (specifier.startsWith('.') || specifier.startsWith('/')) {
         const target = resolveFile(specifier, filename, cwd);
         const zone = zoneOf(target);
         if (zone === null || layer.may.includes(zone)) return;
+        if (layer.typesFrom?.includes(zone)) {
+          if (!erased) context.report({ node, messageId: 'zoneTypes', data: { ...data, target, zone: zoneName(zone) } });
+          return;
+        }
         context.report({
           node, messageId: 'backwards',
           data: { ...data, allowed: layer.may.map(zoneName).join(', '), target, zone: zoneName(zone) },
@@ -135,10 +147,12 @@ export const layersRule = {
 
     return {
       ImportDeclaration(node) {
-        check(node.source, node.source.value, node.importKind === 'type' || allTypes(node.specifiers, 'importKind'));
+        check(node.source, node.source.value, node.importKind === 'type' || allTypes(node.specifiers, 'importKind'), node.importKind === 'type');
       },
       ExportNamedDeclaration(node) {
-        if (node.source) check(node.source, node.source.value, node.exportKind === 'type' || allTypes(node.specifiers, 'exportKind'));
+        if (node.source) {
+          check(node.source, node.source.value, node.exportKind === 'type' || allTypes(node.specifiers, 'exportKind'), node.exportKind === 'type');
+        }
       },
       ExportAllDeclaration(node) {
         check(node.source, node.source.value, node.exportKind === 'type');
