@@ -49,3 +49,26 @@ export function versionConflict(): DomainError {
 export function inUse(resource: 'connection' | 'query' | 'channel', dependents: Dependent[]): DomainError {
   return new DomainError(`${resource}.in_use`, `This ${resource} is still used`, { dependents });
 }
+
+/**
+ * A send that did not work (a channel plugin's, or the guarded outbound HTTP client's: a refused
+ * address, a time-out, an unreachable host). The message never contains a secret (no URL with
+ * its token).
+ */
+export class ChannelSendError extends Error {
+  constructor(
+    /** A stable code of the catalogue: delivery.timeout, delivery.unreachable, delivery.rejected, delivery.peer_error, outbound.refused, … */
+    readonly code: ProblemCode,
+    message: string,
+    readonly options: {
+      /** Whether trying again may help: timeouts, connection errors, 5xx, 429. */
+      transient: boolean;
+      statusCode?: number | null;
+      /** From a 429/503 Retry-After, in ms. */
+      retryAfterMs?: number | null;
+    },
+  ) {
+    super(message);
+    this.name = 'ChannelSendError';
+  }
+}

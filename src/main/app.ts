@@ -46,7 +46,7 @@ import { createTwoFactorService } from '../domain/identity/two-factor-service.js
 import { createPasskeysService, relyingPartyOf } from '../domain/identity/passkeys-service.js';
 import { createOidcService } from '../domain/identity/oidc-service.js';
 import { createWorkspaceSettingsService } from '../domain/identity/workspace-settings.js';
-import { createOidcTransport } from '../oidc-transport.js';
+import { createOidcTransport } from '../infra/outbound/oidc-transport.js';
 import type { SessionPolicy } from '../domain/identity/sessions.js';
 import {
   addressKey, createAttemptGuard, createQuota, PASSKEY_SIGN_IN_POLICY, PASSWORD_CHANGE_POLICY, SECOND_FACTOR_POLICY, SHARED_LINK_QUOTA,

@@ -33,7 +33,7 @@ import { packageVersion } from '../infra/paths.js';
 import { createConnectorPools, type ConnectorPools } from '../domain/connections/pools.js';
 import type { Connector } from '../domain/plugins/connector.js';
 import type { ChannelPlugin, OutboundHttp } from '../domain/plugins/channel.js';
-import { createChannelHttp } from '../channel-http.js';
+import { createOutboundHttp } from '../infra/outbound/http.js';
 import type { PluginRegistry } from '../domain/plugins/plugin.js';
 import type { PasswordHasher } from '../domain/identity/passwords.js';
 import { builtInPlugins, createPluginRegistry } from '../plugins/registry.js';
@@ -189,7 +189,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const shutdown = new AbortController();
   // Every open event stream listens for the drain: thousands of them are normal, not a leak.
   setMaxListeners(0, shutdown.signal);
-  const channelHttp = createChannelHttp({ allow: settings.outboundAllow, timeoutMs: 30_000 });
+  const channelHttp = createOutboundHttp({ allow: settings.outboundAllow, timeoutMs: 30_000 });
   const bucket = settings.storageS3 ? createS3ArtifactStore(settings.storageS3) : undefined;
   const artifacts = bucket ?? createLocalArtifactStore(settings.dataDir);
   const artifactsLocation = bucket

@@ -5,7 +5,7 @@
  * upload with the bot token and the exact bytes, and the mapping of Slack's answers.
  */
 import { randomBytes } from 'node:crypto';
-import { createChannelHttp } from '../../src/channel-http.js';
+import { createOutboundHttp } from '../../src/infra/outbound/http.js';
 import type { DomainError } from '../../src/core/errors.js';
 import { ChannelSendError } from '../../src/domain/plugins/channel.js';
 import { slackChannel, slackPayload } from '../../src/plugins/slack/index.js';
@@ -14,7 +14,7 @@ import { httpPeer, type HttpPeer } from '../support/peers.js';
 
 interface Block { type: string; text?: { type: string; text: string } }
 
-const http = createChannelHttp({ allow: ['127.0.0.1'] });
+const http = createOutboundHttp({ allow: ['127.0.0.1'] });
 let slack: HttpPeer;
 let hook: string;
 

@@ -3,7 +3,7 @@
  * guarded client: the Adaptive Card 1.4 (subject, body, the table's cells, the buttons), the
  * 28 KB cap (rows give way first, then the body, then the subject) and the answers' mapping.
  */
-import { createChannelHttp } from '../../src/channel-http.js';
+import { createOutboundHttp } from '../../src/infra/outbound/http.js';
 import type { DomainError } from '../../src/core/errors.js';
 import { ChannelSendError } from '../../src/domain/plugins/channel.js';
 import { TEAMS_MAX_BYTES, teamsChannel, teamsPayload } from '../../src/plugins/teams/index.js';
@@ -17,7 +17,7 @@ interface Card {
   attachments: Array<{ contentType: string; content: { type: string; $schema: string; version: string; body: TextBlock[]; actions: Array<{ type: string; title: string; url: string }> } }>;
 }
 
-const http = createChannelHttp({ allow: ['127.0.0.1'] });
+const http = createOutboundHttp({ allow: ['127.0.0.1'] });
 let teams: HttpPeer;
 let url: string;
 

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { createChannelHttp } from '../../src/channel-http.js';
+import { createOutboundHttp } from '../../src/infra/outbound/http.js';
 import type { DomainError } from '../../src/core/errors.js';
 import { ChannelSendError } from '../../src/domain/plugins/channel.js';
 import { webhookChannel } from '../../src/plugins/webhook/index.js';
@@ -15,7 +15,7 @@ import { silentServer, type FakeServer } from '../support/fake-servers.js';
 import { httpPeer, type HttpPeer } from '../support/peers.js';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-const http = createChannelHttp({ allow: ['127.0.0.1'] });
+const http = createOutboundHttp({ allow: ['127.0.0.1'] });
 let peer: HttpPeer;
 let silent: FakeServer;
 
@@ -137,7 +137,7 @@ describe('send', () => {
   });
 
   it('is refused by the address guard when loopback is not allowed', async () => {
-    const guarded = createChannelHttp({ allow: [] });
+    const guarded = createOutboundHttp({ allow: [] });
     try {
       const err = await failure(webhookChannel.send({ url: `${peer.url}/h?token=t` }, {}, sampleMessage(), channelContext(guarded)));
       expect(err.code).toBe('outbound.refused');

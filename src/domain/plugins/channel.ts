@@ -13,7 +13,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { CellValue } from './connector.js';
 import type { JsonSchema, Plugin } from './plugin.js';
-import type { FieldProblem, ProblemCode } from '../../core/errors.js';
+import type { FieldProblem } from '../../core/errors.js';
 
 /** The file a message carries: the run's result in the delivery's format. */
 export interface MessageAttachment {
@@ -110,24 +110,8 @@ export interface SendOutcome {
   detail: string | null;
 }
 
-/** A send that did not work. The message never contains a secret (no URL with its token). */
-export class ChannelSendError extends Error {
-  constructor(
-    /** A stable code of the catalogue: delivery.timeout, delivery.unreachable, delivery.rejected, delivery.peer_error, outbound.refused, … */
-    readonly code: ProblemCode,
-    message: string,
-    readonly options: {
-      /** Whether trying again may help: timeouts, connection errors, 5xx, 429. */
-      transient: boolean;
-      statusCode?: number | null;
-      /** From a 429/503 Retry-After, in ms. */
-      retryAfterMs?: number | null;
-    },
-  ) {
-    super(message);
-    this.name = 'ChannelSendError';
-  }
-}
+/** A send that did not work (declared in the kernel, so the outbound HTTP adapter throws it too). */
+export { ChannelSendError } from '../../core/errors.js';
 
 export interface ChannelPlugin extends Plugin<'channel'> {
   /**

@@ -12,28 +12,14 @@ import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createGunzip, createGzip } from 'node:zlib';
-
-// The shapes of the domain's ArtifactStore port (src/domain/artifacts/ports.ts), which infra does
-// not import: the composition root checks that this store fits it.
-type CellValue = string | number | boolean | null;
-interface ResultColumn { name: string; type: string }
-interface ResultWriter {
-  write(rows: CellValue[][]): Promise<void>;
-  finish(): Promise<{ bytes: number }>;
-  abort(): Promise<void>;
-}
-interface StoredResult { columns: ResultColumn[]; batches: AsyncIterable<CellValue[][]> }
-interface LocalArtifactStore {
-  createResult(key: string, columns: ResultColumn[]): Promise<ResultWriter>;
-  readResult(key: string): Promise<StoredResult | undefined>;
-  remove(key: string): Promise<void>;
-}
+import type { ArtifactStore, ResultWriter, StoredResult } from '../../domain/artifacts/ports.js';
+import type { CellValue, ResultColumn } from '../../domain/plugins/connector.js';
 
 const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 /** Rows per batch when reading back. */
 const READ_BATCH = 1000;
 
-export function createLocalArtifactStore(dataDir: string): LocalArtifactStore {
+export function createLocalArtifactStore(dataDir: string): ArtifactStore {
   const root = path.join(dataDir, 'results');
   const fileOf = (key: string) => {
     if (!SAFE_KEY.test(key)) throw new Error(`not a result key: ${key}`);

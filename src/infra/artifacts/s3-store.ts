@@ -11,9 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { ArtifactStore } from '../../domain/artifacts/ports.js';
 import { createLocalArtifactStore, readStoredResult } from './local-store.js';
-
-type LocalStore = ReturnType<typeof createLocalArtifactStore>;
 
 export interface S3StorageConfig {
   bucket: string;
@@ -40,7 +39,7 @@ export function parseS3StorageUrl(value: string): S3StorageConfig {
   };
 }
 
-export function createS3ArtifactStore(config: S3StorageConfig): LocalStore & { close(): void; location: string } {
+export function createS3ArtifactStore(config: S3StorageConfig): ArtifactStore & { close(): void; location: string } {
   const client = new S3Client({
     region: config.region, ...(config.endpoint ? { endpoint: config.endpoint } : {}), forcePathStyle: config.forcePathStyle,
     credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },

@@ -8,39 +8,20 @@
  * Every request has a time limit; redirects are followed (at most 3, GET after 303, never from
  * https to http) under the same guard. Answers are read up to 64 KiB.
  *
- * Failures throw OutboundError: `outbound.refused` (not transient), `delivery.timeout` and
- * `delivery.unreachable` (transient). Messages never carry the URL's path or query, which may
+ * This is the domain's OutboundHttp port (src/domain/plugins/channel.ts), handed to channel
+ * plugins and to the OIDC client. Failures throw ChannelSendError: `outbound.refused` (not
+ * transient), `delivery.timeout` and `delivery.unreachable` (transient). Messages never carry the URL's path or query, which may
  * hold a token (Slack and Teams webhook URLs do).
  */
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { ChannelSendError } from '../../core/errors.js';
+import type { OutboundHttp, OutboundRequest, OutboundResponse } from '../../domain/plugins/channel.js';
 
 const MAX_BODY = 64 * 1024;
 const MAX_REDIRECTS = 3;
-
-export interface OutboundRequest {
-  method: 'GET' | 'POST' | 'PUT';
-  url: string;
-  headers?: Record<string, string>;
-  body?: string | Buffer;
-  timeoutMs?: number;
-}
-
-export interface OutboundResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** The shape of the domain's ChannelSendError (src/domain/plugins/channel.ts), which infra does not import. */
-export class OutboundError extends Error {
-  constructor(readonly code: 'outbound.refused' | 'delivery.timeout' | 'delivery.unreachable', message: string, readonly options: { transient: boolean }) {
-    super(message);
-    this.name = 'OutboundError';
-  }
-}
 
 /** Scheme, host and port of a URL: what may be logged or shown of it. */
 export function originOf(url: string): string {
@@ -59,7 +40,7 @@ export interface OutboundHttpOptions {
   timeoutMs?: number;
 }
 
-export function createOutboundHttp(options: OutboundHttpOptions) {
+export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp & { close(): void } {
   const cidrs = options.allow.filter((item) => isIP(item.split('/')[0]!) !== 0);
   const hostNames = new Set(options.allow.filter((item) => isIP(item.split('/')[0]!) === 0).map((h) => h.toLowerCase()));
   const defaultTimeout = options.timeoutMs ?? 30_000;
@@ -94,7 +75,7 @@ export function createOutboundHttp(options: OutboundHttpOptions) {
   function once(req: OutboundRequest, url: URL, signal: AbortSignal, timeoutMs: number): Promise<OutboundResponse & { location?: string }> {
     return new Promise((resolve, reject) => {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        reject(new OutboundError('outbound.refused', `Only http and https URLs can be reached (${url.protocol})`, { transient: false }));
+        reject(new ChannelSendError('outbound.refused', `Only http and https URLs can be reached (${url.protocol})`, { transient: false }));
         return;
       }
       const lib = url.protocol === 'https:' ? https : http;
@@ -118,7 +99,7 @@ export function createOutboundHttp(options: OutboundHttpOptions) {
         res.on('error', (err) => done(() => reject(failure(err, url))));
       });
       const timer = setTimeout(() => {
-        done(() => reject(new OutboundError('delivery.timeout', `${originOf(url.href)} did not answer within ${Math.round(timeoutMs / 100) / 10} s`, { transient: true })));
+        done(() => reject(new ChannelSendError('delivery.timeout', `${originOf(url.href)} did not answer within ${Math.round(timeoutMs / 100) / 10} s`, { transient: true })));
         request.destroy();
       }, timeoutMs);
       const onAbort = () => {
@@ -139,7 +120,7 @@ export function createOutboundHttp(options: OutboundHttpOptions) {
     try {
       url = new URL(req.url);
     } catch {
-      throw new OutboundError('outbound.refused', 'The destination is not a valid URL', { transient: false });
+      throw new ChannelSendError('outbound.refused', 'The destination is not a valid URL', { transient: false });
     }
     let current = req;
     for (let hop = 0; ; hop++) {
@@ -149,7 +130,7 @@ export function createOutboundHttp(options: OutboundHttpOptions) {
       if (hop >= MAX_REDIRECTS) return response;
       const next = new URL(location, url);
       if (url.protocol === 'https:' && next.protocol !== 'https:') {
-        throw new OutboundError('outbound.refused', `${originOf(url.href)} redirected to a plain http address`, { transient: false });
+        throw new ChannelSendError('outbound.refused', `${originOf(url.href)} redirected to a plain http address`, { transient: false });
       }
       url = next;
       current = answer.status === 303 ? { ...req, method: 'GET', body: undefined } : req;
@@ -170,17 +151,15 @@ export function createOutboundHttp(options: OutboundHttpOptions) {
   };
 }
 
-export type OutboundHttp = ReturnType<typeof createOutboundHttp>;
-
-function failure(err: Error & { code?: string }, url: URL): OutboundError {
+function failure(err: Error & { code?: string }, url: URL): ChannelSendError {
   const origin = originOf(url.href);
   // request-filtering-agent's refusal: "DNS lookup <ip>(family:4, host:<name>) is not allowed. Because, It is private IP address."
   if (/is not allowed/i.test(err.message)) {
-    return new OutboundError('outbound.refused', `${origin} resolves to an address Herald may not reach (loopback, private, link-local or metadata); SVC_OUTBOUND_ALLOW can allow it`, { transient: false });
+    return new ChannelSendError('outbound.refused', `${origin} resolves to an address Herald may not reach (loopback, private, link-local or metadata); SVC_OUTBOUND_ALLOW can allow it`, { transient: false });
   }
-  if (err.code === 'ENOTFOUND') return new OutboundError('delivery.unreachable', `${origin}: the host name does not resolve`, { transient: true });
+  if (err.code === 'ENOTFOUND') return new ChannelSendError('delivery.unreachable', `${origin}: the host name does not resolve`, { transient: true });
   const what = err.code ?? 'connection error';
-  return new OutboundError('delivery.unreachable', `${origin} could not be reached (${what})`, { transient: true });
+  return new ChannelSendError('delivery.unreachable', `${origin} could not be reached (${what})`, { transient: true });
 }
 
 function inCidr(address: string, cidr: string): boolean {

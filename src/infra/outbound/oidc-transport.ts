@@ -1,9 +1,9 @@
 /**
- * The composition root's bridge from the guarded outbound HTTP client (the channels' one, which
- * obeys SVC_OUTBOUND_ALLOW) to the fetch openid-client calls the identity provider with.
+ * The OIDC service's transport port: the fetch openid-client calls the identity provider with,
+ * made of the guarded outbound HTTP client (the channels' one, which obeys SVC_OUTBOUND_ALLOW).
  */
-import type { OutboundHttp } from './domain/plugins/channel.js';
-import type { OidcTransport } from './domain/identity/oidc-service.js';
+import type { OutboundHttp } from '../../domain/plugins/channel.js';
+import type { OidcTransport } from '../../domain/identity/oidc-service.js';
 
 const NO_BODY = new Set([101, 204, 205, 304]);
 
