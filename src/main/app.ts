@@ -5,8 +5,8 @@
 import type { Express } from 'express';
 import { CONNECTOR_LIMITS, type Container } from './container.js';
 import { connectionsRepo as createConnectionsRepo } from '../infra/db/stores/connections-repo.js';
-import { createQueriesStore, createQueryUsage } from '../infra/db/stores/queries-repo.js';
-import { createReportsStore } from '../infra/db/stores/reports-repo.js';
+import { createQueryUsage, queriesRepo as createQueriesRepo } from '../infra/db/stores/queries-repo.js';
+import { createReportsRepo } from '../infra/db/stores/reports-repo.js';
 import { createSchemaCheck } from '../infra/validation/json-schema.js';
 import { deliveryParts } from './delivery-parts.js';
 import { createChannelsService } from '../domain/channels/channels-service.js';
@@ -123,7 +123,7 @@ export async function createApi(c: ApiContainer, roles: { scheduler?: SchedulerR
 /** Plugins, connections, queries, preview, schedules and reports. */
 function dataServices(c: ApiContainer) {
   const connectionsRepo = createConnectionsRepo(c.db);
-  const queriesStore = createQueriesStore(c.db);
+  const queriesStore = createQueriesRepo(c.db);
   return {
     plugins: c.plugins,
     connections: createConnectionsService({
@@ -134,7 +134,7 @@ function dataServices(c: ApiContainer) {
     preview: createPreviewService({ queries: queriesStore, connections: connectionsRepo, pools: c.pools }),
     schedules: createSchedulesService({ clock: c.clock }),
     reports: createReportsService({
-      store: createReportsStore(c.db), uow: c.uow, queries: queriesStore, files: c.artifacts, clock: c.clock, log: c.logger,
+      store: createReportsRepo(c.db), uow: c.uow, queries: queriesStore, files: c.artifacts, clock: c.clock, log: c.logger,
     }),
     ...runServices(c),
   };

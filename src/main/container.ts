@@ -20,13 +20,14 @@ import { createRelay } from '../infra/events/relay.js';
 import { createEventLog, outboxRepo } from '../infra/db/stores/events-repo.js';
 import { createEventFeed, type EventFeed } from '../domain/events/feed.js';
 import type { EventHistory } from '../domain/events/ports.js';
+import type { ChangeEvent } from '../domain/events/model.js';
 import type { UnitOfWork } from '../domain/unit-of-work/ports.js';
 import { createUnitOfWork } from '../infra/db/unit-of-work.js';
 import { connectionsRepo } from '../infra/db/stores/connections-repo.js';
 import { createChannelsRepo } from '../infra/db/stores/channels-repo.js';
 import { securityEventsRepo } from '../infra/db/stores/security-events-repo.js';
 import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
-import { reportsRepo } from '../infra/db/stores/reports-repo.js';
+import { createReportsRepo } from '../infra/db/stores/reports-repo.js';
 import { queriesRepo } from '../infra/db/stores/queries-repo.js';
 import { rateLimitedLog } from '../infra/log/rate-limited-log.js';
 import { packageVersion } from '../infra/paths.js';
@@ -58,7 +59,7 @@ export interface Container {
    * every process) and where a process listens to them (in order, once, from the feed).
    */
   events: {
-    publish(events: ReadonlyArray<{ type: string; data: Record<string, unknown>; userId?: string }>): Promise<void>;
+    publish(events: readonly ChangeEvent[]): Promise<void>;
     subscribe(listener: (event: { type: string; data: Record<string, unknown> }) => void): Promise<() => Promise<void>>;
   };
   /** One transaction and every repository bound to it: a change, its audit record and its events commit together. */
@@ -162,7 +163,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const outbox = outboxRepo(db);
   const store = createUnitOfWork(db, (tx) => ({
     connections: connectionsRepo(tx), channels: createChannelsRepo(tx), securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
-    runEngine: createRunEngineRepo(tx), reports: reportsRepo(tx), queries: queriesRepo(tx),
+    runEngine: createRunEngineRepo(tx), reports: createReportsRepo(tx), queries: queriesRepo(tx),
   }), (numbered, wrote) => {
     // Numbered in the transaction: published now, with no relay pass between the commit and the
     // streams. Left unnumbered (the lock was taken): this process's relay passes at once rather

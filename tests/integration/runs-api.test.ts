@@ -19,6 +19,7 @@ import { createEventBus, type BusEvent } from '../../src/infra/events/event-bus.
 import { startHerald, type Herald } from '../support/harness.js';
 import { createKey, createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import type { ChangeEvent } from '../../src/domain/events/model.js';
 
 const clock = manualClock(new Date('2026-11-22T08:00:00.000Z'));
 let h: Herald;
@@ -363,7 +364,7 @@ function otherProcessBus() {
   const store = createDb(h.iso.databaseUrl, { max: 1 });
   const outbox = outboxRepo(store.db);
   return {
-    publish: (e: { type: string; data: Record<string, unknown> }) => outbox.add([e]),
+    publish: (e: ChangeEvent) => outbox.add([e]),
     subscribe: bus.subscribe,
     close: async () => { await bus.close(); publisher.disconnect(); await store.sql.end(); },
   };

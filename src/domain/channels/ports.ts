@@ -90,4 +90,10 @@ export interface AttemptsRepo {
   claim(id: string, now: Date): Promise<AttemptRecord | undefined>;
   /** The channel's failed attempts since `since` whose delivery still exists, newest first. */
   failedOfChannel(channelId: string, since: Date, limit: number): Promise<AttemptRecord[]>;
+  /**
+   * Resends whose job went missing: queued attempts untouched since `queuedBefore` (their job is
+   * queued again by the caller), and sending ones of finished runs untouched since
+   * `sendingBefore` (their worker is gone: they end failed, and `lost` counts them).
+   */
+  stuckResends(queuedBefore: Date, sendingBefore: Date, now: Date): Promise<{ queued: Array<{ id: string; runId: string }>; lost: number }>;
 }

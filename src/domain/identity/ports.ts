@@ -159,7 +159,11 @@ export interface AttemptKeys {
   ip: string;
   /** The client proved an earlier successful sign-in to this account: no account-wide delay. */
   knownDevice?: boolean;
-  /** Names the account's current password; see attempt-guard.ts. */
+  /**
+   * Names the account's current password (e.g. user id and password change time). A success
+   * remembers the address under it; an attempt from an address remembered under the same tag
+   * skips the account-wide delay. A new password makes every remembered address a stranger.
+   */
   familiarTag?: string | undefined;
 }
 

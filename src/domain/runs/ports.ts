@@ -64,4 +64,13 @@ export interface RunsRepo {
   cancelPending(id: string, now: Date): Promise<{ run: RunRecord; cancelled: boolean } | undefined>;
   /** Marks a running run's cancellation as asked for (cancel_requested_at); answers the run after the attempt and whether it is running with the request recorded. */
   requestCancel(id: string, now: Date): Promise<{ run: RunRecord; requested: boolean } | undefined>;
+  /** The report's newest finished run with a result file (delivery previews). */
+  latestResultRun(reportId: string): Promise<RunRecord | undefined>;
+  /**
+   * After a resend: a finished run that ended partial or failed by its deliveries takes the
+   * status its attempts now give; the run after when it changed.
+   */
+  settleDeliveries(runId: string, now: Date): Promise<RunRecord | undefined>;
+  /** Deletes Idempotency-Key records older than `before` (they answer nothing any more); answers how many. */
+  purgeIdempotencyKeys(before: Date): Promise<number>;
 }

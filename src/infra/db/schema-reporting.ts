@@ -8,13 +8,10 @@ import {
   bigint, boolean, check, type AnyPgColumn, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 import { ts, users } from './schema-identity.js';
-
-export interface StoredSchemaSnapshot {
-  tables: Array<{
-    schema: string; name: string; kind: 'table' | 'view';
-    columns: Array<{ name: string; type: string; nullable: boolean }>;
-  }>;
-}
+import type { SchemaSnapshot } from '../../domain/plugins/connector.js';
+import type { QueryParameter } from '../../domain/queries/parameters.js';
+import type { Condition } from '../../domain/reports/model.js';
+import type { RunStatus, RunStep } from '../../domain/runs/model.js';
 
 /** User databases Herald reads from. The password is sealed by the secret box (context connections.password:<id>). */
 export const connections = pgTable('connections', {
@@ -30,7 +27,7 @@ export const connections = pgTable('connections', {
   sslCa: text('ssl_ca'),
   options: jsonb('options').$type<Record<string, unknown>>().notNull().default({}),
   /** The last introspection. */
-  schemaSnapshot: jsonb('schema_snapshot').$type<StoredSchemaSnapshot>(),
+  schemaSnapshot: jsonb('schema_snapshot').$type<SchemaSnapshot>(),
   schemaRefreshedAt: ts('schema_refreshed_at'),
   createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
   version: integer('version').notNull().default(1),
@@ -43,14 +40,6 @@ export const connections = pgTable('connections', {
   check('connections_port_check', sql`${t.port} between 1 and 65535`),
 ]);
 
-export interface StoredQueryParameter {
-  name: string;
-  type: 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'timestamp';
-  default?: string | number | boolean | null;
-  required?: boolean;
-  description?: string;
-}
-
 /** Named SQL bound to a connection; its sql, connection and parameters are those of version current_version. */
 export const queries = pgTable('queries', {
   id: uuid('id').primaryKey(),
@@ -58,7 +47,7 @@ export const queries = pgTable('queries', {
   description: text('description'),
   connectionId: uuid('connection_id').notNull().references(() => connections.id, { onDelete: 'restrict' }),
   sql: text('sql').notNull(),
-  parameters: jsonb('parameters').$type<StoredQueryParameter[]>().notNull().default([]),
+  parameters: jsonb('parameters').$type<QueryParameter[]>().notNull().default([]),
   currentVersion: integer('current_version').notNull().default(1),
   createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
   version: integer('version').notNull().default(1),
@@ -76,7 +65,7 @@ export const queryVersions = pgTable('query_versions', {
   queryId: uuid('query_id').notNull().references(() => queries.id, { onDelete: 'cascade' }),
   number: integer('number').notNull(),
   sql: text('sql').notNull(),
-  parameters: jsonb('parameters').$type<StoredQueryParameter[]>().notNull().default([]),
+  parameters: jsonb('parameters').$type<QueryParameter[]>().notNull().default([]),
   connectionId: uuid('connection_id').notNull().references(() => connections.id, { onDelete: 'restrict' }),
   restoredFrom: integer('restored_from'),
   createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
@@ -86,13 +75,6 @@ export const queryVersions = pgTable('query_versions', {
   index('query_versions_connection_id_idx').on(t.connectionId),
   index('query_versions_created_by_idx').on(t.createdBy),
 ]);
-
-export interface StoredCondition {
-  type: 'rows_exist' | 'row_count' | 'value' | 'changed';
-  op?: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'is_null' | 'is_not_null';
-  column?: string;
-  value?: string | number | boolean | null;
-}
 
 /**
  * A query on a schedule (or on demand) with a condition. next_run_at is the scheduler's truth:
@@ -108,7 +90,7 @@ export const reports = pgTable('reports', {
   parameters: jsonb('parameters').$type<Record<string, string | number | boolean | null>>().notNull().default({}),
   scheduleCron: text('schedule_cron'),
   scheduleTimezone: text('schedule_timezone'),
-  condition: jsonb('condition').$type<StoredCondition>(),
+  condition: jsonb('condition').$type<Condition>(),
   paused: boolean('paused').notNull().default(false),
   nextRunAt: ts('next_run_at'),
   /** The newest run (any trigger), for lists; kept by the run engine and the API. */
@@ -126,16 +108,8 @@ export const reports = pgTable('reports', {
   check('reports_schedule_check', sql`(${t.scheduleCron} is null) = (${t.scheduleTimezone} is null)`),
 ]);
 
-export interface StoredRunStep {
-  name: 'query' | 'condition' | 'result_file' | 'delivery';
-  status: 'running' | 'success' | 'skipped' | 'failed' | 'cancelled';
-  startedAt: string;
-  finishedAt: string | null;
-  error: { code: string; message: string } | null;
-  detail?: Record<string, unknown>;
-}
-
-export type StoredRunStatus = 'pending' | 'running' | 'success' | 'partial' | 'skipped' | 'failed' | 'cancelled';
+/** A run's step as its jsonb column keeps it: the domain's RunStep with its times as ISO text. */
+export type StoredRunStep = Omit<RunStep, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null };
 
 /**
  * One execution of a report. A scheduled run carries its slot (the schedule's time), unique per
@@ -145,11 +119,11 @@ export const runs = pgTable('runs', {
   id: uuid('id').primaryKey(),
   reportId: uuid('report_id').notNull().references(() => reports.id, { onDelete: 'cascade' }),
   trigger: text('trigger').$type<'schedule' | 'manual' | 'test'>().notNull(),
-  status: text('status').$type<StoredRunStatus>().notNull().default('pending'),
+  status: text('status').$type<RunStatus>().notNull().default('pending'),
   deliver: boolean('deliver').notNull().default(true),
   slot: ts('slot'),
   parameters: jsonb('parameters').$type<Record<string, string | number | boolean | null>>().notNull().default({}),
-  condition: jsonb('condition').$type<StoredCondition>(),
+  condition: jsonb('condition').$type<Condition>(),
   conditionMet: boolean('condition_met'),
   queryVersion: integer('query_version'),
   rowCount: integer('row_count'),

@@ -2,19 +2,10 @@
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { DomainError } from '../../core/errors.js';
+import type { Mailer } from '../../domain/identity/ports.js';
 
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-}
-
-export interface Mailer {
-  readonly configured: boolean;
-  send(message: MailMessage): Promise<void>;
-}
-
-export function createMailer(smtpUrl: string | undefined, from: string | undefined): Mailer {
+/** The domain's Mailer port; `configured` says whether SVC_SMTP_URL is set (sends fail without it). */
+export function createMailer(smtpUrl: string | undefined, from: string | undefined): Mailer & { readonly configured: boolean } {
   if (!smtpUrl) {
     return {
       configured: false,

@@ -24,26 +24,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../../core/errors.js';
 import { systemClock, type Clock } from '../../core/clock.js';
-
-export interface AttemptKeys {
-  account?: string | undefined;
-  ip: string;
-  /** The client proved an earlier successful sign-in to this account: no account-wide delay. */
-  knownDevice?: boolean;
-  /**
-   * Names the account's current password (e.g. user id and password change time). A success
-   * remembers the address under it; an attempt from an address remembered under the same tag
-   * skips the account-wide delay. A new password makes every remembered address a stranger.
-   */
-  familiarTag?: string | undefined;
-}
-
-export interface AttemptGuard {
-  /** Counts this attempt; throws 429 rate_limited (with Retry-After) when it must wait. */
-  attempt(keys: AttemptKeys): Promise<void>;
-  /** The attempt succeeded: the account's counters start again. */
-  succeeded(keys: AttemptKeys): Promise<void>;
-}
+import type { AttemptGuard, AttemptKeys, Quota } from '../../domain/identity/ports.js';
 
 export interface GuardPolicy {
   name: string;
@@ -95,11 +76,6 @@ export const RESET_MAIL_QUOTA = { name: 'reset-mail', points: 5, windowSeconds: 
 
 /** Shared-link downloads (GET /r/{token}) per client address: enough for people, not for guessing tokens. */
 export const SHARED_LINK_QUOTA = { name: 'shared-link', points: 60, windowSeconds: 60 };
-
-export interface Quota {
-  /** Takes one unit of `key`'s quota; false when none is left in the window. */
-  take(key: string): Promise<boolean>;
-}
 
 export function createQuota(redis: Redis, prefix: string, q: { name: string; points: number; windowSeconds: number }): Quota {
   const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:rl:${q.name}`, points: q.points, duration: q.windowSeconds });

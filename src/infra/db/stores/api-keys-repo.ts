@@ -3,10 +3,11 @@ import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { apiKeys, users } from '../schema.js';
 import type { Tx } from '../client.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import type { ApiKeysRepo } from '../../../domain/identity/ports.js';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export function apiKeysRepo(tx: Tx) {
+export function apiKeysRepo(tx: Tx): ApiKeysRepo {
   return {
     async insert(key: typeof apiKeys.$inferInsert): Promise<ApiKeyRow> {
       const [row] = await tx.insert(apiKeys).values(key).returning();

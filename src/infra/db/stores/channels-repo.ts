@@ -4,13 +4,14 @@
  * use cannot go (foreign key), positions move in one transaction under the report's row lock,
  * an attempt is unique per (run, delivery), and health follows the latest attempt in one update.
  */
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNotNull, sql } from 'drizzle-orm';
 import { channels, deliveries, deliveryAttempts, reports } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
 import { ATTEMPT_WRITES, attemptLeaves, statusIn } from './status-writes.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import type { AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../../../domain/channels/ports.js';
 
 type ChannelColumns = typeof channels.$inferSelect;
 type DeliveryColumns = typeof deliveries.$inferSelect;
@@ -48,7 +49,7 @@ function missingChannel(err: unknown): never {
   throw err;
 }
 
-export function createChannelsRepo(db: Tx) {
+export function createChannelsRepo(db: Tx): ChannelsRepo {
   return {
     async find(id: string) {
       const [row] = await db.select().from(channels).where(eq(channels.id, id));
@@ -120,7 +121,7 @@ const deliveryOf = (r: DeliveryColumns & { channelType: string }) => ({
   settings: { csvFormulaSafe: true, ...r.settings } as unknown as DeliverySettings, version: r.version, createdAt: r.createdAt, updatedAt: r.updatedAt,
 });
 
-export function createDeliveriesRepo(db: Db) {
+export function createDeliveriesRepo(db: Db): DeliveriesRepo {
   const select = (tx: Tx) => tx.select({ d: deliveries, channelType: channels.type }).from(deliveries)
     .innerJoin(channels, eq(channels.id, deliveries.channelId));
   const view = (r: { d: DeliveryColumns; channelType: string }) => deliveryOf({ ...r.d, channelType: r.channelType });
@@ -213,7 +214,7 @@ const attemptOf = (r: AttemptColumns) => ({
   ...r, preview: (r.preview ?? null) as never,
 });
 
-export function createAttemptsRepo(db: Db) {
+export function createAttemptsRepo(db: Db): AttemptsRepo {
   return {
     async begin(start: { runId: string; deliveryId: string; channelId: string; channelName: string; channelType: string; position: number; now: Date }, id: string) {
       // Insert, or take over the row a lost worker (or a queued retry) left; a sent row stays sent.
@@ -252,11 +253,6 @@ export function createAttemptsRepo(db: Db) {
     },
     async listForRun(runId: string) {
       const rows = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.runId, runId)).orderBy(asc(deliveryAttempts.position), asc(deliveryAttempts.createdAt));
-      return rows.map(attemptOf);
-    },
-    async listForRuns(runIds: string[]) {
-      if (runIds.length === 0) return [];
-      const rows = await db.select().from(deliveryAttempts).where(inArray(deliveryAttempts.runId, runIds)).orderBy(asc(deliveryAttempts.position));
       return rows.map(attemptOf);
     },
     async queue(id: string, now: Date) {

@@ -1,10 +1,12 @@
 /** Connections in the store (the connections domain's ConnectionsRepo). */
 import { asc, eq, gt, or, sql } from 'drizzle-orm';
-import { connections, queries, queryVersions, type StoredSchemaSnapshot } from '../schema.js';
+import { connections, queries, queryVersions } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import type { ConnectionsRepo } from '../../../domain/connections/ports.js';
+import type { SchemaSnapshot } from '../../../domain/plugins/connector.js';
 
 export type ConnectionRow = typeof connections.$inferSelect;
 type ConnectionInsert = typeof connections.$inferInsert;
@@ -18,7 +20,7 @@ function nameTaken(err: unknown): never {
   throw err;
 }
 
-export function connectionsRepo(tx: Tx) {
+export function connectionsRepo(tx: Tx): ConnectionsRepo {
   return {
     async find(id: string): Promise<ConnectionRow | undefined> {
       const [row] = await tx.select().from(connections).where(eq(connections.id, id));
@@ -57,7 +59,7 @@ export function connectionsRepo(tx: Tx) {
         .orderBy(asc(queries.name));
       return rows.map((r) => ({ type: 'query', id: r.id, name: r.name }));
     },
-    async saveSchema(id: string, snapshot: StoredSchemaSnapshot, at: Date): Promise<void> {
+    async saveSchema(id: string, snapshot: SchemaSnapshot, at: Date): Promise<void> {
       await tx.update(connections).set({ schemaSnapshot: snapshot, schemaRefreshedAt: at }).where(eq(connections.id, id));
     },
     async list(q: PageRequest): Promise<Page<ConnectionRow>> {

@@ -6,12 +6,7 @@
 import { and, asc, gt, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { events } from '../schema.js';
 import type { Db, Tx } from '../client.js';
-
-interface OutboxEvent {
-  type: string;
-  data: Record<string, unknown>;
-  userId?: string;
-}
+import type { Outbox } from '../../../domain/events/ports.js';
 
 export interface SequencedRow {
   seq: number;
@@ -27,10 +22,10 @@ const sequenced = (rows: unknown): SequencedRow[] => (rows as Row[])
   .sort((a, b) => a.seq - b.seq);
 
 /** Writes events in the transaction (or statement) of `tx`. */
-export function outboxRepo(tx: Tx) {
+export function outboxRepo(tx: Tx): Outbox & { numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean } {
   const written: number[] = [];
   return {
-    async add(list: readonly OutboxEvent[]): Promise<void> {
+    async add(list) {
       if (list.length === 0) return;
       const rows = await tx.insert(events).values(list.map((e) => ({ type: e.type, data: e.data, userId: e.userId ?? null })))
         .returning({ id: events.id });

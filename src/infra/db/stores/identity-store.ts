@@ -10,10 +10,11 @@ import { apiKeysRepo } from './api-keys-repo.js';
 import { passwordResetsRepo } from './password-resets-repo.js';
 import { securityEventsRepo } from './security-events-repo.js';
 import { authFlowsRepo, identityLinksRepo, passkeysRepo, recoveryCodesRepo, settingsRepo } from './sign-in-repo.js';
+import type { IdentityRepos, IdentityStore } from '../../../domain/identity/ports.js';
 
 const SETUP_LOCK = 7_246_135_002;
 
-function reposOf(tx: Tx) {
+function reposOf(tx: Tx): IdentityRepos {
   return {
     users: usersRepo(tx),
     sessions: sessionsRepo(tx),
@@ -28,13 +29,10 @@ function reposOf(tx: Tx) {
   };
 }
 
-export type IdentityRepos = ReturnType<typeof reposOf>;
-export type IdentityTx = IdentityRepos & { lockSetup(): Promise<void> };
-
-export function createIdentityStore(db: Db) {
+export function createIdentityStore(db: Db): IdentityStore {
   return {
     ...reposOf(db),
-    transaction<T>(work: (tx: IdentityTx) => Promise<T>): Promise<T> {
+    transaction(work) {
       return db.transaction((tx) => work({
         ...reposOf(tx),
         async lockSetup() { await tx.execute(sql`select pg_advisory_xact_lock(${SETUP_LOCK})`); },

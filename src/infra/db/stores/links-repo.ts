@@ -3,6 +3,7 @@ import { and, desc, eq, isNotNull, isNull, lte, gt, sql, type SQL } from 'drizzl
 import { linkDownloads, links, reports } from '../schema.js';
 import type { Db } from '../client.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import type { LinksRepo } from '../../../domain/links/ports.js';
 
 type LinkColumns = typeof links.$inferSelect;
 
@@ -13,7 +14,7 @@ const recordOf = (r: { link: LinkColumns; reportTitle: string }) => ({
   downloadCount: r.link.downloadCount, lastDownloadedAt: r.link.lastDownloadedAt,
 });
 
-export function createLinksRepo(db: Db) {
+export function createLinksRepo(db: Db): LinksRepo {
   const select = () => db.select(columns).from(links).innerJoin(reports, eq(reports.id, links.reportId));
   const find = async (where: SQL) => {
     const [r] = await select().where(where);

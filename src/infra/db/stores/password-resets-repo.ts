@@ -2,10 +2,11 @@
 import { and, eq, gt, inArray, isNull, lt } from 'drizzle-orm';
 import { passwordResets } from '../schema.js';
 import type { Tx } from '../client.js';
+import type { PasswordResetsRepo } from '../../../domain/identity/ports.js';
 
 export type PasswordResetRow = typeof passwordResets.$inferSelect;
 
-export function passwordResetsRepo(tx: Tx) {
+export function passwordResetsRepo(tx: Tx): PasswordResetsRepo {
   return {
     async insertOnce(row: Omit<PasswordResetRow, 'usedAt'>): Promise<boolean> {
       const stored = await tx.insert(passwordResets).values(row)

@@ -1,11 +1,12 @@
 /** Queries and their versions in the store (the queries domain's QueriesStore). */
 import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
 import { queries, queryVersions, reports } from '../schema.js';
-import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError } from '../../../core/errors.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import { isUuid } from '../../../core/ids.js';
+import type { QueriesRepo, QueryUsage } from '../../../domain/queries/ports.js';
 
 export type QueryRow = typeof queries.$inferSelect;
 type QueryInsert = typeof queries.$inferInsert;
@@ -28,7 +29,7 @@ function fieldProblem(err: unknown): never {
   throw err;
 }
 
-export function queriesRepo(tx: Tx) {
+export function queriesRepo(tx: Tx): QueriesRepo {
   return {
     async find(id: string): Promise<QueryRow | undefined> {
       const [row] = await tx.select().from(queries).where(eq(queries.id, id));
@@ -96,14 +97,8 @@ export function queriesRepo(tx: Tx) {
   };
 }
 
-export function createQueriesStore(db: Db) {
-  return {
-    ...queriesRepo(db),
-  };
-}
-
 /** The reports that use a query (its current or a pinned version), by title: such a query cannot be deleted. */
-export function createQueryUsage(db: Tx) {
+export function createQueryUsage(db: Tx): QueryUsage {
   return {
     async dependentsOf(queryId: string): Promise<Array<{ type: string; id: string; name: string }>> {
       const rows = await db.select({ id: reports.id, title: reports.title }).from(reports)

@@ -1,44 +1,22 @@
-/** Reports in the store (the reports domain's ReportsStore), each with its last run. */
+/** Reports in the store (the reports domain's ReportsRepo), each with its last run. */
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
-import { reports, runs, type StoredCondition } from '../schema.js';
-import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { reports, runs } from '../schema.js';
+import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError } from '../../../core/errors.js';
-import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import { decodeStringCursor, toPage } from '../../../core/cursor.js';
+import type { LastRun, ReportRecord } from '../../../domain/reports/model.js';
+import type { ReportChanges, ReportsRepo } from '../../../domain/reports/ports.js';
 
 type ReportColumns = typeof reports.$inferSelect;
-type RunStatus = (typeof runs.$inferSelect)['status'];
-type RunTrigger = (typeof runs.$inferSelect)['trigger'];
-type Values = Record<string, string | number | boolean | null>;
-
-/** A report as the domain's ReportRecord has it: the schedule as one object, the last run joined. */
-export interface ReportRow {
-  id: string;
-  title: string;
-  description: string | null;
-  queryId: string;
-  queryVersion: number | null;
-  parameters: Values;
-  schedule: { cron: string; timezone: string } | null;
-  condition: StoredCondition | null;
-  paused: boolean;
-  nextRunAt: Date | null;
-  lastRun: { id: string; status: RunStatus; trigger: RunTrigger; createdAt: Date; finishedAt: Date | null } | null;
-  ownerId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  version: number;
-}
-
-export type ReportInsert = Omit<ReportRow, 'version' | 'lastRun'>;
-export type ReportRowChanges = Partial<Pick<ReportRow,
-  'title' | 'description' | 'queryId' | 'queryVersion' | 'parameters' | 'schedule' | 'condition' | 'paused' | 'nextRunAt'>>;
+type LastRunColumns = { [K in keyof LastRun]: LastRun[K] | null };
 
 const lastRunColumns = {
   id: runs.id, status: runs.status, trigger: runs.trigger, createdAt: runs.createdAt, finishedAt: runs.finishedAt,
 };
 
-function rowOf(r: ReportColumns, last: { id: string | null; status: RunStatus | null; trigger: RunTrigger | null; createdAt: Date | null; finishedAt: Date | null } | null): ReportRow {
+/** A report as the domain's ReportRecord has it: the schedule as one object, the last run joined. */
+function recordOf(r: ReportColumns, last: LastRunColumns | null): ReportRecord {
   return {
     id: r.id, title: r.title, description: r.description, queryId: r.queryId, queryVersion: r.queryVersion,
     parameters: r.parameters,
@@ -52,7 +30,7 @@ function rowOf(r: ReportColumns, last: { id: string | null; status: RunStatus | 
 }
 
 /** The columns a change sets: the schedule's two columns move together. */
-function columnsOf(c: ReportRowChanges): Partial<typeof reports.$inferInsert> {
+function columnsOf(c: ReportChanges): Partial<typeof reports.$inferInsert> {
   const { schedule, ...rest } = c;
   return {
     ...rest,
@@ -70,28 +48,28 @@ function fieldProblem(err: unknown): never {
   throw err;
 }
 
-export function reportsRepo(tx: Tx) {
+export function createReportsRepo(tx: Tx): ReportsRepo {
   const select = (where: SQL | undefined) => tx.select({ report: reports, lastRun: lastRunColumns }).from(reports)
     .leftJoin(runs, eq(runs.id, reports.lastRunId)).where(where);
-  const find = async (id: string): Promise<ReportRow | undefined> => {
+  const find = async (id: string): Promise<ReportRecord | undefined> => {
     const [r] = await select(eq(reports.id, id));
-    return r ? rowOf(r.report, r.lastRun) : undefined;
+    return r ? recordOf(r.report, r.lastRun) : undefined;
   };
   return {
     find,
-    async findForUpdate(id: string): Promise<ReportRow | undefined> {
+    async findForUpdate(id) {
       const [locked] = await tx.select({ id: reports.id }).from(reports).where(eq(reports.id, id)).for('update');
       return locked ? find(id) : undefined;
     },
-    async insert(r: ReportInsert): Promise<ReportRow> {
+    async insert(r) {
       try {
         const [row] = await tx.insert(reports).values({ ...(columnsOf(r) as typeof reports.$inferInsert), id: r.id }).returning();
-        return rowOf(row!, null);
+        return recordOf(row!, null);
       } catch (err) {
         return fieldProblem(err);
       }
     },
-    async update(id: string, version: number | undefined, changes: ReportRowChanges, now: Date): Promise<ReportRow> {
+    async update(id, version, changes, now) {
       try {
         await updateVersioned(tx, reports, id, version, columnsOf(changes), 'report', now);
       } catch (err) {
@@ -99,11 +77,11 @@ export function reportsRepo(tx: Tx) {
       }
       return (await find(id))!;
     },
-    async delete(id: string): Promise<boolean> {
+    async delete(id) {
       const rows = await tx.delete(reports).where(eq(reports.id, id)).returning({ id: reports.id });
       return rows.length > 0;
     },
-    async list(q: PageRequest & { queryId?: string | undefined; paused?: boolean | undefined }): Promise<Page<ReportRow>> {
+    async list(q) {
       // The order of reports_title_idx: lower(title), id. The cursor holds the store's own fold.
       const key = sql<string>`lower(${reports.title})`;
       const conditions: SQL[] = [];
@@ -117,20 +95,14 @@ export function reportsRepo(tx: Tx) {
         .leftJoin(runs, eq(runs.id, reports.lastRunId))
         .where(conditions.length > 0 ? and(...conditions) : undefined)
         .orderBy(asc(key), asc(reports.id)).limit(q.limit + 1);
-      return toPage(rows, q.limit, (r) => [r.sortKey, r.report.id], (r) => rowOf(r.report, r.lastRun));
+      return toPage(rows, q.limit, (r) => [r.sortKey, r.report.id], (r) => recordOf(r.report, r.lastRun));
     },
-    async runLeftovers(reportId: string): Promise<{ resultKeys: string[]; unfinishedRunIds: string[] }> {
+    async runLeftovers(reportId) {
       const rows = await tx.select({ id: runs.id, status: runs.status, resultKey: runs.resultKey }).from(runs).where(eq(runs.reportId, reportId));
       return {
         resultKeys: rows.flatMap((r) => (r.resultKey !== null ? [r.resultKey] : [])),
         unfinishedRunIds: rows.filter((r) => r.status === 'pending' || r.status === 'running').map((r) => r.id),
       };
     },
-  };
-}
-
-export function createReportsStore(db: Db) {
-  return {
-    ...reportsRepo(db),
   };
 }

@@ -4,37 +4,16 @@ import { connections, deliveries, deliveryAttempts, queries, queryVersions, repo
 import type { Tx } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
+import type { RunEngineStore, RunOutcome, RunProgress } from '../../../domain/runs/engine-ports.js';
+import type { RunStep } from '../../../domain/runs/model.js';
 import { attemptLeaves, runLeaves } from './status-writes.js';
 
-type Value = string | number | boolean | null;
-
-interface Step {
-  name: StoredRunStep['name'];
-  status: StoredRunStep['status'];
-  startedAt: Date;
-  finishedAt: Date | null;
-  error: { code: string; message: string } | null;
-  detail?: Record<string, unknown>;
-}
-
-interface Progress {
-  steps: Step[];
-  queryVersion?: number | null;
-  rowCount?: number | null;
-  columns?: Array<{ name: string; type: string }> | null;
-  sample?: Value[][] | null;
-  conditionMet?: boolean | null;
-  resultKey?: string | null;
-  resultBytes?: number | null;
-  resultHash?: string | null;
-}
-
-const storedSteps = (steps: Step[]): StoredRunStep[] => steps.map((s) => ({
+const storedSteps = (steps: RunStep[]): StoredRunStep[] => steps.map((s) => ({
   name: s.name, status: s.status, startedAt: s.startedAt.toISOString(), finishedAt: s.finishedAt?.toISOString() ?? null,
   error: s.error, ...(s.detail ? { detail: s.detail } : {}),
 }));
 
-const columnsOf = (p: Progress) => ({
+const columnsOf = (p: RunProgress) => ({
   steps: storedSteps(p.steps),
   ...(p.queryVersion !== undefined ? { queryVersion: p.queryVersion } : {}),
   ...(p.rowCount !== undefined ? { rowCount: p.rowCount } : {}),
@@ -49,9 +28,9 @@ const columnsOf = (p: Progress) => ({
 /** The error of a delivery attempt whose run was lost with it. */
 const LOST_DELIVERY = { code: 'delivery.worker_lost', message: 'The worker sending it stopped; retry the attempt' };
 
-export function createRunEngineRepo(db: Tx) {
+export function createRunEngineRepo(db: Tx): RunEngineStore {
   return {
-    async start(runId: string, now: Date, steps: Step[] = []): Promise<RunRecordRow | undefined> {
+    async start(runId: string, now: Date, steps: RunStep[] = []): Promise<RunRecordRow | undefined> {
       const [row] = await db.update(runs).set({
         status: 'running', startedAt: rawSql`coalesce(${runs.startedAt}, ${now.toISOString()}::timestamptz)`,
         attempts: rawSql`${runs.attempts} + 1`, steps: storedSteps(steps), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()`,
@@ -85,15 +64,13 @@ export function createRunEngineRepo(db: Tx) {
       return { query, connection: r.connection ?? undefined, hasDeliveries: Number(r.deliveries) > 0 };
     },
 
-    async saveProgress(runId: string, attempt: number, progress: Progress, now: Date): Promise<boolean> {
+    async saveProgress(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<boolean> {
       const rows = await db.update(runs).set({ ...columnsOf(progress), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()` })
         .where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt))).returning({ id: runs.id });
       return rows.length > 0;
     },
 
-    async finish(runId: string, attempt: number, outcome: Progress & {
-      status: 'success' | 'partial' | 'skipped' | 'failed' | 'cancelled'; error: { code: string; message: string } | null; finishedAt: Date;
-    }): Promise<RunRecordRow | undefined> {
+    async finish(runId: string, attempt: number, outcome: RunOutcome): Promise<RunRecordRow | undefined> {
       const [row] = await db.update(runs).set({
         ...columnsOf(outcome), status: outcome.status, finishedAt: outcome.finishedAt, updatedAt: outcome.finishedAt,
         errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,

@@ -4,10 +4,11 @@
  * domain's RunRecord.
  */
 import { and, desc, eq, isNotNull, lt, or, sql as rawSql, type SQL } from 'drizzle-orm';
-import { idempotencyKeys, reports, runs, type StoredRunStatus } from '../schema.js';
+import { idempotencyKeys, reports, runs } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import { isUuid } from '../../../core/ids.js';
+import type { RunsRepo } from '../../../domain/runs/ports.js';
 import { QUEUED, RUN_WRITES, runLeaves, statusIn } from './status-writes.js';
 
 type RunRow = typeof runs.$inferSelect;
@@ -69,7 +70,7 @@ async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow> {
   return runRecordOf(row!);
 }
 
-export function createRunsRepo(db: Db) {
+export function createRunsRepo(db: Db): RunsRepo {
   return {
     async find(id: string): Promise<RunRecordRow | undefined> {
       const [row] = await db.select().from(runs).where(eq(runs.id, id));
@@ -109,7 +110,7 @@ export function createRunsRepo(db: Db) {
       return after ? runRecordOf(after) : undefined;
     },
 
-    async list(filter: { status?: StoredRunStatus | undefined; reportId?: string | undefined; trigger?: RunRow['trigger'] | undefined },
+    async list(filter: { status?: RunRow['status'] | undefined; reportId?: string | undefined; trigger?: RunRow['trigger'] | undefined },
       q: PageRequest): Promise<Page<RunRecordRow>> {
       const where: SQL[] = [];
       if (filter.status) where.push(eq(runs.status, filter.status));

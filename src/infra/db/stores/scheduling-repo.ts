@@ -3,9 +3,11 @@
  * one transaction per batch (FOR UPDATE SKIP LOCKED; one multi-row insert and one multi-row
  * update, so a tick costs what its due reports cost), and the sweep's reads.
  */
-import { and, asc, eq, gt, isNull, lt, or, sql as rawSql } from 'drizzle-orm';
-import { runs, type StoredCondition as Condition } from '../schema.js';
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql as rawSql } from 'drizzle-orm';
+import { runs } from '../schema.js';
+import type { Condition } from '../../../domain/reports/model.js';
 import type { Db, Sql } from '../client.js';
+import type { PlannedRun, SchedulingStore } from '../../../domain/runs/scheduling-ports.js';
 import { QUEUED, runLeaves } from './status-writes.js';
 
 type Value = string | number | boolean | null;
@@ -21,24 +23,16 @@ interface DueRow {
   condition: StoredCondition;
 }
 
-interface Planned {
-  reportId: string;
-  runId: string;
-  slot: Date;
-  next: Date | null;
-  parameters: Record<string, Value>;
-  condition: StoredCondition;
-}
-
 /** A running run whose worker has not renewed its lease for `leaseMs`, by the store's clock. */
 export const leaseExpired = (leaseMs: number) =>
   or(isNull(runs.heartbeatAt), lt(runs.heartbeatAt, rawSql`clock_timestamp() - ${Math.max(0, Math.floor(leaseMs))} * interval '1 millisecond'`));
 
-export function createSchedulingRepo(sql: Sql, db: Db) {
+/** The scheduling store but markLost, which the composition root binds to the unit of work (endLostRun). */
+export function createSchedulingRepo(sql: Sql, db: Db): Omit<SchedulingStore, 'markLost'> {
   return {
     async claimDue(now: Date, limit: number, plan: (due: Array<{
       id: string; schedule: { cron: string; timezone: string }; nextRunAt: Date; parameters: Record<string, Value>; condition: StoredCondition;
-    }>) => Planned[], eventsOf: (created: Array<{ runId: string; reportId: string; slot: Date; next: Date | null }>) => Array<{ type: string; data: Record<string, unknown> }> = () => []): Promise<{ claimed: number; created: Array<{ runId: string; reportId: string; slot: Date; next: Date | null }> }> {
+    }>) => PlannedRun[], eventsOf: (created: Array<{ runId: string; reportId: string; slot: Date; next: Date | null }>) => Array<{ type: string; data: Record<string, unknown> }> = () => []): Promise<{ claimed: number; created: Array<{ runId: string; reportId: string; slot: Date; next: Date | null }> }> {
       return sql.begin(async (tx) => {
         const due = await tx<DueRow[]>`
           select id, schedule_cron, schedule_timezone, next_run_at, parameters, condition

@@ -3,10 +3,11 @@ import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
 import { securityEvents } from '../schema.js';
 import type { Tx } from '../client.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import type { SecurityEventsRepo } from '../../../domain/identity/ports.js';
 
 export type SecurityEventRow = typeof securityEvents.$inferSelect;
 
-export function securityEventsRepo(tx: Tx) {
+export function securityEventsRepo(tx: Tx): SecurityEventsRepo {
   return {
     async insert(row: SecurityEventRow): Promise<void> {
       await tx.insert(securityEvents).values(row);

@@ -2,10 +2,11 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm';
 import { sessions, users } from '../schema.js';
 import type { Tx } from '../client.js';
+import type { SessionsRepo } from '../../../domain/identity/ports.js';
 
 export type SessionRow = typeof sessions.$inferSelect;
 
-export function sessionsRepo(tx: Tx) {
+export function sessionsRepo(tx: Tx): SessionsRepo {
   return {
     async insert(row: Omit<SessionRow, 'revokedAt'>): Promise<void> {
       await tx.insert(sessions).values(row);

@@ -8,13 +8,14 @@ import { authFlows, passkeys, recoveryCodes, userIdentities, workspaceSettings }
 import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { newId } from '../../../core/ids.js';
+import type { AuthFlowsRepo, IdentityLinksRepo, PasskeysRepo, RecoveryCodesRepo, SettingsRepo } from '../../../domain/identity/ports.js';
 
 export type PasskeyRow = typeof passkeys.$inferSelect;
 export type AuthFlowRow = typeof authFlows.$inferSelect;
 export type IdentityLinkRow = typeof userIdentities.$inferSelect;
 export type SettingsRow = typeof workspaceSettings.$inferSelect;
 
-export function recoveryCodesRepo(tx: Tx) {
+export function recoveryCodesRepo(tx: Tx): RecoveryCodesRepo {
   return {
     /** Replaces every code of a user with these hashes. */
     async replace(userId: string, hashes: string[], now: Date): Promise<void> {
@@ -41,7 +42,7 @@ export function recoveryCodesRepo(tx: Tx) {
   };
 }
 
-export function passkeysRepo(tx: Tx) {
+export function passkeysRepo(tx: Tx): PasskeysRepo {
   return {
     async insert(row: typeof passkeys.$inferInsert): Promise<PasskeyRow> {
       try {
@@ -96,7 +97,7 @@ export function passkeysRepo(tx: Tx) {
   };
 }
 
-export function authFlowsRepo(tx: Tx) {
+export function authFlowsRepo(tx: Tx): AuthFlowsRepo {
   return {
     async insert(row: Omit<typeof authFlows.$inferInsert, 'failures' | 'usedAt'>): Promise<void> {
       await tx.insert(authFlows).values(row);
@@ -144,7 +145,7 @@ export function authFlowsRepo(tx: Tx) {
   };
 }
 
-export function identityLinksRepo(tx: Tx) {
+export function identityLinksRepo(tx: Tx): IdentityLinksRepo {
   return {
     async find(issuer: string, subject: string): Promise<IdentityLinkRow | undefined> {
       const [row] = await tx.select().from(userIdentities).where(and(eq(userIdentities.issuer, issuer), eq(userIdentities.subject, subject)));
@@ -168,7 +169,7 @@ export function identityLinksRepo(tx: Tx) {
   };
 }
 
-export function settingsRepo(tx: Tx) {
+export function settingsRepo(tx: Tx): SettingsRepo {
   return {
     async get(key: string): Promise<SettingsRow | undefined> {
       const [row] = await tx.select().from(workspaceSettings).where(eq(workspaceSettings.key, key));

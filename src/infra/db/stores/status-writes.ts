@@ -7,7 +7,8 @@
  * tests/unit/state-machines.test.ts holds them equal to the domain's tables.
  */
 import { inArray, sql, type SQL } from 'drizzle-orm';
-import { deliveryAttempts, runs, type StoredRunStatus } from '../schema.js';
+import { deliveryAttempts, runs } from '../schema.js';
+import type { RunStatus as StoredRunStatus } from '../../../domain/runs/model.js';
 
 type StoredAttemptStatus = (typeof deliveryAttempts.$inferSelect)['status'];
 interface Write<S extends string> { readonly from: readonly S[]; readonly to: readonly S[] }

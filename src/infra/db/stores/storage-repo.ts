@@ -6,10 +6,11 @@
 import { and, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { runs } from '../schema.js';
 import type { Db } from '../client.js';
+import type { StorageRepo, StorageUsage } from '../../../domain/results/ports.js';
 
-export function createStorageRepo(db: Db) {
+export function createStorageRepo(db: Db): StorageRepo {
   return {
-    async usage(): Promise<{ bytes: number; files: number; oldest: Date | null }> {
+    async usage(): Promise<StorageUsage> {
       const [row] = await db.select({
         bytes: sql<string>`coalesce(sum(${runs.resultBytes}), 0)::text`,
         files: sql<number>`count(*)::int`,

@@ -5,11 +5,12 @@ import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError, notFound } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
+import type { UsersRepo } from '../../../domain/identity/ports.js';
 
 export type UserRow = typeof users.$inferSelect;
 type UserInsert = typeof users.$inferInsert;
 
-export function usersRepo(tx: Tx) {
+export function usersRepo(tx: Tx): UsersRepo {
   return {
     async find(id: string): Promise<UserRow | undefined> {
       const [row] = await tx.select().from(users).where(eq(users.id, id));
