@@ -30,8 +30,8 @@ export const FEATURE_EDGES = {
   channels: ['connections', 'identity', 'plugins'],
   queries: ['connections', 'identity', 'plugins'],
   // A run executes a query on a connection; it carries its report's condition as a copy and has it
-  // judged through its JudgeCondition port.
-  runs: ['artifacts', 'connections', 'events', 'plugins', 'queries', 'schedules'],
+  // judged through its JudgeCondition port; it lists its delivery attempts (channels' records).
+  runs: ['artifacts', 'channels', 'connections', 'events', 'plugins', 'queries', 'schedules'],
   // A report: a query, its parameters, a schedule and a condition (reports/condition.ts, which
   // implements the run engine's JudgeCondition); it knows its runs (the last one, those to stop).
   reports: ['artifacts', 'events', 'identity', 'plugins', 'queries', 'runs', 'schedules'],

@@ -1,6 +1,6 @@
 /**
- * What handlers may call: the domain services the API composition root (src/main/app.ts) wires.
- * Each handler factory picks only what it uses.
+ * What handlers may call: the domain services of the one wiring (src/main/services.ts), handed
+ * over by the API (src/main/app.ts). Each handler factory picks only what it uses.
  */
 import type { Registry } from 'prom-client';
 import type { Readiness } from '../domain/health/readiness.js';
@@ -26,14 +26,12 @@ import type { ReportsService } from '../domain/reports/reports-service.js';
 import type { RunsService } from '../domain/runs/runs-service.js';
 import type { EventFeed } from '../domain/events/feed.js';
 import type { EventHistory } from '../domain/events/ports.js';
-import type { ChannelRecord } from '../domain/channels/model.js';
 import type { ChannelsService } from '../domain/channels/channels-service.js';
 import type { DeliveriesService } from '../domain/deliveries/deliveries-service.js';
-import type { AttemptRecord } from '../domain/channels/model.js';
-import type { RunRecord } from '../domain/runs/model.js';
 import type { createRetryService } from '../domain/deliveries/retry-service.js';
 import type { ResultDownloads } from '../domain/results/downloads.js';
 import type { LinksService } from '../domain/links/links-service.js';
+import type { StorageService } from '../domain/results/storage.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -57,18 +55,13 @@ export interface ApiServices {
   preview: PreviewService;
   schedules: SchedulesService;
   reports: ReportsService;
-  runs: RunsService & { attemptsOf(run: RunRecord): Promise<AttemptRecord[]> };
+  runs: RunsService;
   eventFeed: EventFeed;
   eventHistory: EventHistory;
-  channels: ChannelsService & {
-    /** The channel's settings as the API shows them (secrets as {configured: true}). */
-    settingsView(c: ChannelRecord): Record<string, unknown>;
-    /** The caller's own email address (email tests go only there). */
-    callerEmail(userId: string | undefined): Promise<string | null>;
-  };
+  channels: ChannelsService;
   deliveries: DeliveriesService;
   retries: ReturnType<typeof createRetryService>;
   downloads: ResultDownloads;
   links: LinksService;
-  storage(): Promise<{ backend: 'local' | 's3'; location: string; bytes: number; files: number; oldest: Date | null; retentionDays: number }>;
+  storage: StorageService;
 }

@@ -7,8 +7,12 @@
  * function, src/main/worker.ts runs the handlers.
  */
 
-/** The queues a job can go to (src/infra/queue/queues.ts has one Redis queue for each). */
-export type QueueName = 'runs' | 'mail';
+/**
+ * The queues a job can go to, declared here only: the composition root makes one Redis queue for
+ * each (src/infra/queue/queues.ts, under SVC_QUEUE_PREFIX) and the worker consumes them.
+ */
+export const QUEUE_NAMES = { runs: 'runs', mail: 'mail' } as const;
+export type QueueName = keyof typeof QUEUE_NAMES;
 
 export interface JobSpec<P> {
   name: string;

@@ -1,8 +1,9 @@
 /**
- * The shared factory of every process kind: the store, Redis, the secret box, the event bus, the
- * clock, queues, metrics, and the slots the plugin registry and the artifact store will fill.
- * Made once per process; each role's factory (src/main/app.ts, src/main/worker-jobs.ts,
- * src/main/scheduler-tasks.ts) takes the slice of it that it uses.
+ * The shared factory of every process kind: the store and its repositories, Redis, the secret
+ * box, the event outbox, the clock, queues, metrics, the plugin registry and the artifact store.
+ * Made once per process; createServices (src/main/services.ts) builds the domain services from
+ * it, and each role (src/main/app.ts, src/main/worker-jobs.ts, src/main/scheduler-tasks.ts) takes
+ * the slice of both that it uses.
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -10,14 +11,14 @@ import type { Settings } from '../infra/config/settings.js';
 import type { Logger } from '../infra/log/logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createDb, type Db, type Sql } from '../infra/db/client.js';
-import { createIdentityStore } from '../infra/db/stores/identity-store.js';
-import { createEnqueue, createQueue, createRedis, pendingJobs, type QueueName } from '../infra/queue/queues.js';
-import type { Enqueue } from '../jobs/catalog.js';
+import { createEnqueue, createQueue, createRedis, pendingJobs } from '../infra/queue/queues.js';
+import { QUEUE_NAMES, type Enqueue, type QueueName } from '../jobs/catalog.js';
 import { createMetrics, type Metrics } from '../infra/metrics/metrics.js';
 import { createSecretBox, type SecretBox } from '../infra/crypto/secret-box.js';
 import { createEventBus } from '../infra/events/event-bus.js';
 import { createRelay } from '../infra/events/relay.js';
-import { createEventLog, outboxRepo } from '../infra/db/stores/events-repo.js';
+import { outboxRepo } from '../infra/db/stores/events-repo.js';
+import { createRepositories, type Repositories } from './repositories.js';
 import { createEventFeed, type EventFeed } from '../domain/events/feed.js';
 import type { EventHistory } from '../domain/events/ports.js';
 import type { ChangeEvent } from '../domain/events/model.js';
@@ -40,7 +41,6 @@ import type { PasswordHasher } from '../domain/identity/passwords.js';
 import { builtInPlugins, createPluginRegistry } from '../plugins/registry.js';
 import type { ArtifactStore } from '../domain/artifacts/ports.js';
 import { createLocalArtifactStore } from '../infra/artifacts/local-store.js';
-import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
 import { createS3ArtifactStore } from '../infra/artifacts/s3-store.js';
 import path from 'node:path';
 import { setMaxListeners } from 'node:events';
@@ -67,7 +67,9 @@ export interface Container {
   /** The process's ordered feed of numbered events, and the store's history of them. */
   feed: EventFeed;
   eventHistory: EventHistory;
-  identity: ReturnType<typeof createIdentityStore>;
+  /** Every repository bound to the store, made once (changes go through `uow`). */
+  repos: Repositories;
+  identity: Repositories['identity'];
   queues: Record<QueueName, Queue>;
   enqueue: Enqueue;
   metrics: Metrics;
@@ -121,10 +123,11 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const { sql, db } = createDb(settings.databaseUrl, {
     applicationName: `herald-${settings.roles.join('+')}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000, lockTimeoutMs: settings.storeLockSeconds * 1000,
   });
+  const repos = createRepositories(sql, db);
   const connectionProblem = rateLimitedLog(logger, 'warn');
   const redis = createRedis(settings.redisUrl, 'client');
   redis.on('error', (err) => connectionProblem('redis', 'redis connection problem', { err }));
-  const queues = { runs: createQueue(redis, settings.queuePrefix, 'runs'), mail: createQueue(redis, settings.queuePrefix, 'mail') };
+  const queues: Record<QueueName, Queue> = { runs: createQueue(redis, settings.queuePrefix, QUEUE_NAMES.runs), mail: createQueue(redis, settings.queuePrefix, QUEUE_NAMES.mail) };
   for (const [name, queue] of Object.entries(queues)) {
     // Without a listener BullMQ prints connection errors to the console, past the logger's redaction.
     queue.on('error', (err) => connectionProblem(`queue:${name}`, 'queue connection problem', { queue: name, err }));
@@ -132,7 +135,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const metrics = createMetrics(packageVersion, {
     queuePending: () => pendingJobs(queues.runs),
     // From the shared store, so that every instance reports the same value.
-    storageBytes: async () => (await createStorageRepo(db).usage()).bytes,
+    storageBytes: async () => (await repos.storage.usage()).bytes,
   }, (err) => logger.warn('a metric could not be read; it keeps its last value', { err }));
   const bus = createEventBus({
     publisher: redis,
@@ -144,7 +147,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     },
     onError: (err) => logger.warn('an event could not be read', { err }),
   });
-  const eventLog = createEventLog(db);
+  const eventLog = repos.events;
   const relay = createRelay({
     sql, log: eventLog,
     // This process's listeners get them at once; the others through Redis (pipelined on the
@@ -160,7 +163,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     onError: (err) => connectionProblem('event-feed', 'events could not be read from the store now; they come once it answers', { err }),
   });
   void relay.start();
-  const outbox = outboxRepo(db);
+  const { outbox } = repos;
   const store = createUnitOfWork(db, (tx) => ({
     connections: connectionsRepo(tx), channels: createChannelsRepo(tx), securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
     runEngine: createRunEngineRepo(tx), reports: createReportsRepo(tx), queries: queriesRepo(tx),
@@ -208,7 +211,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     feed,
     eventHistory: eventLog,
     uow,
-    identity: createIdentityStore(db),
+    repos,
+    identity: repos.identity,
     queues,
     enqueue: createEnqueue(queues),
     metrics,

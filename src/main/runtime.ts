@@ -14,6 +14,7 @@ import { createApi, createProbeApp } from './app.js';
 import { createScheduler, type SchedulerRole } from './scheduler.js';
 import { createWorker, type WorkerRole } from './worker.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
+import { createServices, type Services } from './services.js';
 import { storeTime } from '../infra/db/client.js';
 import { buildJobCatalog } from './worker-jobs.js';
 import { buildSchedulerTasks } from './scheduler-tasks.js';
@@ -28,8 +29,10 @@ export interface RunningProcess {
   probeUrl?: string;
   /** The scheduler, when the scheduler role runs. */
   scheduler?: SchedulerRole;
-  /** The process's shared services (tests reach the store and the clock through it). */
+  /** The process's shared container (tests reach the store and the clock through it). */
   container: Container;
+  /** The domain services of every feature, built once from the container and shared by the roles. */
+  services: Services;
   stop(): Promise<void>;
 }
 
@@ -82,6 +85,7 @@ async function announceWhereToGo(c: Container): Promise<void> {
 
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
   const c = createContainer(settings, logger, options);
+  const services = createServices(c);
   let scheduler: SchedulerRole | undefined;
   let worker: WorkerRole | undefined;
   let workerRedis: ReturnType<typeof createRedis> | undefined;
@@ -99,9 +103,9 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     if (settings.roles.includes('scheduler')) {
       // Due is decided by the store's clock (shared by every scheduler); a test's manual clock replaces it.
       const time = options.clock ? undefined : () => storeTime(c.sql);
-      scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c), logger, clock: c.clock, ...(time ? { time } : {}) });
+      scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c, services), logger, clock: c.clock, ...(time ? { time } : {}) });
     }
-    if (settings.roles.includes('api')) app = await createApi(c, { scheduler });
+    if (settings.roles.includes('api')) app = await createApi(c, services, { scheduler });
     probeApp = settings.probeListen ? await createProbeApp(c, { scheduler }) : undefined;
     if (app && options.listen !== false) {
       // While draining, answers close their connection, so idle keep-alive sockets do not hold the
@@ -135,7 +139,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     workerRedis = createRedis(settings.redisUrl, 'worker');
     workerRedis.on('error', (err) => c.connectionProblem('worker-redis', 'redis connection problem', { err }));
     worker = createWorker({
-      connection: workerRedis, prefix: settings.queuePrefix, catalog: buildJobCatalog(c), logger, concurrency: settings.workerConcurrency,
+      connection: workerRedis, prefix: settings.queuePrefix, catalog: buildJobCatalog(c, services), logger, concurrency: settings.workerConcurrency,
       lockDurationMs: settings.workerLockSeconds * 1000,
     });
     worker.start();
@@ -169,5 +173,5 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     })();
     return stopping;
   };
-  return { url, app, probeApp, probeUrl, scheduler, container: c, stop };
+  return { url, app, probeApp, probeUrl, scheduler, container: c, services, stop };
 }

@@ -9,8 +9,7 @@
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { QUEUE_NAMES } from '../infra/queue/queues.js';
-import { JobTimeoutError, WorkersLostError, type JobCatalog, type QueueName } from '../jobs/catalog.js';
+import { JobTimeoutError, QUEUE_NAMES, WorkersLostError, type JobCatalog, type QueueName } from '../jobs/catalog.js';
 import { DomainError } from '../core/errors.js';
 import { MAX_RUN_STARTS } from '../domain/runs/model.js';
 import type { Logger } from '../infra/log/logger.js';

@@ -20,8 +20,6 @@ import { createRunEngine } from '../../src/domain/runs/run-engine.js';
 import { judgeCondition } from '../../src/domain/reports/condition.js';
 import { RunCancelled, RunTimedOut } from '../../src/domain/runs/model.js';
 import { createResendWorker } from '../../src/domain/deliveries/retry-service.js';
-import { createRunEngineRepo } from '../../src/infra/db/stores/run-engine-repo.js';
-import { deliveryParts } from '../../src/main/delivery-parts.js';
 
 const SECRET = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
 const TOKEN_HEADER = 'Bearer very-secret-token-123';
@@ -423,9 +421,9 @@ describe('a delivery stopped while its peer holds the request', () => {
   function engine() {
     const c = h.process.container;
     return createRunEngine({
-      store: createRunEngineRepo(c.db), uow: c.uow, pools: c.pools, artifacts: c.artifacts,
+      store: c.repos.runEngine, uow: c.uow, pools: c.pools, artifacts: c.artifacts,
       metrics: { finished: () => undefined, rows: () => undefined }, clock: c.clock, log: c.logger, timeoutMs: 60_000,
-      conditions: judgeCondition, deliveries: deliveryParts(c).sender,
+      conditions: judgeCondition, deliveries: h.process.services.sender,
     });
   }
 
@@ -525,8 +523,8 @@ describe('a delivery stopped while its peer holds the request', () => {
       // As if it had failed and a retry was asked for; the peer holds the resend's request.
       const c = h.process.container;
       await c.sql`update delivery_attempts set status = 'queued' where id = ${sent.id}`;
-      const parts = deliveryParts(c);
-      const resends = createResendWorker({ attempts: parts.attempts, runs: parts.runs, context: parts.context, sender: parts.sender, events: c.events, clock: c.clock, log: c.logger });
+      const { context, sender } = h.process.services;
+      const resends = createResendWorker({ attempts: c.repos.attempts, runs: c.repos.runs, context, sender, events: c.events, clock: c.clock, log: c.logger });
       const hanging = await hangingPeer();
       try {
         await c.sql`update channels set settings = jsonb_set(settings, '{url}', to_jsonb(${hanging.url}::text))
@@ -548,7 +546,7 @@ describe('a delivery stopped while its peer holds the request', () => {
 
 describe('the sweep', () => {
   it('queues again a resend whose job went missing, and ends one left sending by a lost worker', async () => {
-    const sweep = buildSchedulerTasks(h.process.container).find((t) => t.name === 'run sweep')!;
+    const sweep = buildSchedulerTasks(h.process.container, h.process.services).find((t) => t.name === 'run sweep')!;
     const reportId = await report();
     const ch = await webhookChannel('Swept', `${peer.url}/swept`);
     await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);

@@ -190,7 +190,7 @@ describe('the sweep', () => {
       store: { ...createSchedulingRepo(c.sql, c.db), markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
       jobs: createRunJobs(queue, runJobSpec), log: c.logger, lag: () => undefined, leaseMs: 10_000,
     });
-    const runJob = buildJobCatalog(c).get(runJobSpec.name)!;
+    const runJob = buildJobCatalog(c, h.process.services).get(runJobSpec.name)!;
     const reportId = await createReport('lost deliveries', '0 0 1 1 *', 'UTC');
     const bySweep = newId();
     const byJob = newId();

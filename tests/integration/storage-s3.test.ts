@@ -58,7 +58,7 @@ it('keeps result files as objects in the bucket, serves them, and retention dele
   expect(storage).toMatchObject({ backend: 's3', location: 's3://results/herald/', files: 1 });
   expect(JSON.stringify(storage)).not.toContain('S3RVER');
 
-  const retention = buildSchedulerTasks(h.process.container).find((t) => t.name === 'result retention')!;
+  const retention = buildSchedulerTasks(h.process.container, h.process.services).find((t) => t.name === 'result retention')!;
   await retention.run(new Date(Date.now() + 2 * 86_400_000));
   expect((await client.send(new ListObjectsV2Command({ Bucket: 'results', Prefix: 'herald/' }))).Contents ?? []).toEqual([]);
   expect((await editor.get(`/api/v1/runs/${run.id}/result`)).body.code).toBe('run.no_result');

@@ -67,7 +67,7 @@ it('reports the stored files, and retention removes those past it with the figur
   expect(existsSync(fileOf(a!.result_key as string))).toBe(true);
 
   clock.advance(11 * DAY); // old is 31 days old, recent 11
-  const retention = buildSchedulerTasks(h.process.container).find((t) => t.name === 'result retention')!;
+  const retention = buildSchedulerTasks(h.process.container, h.process.services).find((t) => t.name === 'result retention')!;
   await retention.run(clock.now());
   expect(existsSync(fileOf(a!.result_key as string))).toBe(false);
   expect(existsSync(fileOf(b!.result_key as string))).toBe(true);

@@ -11,10 +11,10 @@ import { newId } from '../../core/ids.js';
 import type { Secrets } from '../../core/secrets.js';
 import type { SchemaCheck } from '../connections/ports.js';
 import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
-import type { SecurityEventsRepo } from '../identity/ports.js';
+import type { SecurityEventsRepo, UsersRepo } from '../identity/ports.js';
 import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugin, type OutboundHttp } from '../plugins/channel.js';
 import type { PluginManifest } from '../plugins/plugin.js';
-import { mergeSettings, openSecrets, secretsContext } from './channel-settings.js';
+import { mergeSettings, openSecrets, secretsContext, settingsView } from './channel-settings.js';
 import type { ChannelRecord } from './model.js';
 import type { ChannelsRepo } from './ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
@@ -43,6 +43,8 @@ export function createChannelsService(deps: {
   secrets: Secrets;
   checkSchema: SchemaCheck;
   http: OutboundHttp;
+  /** Where a caller's own email address is read (email tests go only there). */
+  users: Pick<UsersRepo, 'find'>;
   clock: Clock;
   publicUrl: string;
 }) {
@@ -170,6 +172,16 @@ export function createChannelsService(deps: {
       const { full, plain, secret } = mergeSettings(plugin, input.settings, { plain: base?.settings ?? {}, secret: stored }, deps.checkSchema, deps.http, !base);
       if (base) guardStoredSecrets(plugin, input.settings, { ...base.settings, ...stored }, { ...plain, ...secret }, stored);
       return testSend(plugin, full, caller);
+    },
+
+    /** The channel's settings as the API shows them (secrets as {configured: true}). */
+    settingsView(channel: ChannelRecord): Record<string, unknown> {
+      return settingsView(channel, deps.plugins.channel(channel.type), deps.secrets);
+    },
+
+    /** The caller's own email address (email tests go only there); null without a signed-in user. */
+    async callerEmail(userId: string | undefined): Promise<string | null> {
+      return userId ? (await deps.users.find(userId))?.email ?? null : null;
     },
 
     /** Sends a test message through a saved channel (email: to the caller). */

@@ -11,6 +11,8 @@ import type { Log } from '../../core/log.js';
 import type { Page, PageRequest } from '../../core/cursor.js';
 import { isFinished, type RunQueue, type RunRecord, type RunTrigger } from './model.js';
 import type { RunFilter, RunsRepo } from './ports.js';
+import type { AttemptRecord } from '../channels/model.js';
+import type { AttemptsRepo } from '../channels/ports.js';
 import { publishQuietly, runCancelRequested, type EventSink } from '../events/model.js';
 import { runChanged } from './events.js';
 
@@ -27,6 +29,8 @@ export interface QueueRunInput {
 
 export function createRunsService(deps: {
   runs: RunsRepo; queue: RunQueue; events: EventSink; clock: Clock; log: Log;
+  /** The delivery attempts a run shows with it. */
+  attempts: Pick<AttemptsRepo, 'listForRun'>;
   /** svc_runs_total for runs that end here (a pending run cancelled before any worker took it). */
   finished?: (status: RunRecord['status'], trigger: RunRecord['trigger']) => void;
 }) {
@@ -43,6 +47,11 @@ export function createRunsService(deps: {
   };
 
   return {
+    /** The run's delivery attempts, in delivery order. */
+    attemptsOf(run: Pick<RunRecord, 'id'>): Promise<AttemptRecord[]> {
+      return deps.attempts.listForRun(run.id);
+    },
+
     async get(id: string): Promise<RunRecord> {
       const run = await deps.runs.find(id);
       if (!run) throw notFound('run');

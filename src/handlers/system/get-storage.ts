@@ -5,7 +5,7 @@ type Deps = Pick<ApiServices, 'storage'>;
 
 /** GET /system/storage: result files' backend, size, count, oldest and retention. */
 export const getStorage = (d: Deps): Handler<'getStorage'> => async () => {
-  const s = await d.storage();
+  const s = await d.storage.report();
   return {
     status: 200,
     body: {

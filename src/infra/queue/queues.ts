@@ -1,13 +1,10 @@
 /**
- * BullMQ on Redis. Queue names are fixed; SVC_QUEUE_PREFIX separates installations (and tests)
- * that share one Redis. The job catalog (src/jobs/catalog.ts) says which job goes to which queue;
+ * BullMQ on Redis. Queue names are the job catalog's (QUEUE_NAMES in src/jobs/catalog.ts);
+ * SVC_QUEUE_PREFIX separates installations (and tests) that share one Redis. The job catalog (src/jobs/catalog.ts) says which job goes to which queue;
  * this module only knows queues, so it takes a job's spec by its shape.
  */
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-
-export const QUEUE_NAMES = { runs: 'runs', mail: 'mail' } as const;
-export type QueueName = keyof typeof QUEUE_NAMES;
 
 /**
  * A Redis connection.
@@ -32,8 +29,8 @@ export function isRedisUnavailable(err: unknown): boolean {
     || (typeof e?.message === 'string' && /^(Connection is closed|Stream isn't writeable)/.test(e.message));
 }
 
-export function createQueue(connection: Redis, prefix: string, name: QueueName): Queue {
-  return new Queue(QUEUE_NAMES[name], {
+export function createQueue(connection: Redis, prefix: string, name: string): Queue {
+  return new Queue(name, {
     connection,
     prefix,
     defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },

@@ -3,7 +3,7 @@
  * one transaction per batch (FOR UPDATE SKIP LOCKED; one multi-row insert and one multi-row
  * update, so a tick costs what its due reports cost), and the sweep's reads.
  */
-import { and, asc, eq, gt, inArray, isNull, lt, or, sql as rawSql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, or, sql as rawSql } from 'drizzle-orm';
 import { runs } from '../schema.js';
 import type { Condition } from '../../../domain/reports/model.js';
 import type { Db, Sql } from '../client.js';

@@ -1,0 +1,41 @@
+/**
+ * Every repository bound to the store (outside a transaction), made once per process by the
+ * container. Each is typed as the domain port it implements; the services of every process kind
+ * (src/main/services.ts) read through these, and change through the unit of work's bound copies.
+ */
+import type { Db, Sql } from '../infra/db/client.js';
+import { connectionsRepo } from '../infra/db/stores/connections-repo.js';
+import { createQueryUsage, queriesRepo } from '../infra/db/stores/queries-repo.js';
+import { createReportsRepo } from '../infra/db/stores/reports-repo.js';
+import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from '../infra/db/stores/channels-repo.js';
+import { createRunsRepo } from '../infra/db/stores/runs-repo.js';
+import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
+import { createSchedulingRepo } from '../infra/db/stores/scheduling-repo.js';
+import { createLinksRepo } from '../infra/db/stores/links-repo.js';
+import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
+import { createEventLog, outboxRepo } from '../infra/db/stores/events-repo.js';
+import { createIdentityStore } from '../infra/db/stores/identity-store.js';
+
+export function createRepositories(sql: Sql, db: Db) {
+  return {
+    identity: createIdentityStore(db),
+    connections: connectionsRepo(db),
+    queries: queriesRepo(db),
+    queryUsage: createQueryUsage(db),
+    reports: createReportsRepo(db),
+    channels: createChannelsRepo(db),
+    deliveries: createDeliveriesRepo(db),
+    attempts: createAttemptsRepo(db),
+    runs: createRunsRepo(db),
+    runEngine: createRunEngineRepo(db),
+    scheduling: createSchedulingRepo(sql, db),
+    links: createLinksRepo(db),
+    storage: createStorageRepo(db),
+    /** Events written after a commit (a change not yet on the unit of work); still in the store. */
+    outbox: outboxRepo(db),
+    /** The outbox's numbered events: the relay's log, the feed's history, the retention's purge. */
+    events: createEventLog(db),
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;

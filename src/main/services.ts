@@ -1,0 +1,256 @@
+/**
+ * One wiring for every process kind: createServices builds each feature's domain services once,
+ * from the container's repositories (made once per process), with per-feature factories that each
+ * take only the slice of the container they use (Pick<Container, …>). The API hands the services
+ * to the handlers (src/main/app.ts), the worker to its job types (src/main/worker-jobs.ts), the
+ * scheduler to its tasks (src/main/scheduler-tasks.ts). Building a service starts nothing: no
+ * connection, timer or subscription (those belong to the roles).
+ */
+import { CONNECTOR_LIMITS, type Container } from './container.js';
+import { newId } from '../core/ids.js';
+import { createSchemaCheck } from '../infra/validation/json-schema.js';
+import {
+  addressKey, createAttemptGuard, createQuota, PASSKEY_SIGN_IN_POLICY, PASSWORD_CHANGE_POLICY, RESET_MAIL_QUOTA, RESET_POLICY,
+  SECOND_FACTOR_POLICY, SHARED_LINK_QUOTA, SIGN_IN_POLICY, type GuardPolicy,
+} from '../infra/ratelimit/attempt-guard.js';
+import { createOidcTransport } from '../infra/outbound/oidc-transport.js';
+import { createMailer } from '../infra/mail/mailer.js';
+import { createRunJobs } from '../infra/queue/run-jobs.js';
+import { createChannelsService } from '../domain/channels/channels-service.js';
+import { createDeliveriesService, type DeliveryContextSource } from '../domain/deliveries/deliveries-service.js';
+import { createDeliverySender } from '../domain/deliveries/sender.js';
+import { createResendWorker, createRetryService } from '../domain/deliveries/retry-service.js';
+import { createResultDownloads } from '../domain/results/downloads.js';
+import { createRetention } from '../domain/results/retention.js';
+import { createStorageService } from '../domain/results/storage.js';
+import { createLinkMaker, createLinksService } from '../domain/links/links-service.js';
+import { createConnectionsService } from '../domain/connections/connections-service.js';
+import { createQueriesService } from '../domain/queries/queries-service.js';
+import { createPreviewService } from '../domain/queries/preview-service.js';
+import { createSchedulesService } from '../domain/schedules/schedules-service.js';
+import { createReportsService } from '../domain/reports/reports-service.js';
+import { createRunsService } from '../domain/runs/runs-service.js';
+import { createRunEngine } from '../domain/runs/run-engine.js';
+import { judgeCondition } from '../domain/reports/condition.js';
+import { createScheduling, runLeaseMs } from '../domain/runs/scheduling.js';
+import { endLostRun } from '../domain/runs/lost-runs.js';
+import type { RunStatus, RunTrigger } from '../domain/runs/model.js';
+import { createPasswordHasher } from '../domain/identity/passwords.js';
+import { createSetupService } from '../domain/identity/setup-service.js';
+import { createSignInService } from '../domain/identity/sign-in-service.js';
+import { createPasswordService } from '../domain/identity/password-service.js';
+import { createUsersService } from '../domain/identity/users-service.js';
+import { createSessionsService } from '../domain/identity/sessions-service.js';
+import { createApiKeysService } from '../domain/identity/api-keys-service.js';
+import { createSecurityEventsService } from '../domain/identity/security-events.js';
+import { createAuthenticator } from '../domain/identity/authenticator.js';
+import { createTwoFactorService } from '../domain/identity/two-factor-service.js';
+import { createPasskeysService, relyingPartyOf } from '../domain/identity/passkeys-service.js';
+import { createOidcService } from '../domain/identity/oidc-service.js';
+import { createWorkspaceSettingsService } from '../domain/identity/workspace-settings.js';
+import type { SessionPolicy } from '../domain/identity/sessions.js';
+import { createRunQueue, runJobSpec } from '../jobs/run-report-spec.js';
+import { createResendQueue } from '../jobs/resend-delivery.js';
+import { PASSWORD_RESET_MAIL } from '../jobs/password-reset-mail.js';
+
+/** No single wait between delivery retries is longer (a Retry-After included). */
+const MAX_RETRY_WAIT_MS = 60_000;
+/** One send's time limit. */
+const SEND_TIMEOUT_MS = 30_000;
+
+export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
+  return {
+    idleMinutes: settings.sessionIdleMinutes, maxHours: settings.sessionMaxHours,
+    secretKey: settings.keys.hmac, previousSecretKeys: settings.keys.hmacKeys.slice(1),
+  };
+}
+
+/** Sign-in, sessions, users, API keys, second factors, OIDC, workspace settings and the audit trail. */
+export function identityServices(c: Pick<Container, 'settings' | 'identity' | 'clock' | 'redis' | 'secretBox' | 'passwordHasher' | 'channelHttp' | 'enqueue'>) {
+  const { settings, identity: store, clock } = c;
+  const hasher = c.passwordHasher ?? createPasswordHasher(settings.bcryptCost);
+  const sessionPolicy = sessionPolicyOf(settings);
+  const guard = (policy: GuardPolicy) => createAttemptGuard(c.redis, settings.queuePrefix, policy, clock);
+  const rp = relyingPartyOf(settings.publicUrl);
+  const secrets = c.secretBox;
+  return {
+    setup: createSetupService({ store, hasher, sessionPolicy, clock }),
+    signIn: createSignInService({
+      store, hasher, sessionPolicy, secrets, rp, clock,
+      signInGuard: guard(SIGN_IN_POLICY), secondFactorGuard: guard(SECOND_FACTOR_POLICY), passkeyGuard: guard(PASSKEY_SIGN_IN_POLICY),
+    }),
+    twoFactor: createTwoFactorService({ store, hasher, secrets, guard: guard(PASSWORD_CHANGE_POLICY), clock }),
+    passkeys: createPasskeysService({ store, rp, clock }),
+    oidc: createOidcService({
+      store, secrets, sessionPolicy, clock, publicUrl: settings.publicUrl,
+      transport: createOidcTransport(c.channelHttp),
+    }),
+    workspaceSettings: createWorkspaceSettingsService({ store, clock }),
+    passwords: createPasswordService({
+      store,
+      hasher,
+      sessionPolicy,
+      passwordChangeGuard: guard(PASSWORD_CHANGE_POLICY),
+      resetGuard: guard(RESET_POLICY),
+      resetMailQuota: createQuota(c.redis, settings.queuePrefix, RESET_MAIL_QUOTA),
+      mailConfigured: settings.smtpUrl !== undefined,
+      enqueueResetMail: (request) => c.enqueue(PASSWORD_RESET_MAIL, request),
+      clock,
+    }),
+    users: createUsersService({ store, hasher, clock }),
+    sessions: createSessionsService({ store, policy: sessionPolicy, clock }),
+    apiKeys: createApiKeysService({ store, clock }),
+    securityEvents: createSecurityEventsService({ events: store.events }),
+    authenticator: createAuthenticator({ store, policy: sessionPolicy, clock }),
+    /** The instance's own mail (password reset links), sent by the worker's mail job. */
+    mailer: createMailer(settings.smtpUrl, settings.mailFrom),
+  };
+}
+
+/** Plugins, connections, queries, preview, schedules and reports. */
+export function dataServices(c: Pick<Container, 'repos' | 'uow' | 'plugins' | 'secretBox' | 'pools' | 'clock' | 'artifacts' | 'logger'>) {
+  const { repos } = c;
+  return {
+    plugins: c.plugins,
+    connections: createConnectionsService({
+      store: repos.connections, uow: c.uow, plugins: c.plugins, secrets: c.secretBox,
+      checkSchema: createSchemaCheck(), pools: c.pools, limits: CONNECTOR_LIMITS, clock: c.clock,
+    }),
+    queries: createQueriesService({ store: repos.queries, uow: c.uow, usage: repos.queryUsage, clock: c.clock }),
+    preview: createPreviewService({ queries: repos.queries, connections: repos.connections, pools: c.pools }),
+    schedules: createSchedulesService({ clock: c.clock }),
+    reports: createReportsService({
+      store: repos.reports, uow: c.uow, queries: repos.queries, files: c.artifacts, clock: c.clock, log: c.logger,
+    }),
+  };
+}
+
+type DeliveryContainer = Pick<Container, 'settings' | 'repos' | 'uow' | 'plugins' | 'secretBox' | 'artifacts' | 'channelHttp' | 'events' | 'metrics'
+  | 'clock' | 'logger' | 'identity' | 'enqueue'>;
+
+/**
+ * Channels, deliveries, the sender (templates, attachments, retries, health) and resends: the
+ * API changes channels and deliveries and queues resends, the run engine sends through the
+ * sender, the worker's resend job sends again.
+ */
+export function deliveryServices(c: DeliveryContainer) {
+  const { repos } = c;
+  const log = c.logger.child({ component: 'deliveries' });
+  const context: DeliveryContextSource = {
+    runContext: (reportId, createdBy) => repos.runEngine.runContext(reportId, createdBy),
+    latestResultRun: (reportId) => repos.runs.latestResultRun(reportId),
+  };
+  const links = createLinkMaker({ store: repos.links, runs: repos.runs, clock: c.clock, publicUrl: c.settings.publicUrl });
+  const sender = createDeliverySender({
+    links,
+    channels: repos.channels, deliveries: repos.deliveries, attempts: repos.attempts, plugins: c.plugins, secrets: c.secretBox, artifacts: c.artifacts,
+    http: c.channelHttp, events: c.events, clock: c.clock, log,
+    publicUrl: c.settings.publicUrl, newId,
+    metrics: {
+      sent: (destination, status, seconds) => {
+        c.metrics.deliveriesTotal.inc({ destination, status });
+        c.metrics.deliveryDuration.observe({ destination }, seconds);
+      },
+    },
+    retry: { sends: c.settings.deliverySends, baseDelayMs: c.settings.deliveryBackoffMs, maxDelayMs: MAX_RETRY_WAIT_MS, sendTimeoutMs: SEND_TIMEOUT_MS },
+  });
+  const checkSchema = createSchemaCheck();
+  return {
+    context,
+    sender,
+    channels: createChannelsService({
+      store: repos.channels, uow: c.uow, plugins: c.plugins, secrets: c.secretBox, checkSchema,
+      http: c.channelHttp, users: c.identity.users, clock: c.clock, publicUrl: c.settings.publicUrl,
+    }),
+    deliveries: createDeliveriesService({
+      store: repos.deliveries, channels: repos.channels, plugins: c.plugins, secrets: c.secretBox, checkSchema,
+      context, sender, events: c.identity.events, clock: c.clock,
+    }),
+    retries: createRetryService({
+      attempts: repos.attempts, deliveries: repos.deliveries, channels: repos.channels, runs: repos.runs,
+      queue: createResendQueue(c.enqueue, () => c.clock.now()), clock: c.clock, log,
+    }),
+    resends: createResendWorker({
+      attempts: repos.attempts, runs: repos.runs, context, sender, events: c.events, clock: c.clock, log,
+    }),
+  };
+}
+
+type DeliveryParts = Pick<ReturnType<typeof deliveryServices>, 'context' | 'sender'>;
+
+/**
+ * Runs: the API's runs (manual and test runs, cancel), result downloads and shared links, the
+ * storage figures; the worker's run engine; the scheduler's claim and sweep, and retention.
+ */
+export function runServices(
+  c: Pick<Container, 'settings' | 'repos' | 'uow' | 'pools' | 'artifacts' | 'artifactsLocation' | 'events' | 'metrics' | 'clock' | 'logger'
+    | 'identity' | 'enqueue' | 'queues' | 'redis' | 'feed' | 'eventHistory'>,
+  delivery: DeliveryParts,
+) {
+  const { repos } = c;
+  const log = c.logger.child({ component: 'runs' });
+  const finished = (status: RunStatus, trigger: RunTrigger) => c.metrics.runsTotal.inc({ status, trigger });
+  const downloads = createResultDownloads({
+    runs: repos.runs, artifacts: c.artifacts,
+    reportTitle: async (reportId: string) => (await delivery.context.runContext(reportId, null))?.report.title,
+  });
+  const linkQuota = createQuota(c.redis, c.settings.queuePrefix, SHARED_LINK_QUOTA);
+  return {
+    runs: createRunsService({
+      runs: repos.runs, attempts: repos.attempts, queue: createRunQueue(c.enqueue), events: c.events, clock: c.clock, log: c.logger, finished,
+    }),
+    eventFeed: c.feed,
+    eventHistory: c.eventHistory,
+    downloads,
+    links: createLinksService({
+      store: repos.links, runs: repos.runs, downloads,
+      // Shared-link downloads per client address (an IPv6 client by its /64).
+      quota: { take: (ip: string) => linkQuota.take(addressKey(ip)) },
+      events: c.identity.events, clock: c.clock, publicUrl: c.settings.publicUrl,
+    }),
+    storage: createStorageService({ store: repos.storage, where: c.artifactsLocation, retentionDays: c.settings.resultRetentionDays }),
+    retention: createRetention({ store: repos.storage, artifacts: c.artifacts, days: c.settings.resultRetentionDays, log: c.logger.child({ component: 'scheduler' }) }),
+    engine: createRunEngine({
+      store: repos.runEngine,
+      uow: c.uow,
+      pools: c.pools,
+      artifacts: c.artifacts,
+      metrics: {
+        finished: (status, trigger, seconds) => {
+          c.metrics.runsTotal.inc({ status, trigger });
+          c.metrics.runDuration.observe(seconds);
+        },
+        rows: (count) => c.metrics.queryRows.observe(count),
+      },
+      clock: c.clock,
+      log,
+      timeoutMs: c.settings.runTimeoutSeconds * 1000,
+      conditions: judgeCondition,
+      deliveries: delivery.sender,
+    }),
+    scheduling: createScheduling({
+      store: { ...repos.scheduling, markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
+      jobs: createRunJobs(c.queues.runs, runJobSpec),
+      log: c.logger.child({ component: 'scheduler' }),
+      lag: (seconds) => c.metrics.schedulerLag.set(seconds),
+      leaseMs: runLeaseMs(c.settings.workerLockSeconds),
+      finished,
+    }),
+  };
+}
+
+export type ServicesContainer = Parameters<typeof identityServices>[0] & Parameters<typeof dataServices>[0]
+  & DeliveryContainer & Parameters<typeof runServices>[0];
+
+/** Every service of every feature, built once per process from its container. */
+export function createServices(c: ServicesContainer) {
+  const delivery = deliveryServices(c);
+  return {
+    ...identityServices(c),
+    ...dataServices(c),
+    ...delivery,
+    ...runServices(c, delivery),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
