@@ -1,7 +1,8 @@
 /**
  * BullMQ on Redis. Queue names are the job catalog's (QUEUE_NAMES in src/jobs/catalog.ts);
- * SVC_QUEUE_PREFIX separates installations (and tests) that share one Redis. The job catalog (src/jobs/catalog.ts) says which job goes to which queue;
- * this module only knows queues, so it takes a job's spec by its shape.
+ * SVC_QUEUE_PREFIX separates installations (and tests) that share one Redis. The catalog says
+ * which job goes to which queue; this module only knows queues, so it takes a job's spec by its
+ * shape.
  */
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
