@@ -76,7 +76,7 @@ describe('fires on an import the table does not list', () => {
   it.each([
     ['runs → deliveries (the old circle)', 'src/domain/runs/planted.ts',
       `import { createDeliverySender } from '../deliveries/sender.js';\nexport const f = createDeliverySender;\n`,
-      'src/domain/runs may import only src/domain/artifacts, src/domain/connections, src/domain/events, src/domain/plugins, src/domain/queries, src/domain/schedules; "../deliveries/sender.js" is src/domain/deliveries'],
+      'src/domain/runs may import only src/domain/artifacts, src/domain/channels, src/domain/connections, src/domain/events, src/domain/plugins, src/domain/queries, src/domain/schedules; "../deliveries/sender.js" is src/domain/deliveries'],
     ['runs → reports (the other old circle)', 'src/domain/runs/planted.ts',
       `import { evaluateCondition } from '../reports/condition.js';\nexport const f = evaluateCondition;\n`,
       '"../reports/condition.js" is src/domain/reports'],
