@@ -1,40 +1,48 @@
 /**
- * One read-only statement on a pooled MySQL/MariaDB connection:
- *   only statements that begin with a reading keyword (client.ts isReadingStatement);
+ * One read-only statement on a pooled MySQL/MariaDB connection (the dialect part of a SqlRun; the
+ * stream around it is src/plugins/shared/sql-stream.ts):
+ *   only statements that begin with a reading keyword (refuseUnlessReading, before a connection
+ *     is taken);
  *   SET SESSION max_statement_time (MariaDB, seconds) / max_execution_time (MySQL, ms), time_zone;
  *   START TRANSACTION READ ONLY;
  *   prepare it (binary protocol: bound parameters, one statement only; a statement that returns
  *     no result set, e.g. SELECT … INTO OUTFILE, is refused before it runs);
- *   execute it, streaming rows in batches with backpressure (the socket is paused while two
- *     batches wait for the consumer);
+ *   execute it, rows arriving as events into batches; the socket is paused while a batch waits
+ *     beyond the one the stream holds ahead of the consumer;
  *   after the last row: refuse it if it took named locks (RELEASE_ALL_LOCKS() > 0); ROLLBACK, always.
- * Cancelling (the signal, or the consumer leaving the loop) sends KILL QUERY <thread id> from a
- * separate connection, drains the connection and rolls back; if that fails the connection is
- * destroyed instead of going back to the pool.
+ * Cancelling sends KILL QUERY <thread id> from a separate connection and drains the connection;
+ * if that fails the connection is destroyed instead of going back to the pool.
  */
 import type mysql from 'mysql2';
 import { abortReason } from '../../core/abort.js';
 import { DomainError } from '../../core/errors.js';
-import type { CellValue, ExecuteOptions, ResultColumn, RowStream, Statement } from '../../domain/plugins/connector.js';
+import type { CellValue, ResultColumn, Statement } from '../../domain/plugins/connector.js';
+import type { SqlRunOptions } from '../shared/sql-connector.js';
+import { notReadOnly } from '../shared/sql-errors.js';
+import { decodeRow, type SqlRun } from '../shared/sql-stream.js';
 import { isReadingStatement } from './client.js';
-import { statementError } from './errors.js';
+import { errnoOf, ER_SP_DOES_NOT_EXIST } from './errors.js';
 import { decoderFor, typeName, type Decoder, type MysqlField } from './values.js';
 
 export type Flavor = 'mariadb' | 'mysql';
 type Conn = mysql.PoolConnection;
 interface Prepared { columns: unknown[]; parameters: unknown[]; execute(params: unknown[]): NodeJS.EventEmitter }
 
+/** Batches that may wait, decoded, beyond the one the stream holds ahead: the socket pauses at this many. */
+const QUEUED_BATCHES = 1;
+
 export interface ExecutionContext {
   conn: Conn;
-  flavor: Flavor;
+  /** MariaDB or MySQL (they name the statement time limit differently). */
+  flavor(): Promise<Flavor>;
   timeZone: string;
   /** Sends KILL QUERY for a thread from a separate connection. */
   kill(threadId: number): Promise<void>;
+  /** Marks the connection for destruction instead of the pool when it is given back. */
+  spoil(): void;
+  /** Gives the connection back (or destroys it, once spoiled). */
+  release(): void;
 }
-
-const noop = (): void => undefined;
-
-export { abortReason };
 
 export function run(conn: mysql.Connection | Conn, sql: string, values: unknown[] = []): Promise<unknown[][]> {
   return new Promise((resolve, reject) => {
@@ -48,8 +56,9 @@ function prepare(conn: Conn, sql: string): Promise<Prepared> {
   });
 }
 
-function notReadOnly(message: string): DomainError {
-  return new DomainError('query.not_read_only', message);
+/** The session setting that bounds each statement: MariaDB in seconds, MySQL in milliseconds. */
+export function timeLimit(flavor: Flavor, timeoutMs: number): string {
+  return flavor === 'mariadb' ? `max_statement_time = ${(timeoutMs / 1000).toFixed(3)}` : `max_execution_time = ${timeoutMs}`;
 }
 
 export function refuseUnlessReading(sql: string): void {
@@ -58,15 +67,12 @@ export function refuseUnlessReading(sql: string): void {
   }
 }
 
-export async function executeOn(ctx: ExecutionContext, statement: Statement, options: ExecuteOptions): Promise<RowStream> {
+export function mysqlRun(ctx: ExecutionContext, statement: Statement, options: SqlRunOptions): SqlRun {
   const { conn } = ctx;
-  const { signal } = options;
-  const timeoutMs = Math.max(1, Math.floor(options.timeoutMs));
-  const batchSize = Math.max(1, Math.floor(options.batchSize));
+  const { signal, timeoutMs, batchSize } = options;
   let prepared: Prepared | null = null;
   let locksReleased = false;
   let broken = false;
-  let released = false;
 
   const releaseLocks = async (): Promise<number> => {
     locksReleased = true;
@@ -74,48 +80,12 @@ export async function executeOn(ctx: ExecutionContext, statement: Statement, opt
       const [row] = await run(conn, 'SELECT RELEASE_ALL_LOCKS()');
       return Number(row?.[0] ?? 0);
     } catch (err) {
-      if ((err as { errno?: number }).errno === 1305) return 0; // no such function (MySQL < 5.7)
+      if (errnoOf(err) === ER_SP_DOES_NOT_EXIST) return 0;
       throw err;
     }
   };
 
-  /** ROLLBACK and back to the pool; a connection in doubt is destroyed instead. */
-  const release = async (): Promise<void> => {
-    if (released) return;
-    released = true;
-    if (!broken) {
-      try {
-        if (!locksReleased) await releaseLocks();
-        await run(conn, 'ROLLBACK');
-      } catch { broken = true; }
-    }
-    if (prepared && !broken) { try { conn.unprepare(statement.sql); } catch { broken = true; } }
-    if (broken) conn.destroy(); else conn.release();
-  };
-
-  let command: NodeJS.EventEmitter;
-  try {
-    const limit = ctx.flavor === 'mariadb'
-      ? `max_statement_time = ${(timeoutMs / 1000).toFixed(3)}`
-      : `max_execution_time = ${timeoutMs}`;
-    await run(conn, `SET SESSION ${limit}, time_zone = ?`, [ctx.timeZone]);
-    await run(conn, 'START TRANSACTION READ ONLY');
-    if (signal.aborted) throw abortReason(signal);
-    prepared = await prepare(conn, statement.sql);
-    if (prepared.columns.length === 0) {
-      throw notReadOnly('Herald runs read-only statements that return rows; this statement returns none');
-    }
-    if (prepared.parameters.length !== statement.params.length) {
-      throw new DomainError('query.failed', `The statement has ${prepared.parameters.length} placeholders but ${statement.params.length} values were given`);
-    }
-    if (signal.aborted) throw abortReason(signal);
-    command = prepared.execute(statement.params.map((p) => (typeof p === 'boolean' ? Number(p) : p)));
-  } catch (err) {
-    await release();
-    throw signal.aborted ? abortReason(signal) : statementError(err);
-  }
-
-  // Rows arrive as events; batches wait in `ready` (the socket pauses at two).
+  // Rows arrive as events; batches wait in `ready` (the socket pauses at QUEUED_BATCHES).
   let columns: ResultColumn[] = [];
   let decoders: Decoder[] = [];
   const ready: CellValue[][][] = [];
@@ -124,51 +94,78 @@ export async function executeOn(ctx: ExecutionContext, statement: Statement, opt
   let discarding = false;
   let failure: unknown = null;
   let ended = false;
-  let finishing: Promise<void> | null = null;
   let wake: (() => void) | null = null;
   const notify = (): void => { const w = wake; wake = null; w?.(); };
   const resume = (): void => { if (paused) { paused = false; conn.resume(); } };
-
-  const finish = async (): Promise<void> => {
-    try {
-      if (await releaseLocks() > 0) throw notReadOnly('Herald runs read-only statements only: this statement took named locks (GET_LOCK; they were released)');
-    } finally {
-      await release();
-    }
-  };
-
   let commandDone!: () => void;
   const done = new Promise<void>((resolve) => { commandDone = resolve; });
-  command.on('fields', (fields: MysqlField[]) => {
-    columns = fields.map((f) => ({ name: f.name, type: typeName(f) }));
-    decoders = fields.map((f) => decoderFor(f, ctx.timeZone));
-  });
-  command.on('result', (row: unknown[]) => {
-    if (discarding) return;
-    const out = new Array<CellValue>(row.length);
-    for (let i = 0; i < row.length; i += 1) out[i] = row[i] === null ? null : decoders[i]!(row[i]);
-    current.push(out);
-    if (current.length >= batchSize) {
-      ready.push(current);
-      current = [];
-      if (ready.length >= 2 && !paused) { paused = true; conn.pause(); }
-      notify();
-    }
-  });
-  command.on('error', (err: unknown) => { failure ??= err; });
-  command.on('end', () => {
-    ended = true;
-    if (current.length > 0 && !discarding) ready.push(current);
-    current = [];
-    if (!failure && !discarding) { finishing = finish(); finishing.catch(noop); }
-    commandDone();
-    notify();
-  });
 
-  let tearingDown: Promise<void> | null = null;
-  /** Stops early: KILL QUERY, drain, roll back. Idempotent. */
-  const teardown = (): Promise<void> => {
-    tearingDown ??= (async () => {
+  const listen = (command: NodeJS.EventEmitter): void => {
+    command.on('fields', (fields: MysqlField[]) => {
+      columns = fields.map((f) => ({ name: f.name, type: typeName(f) }));
+      decoders = fields.map((f) => decoderFor(f, ctx.timeZone));
+    });
+    command.on('result', (row: unknown[]) => {
+      if (discarding) return;
+      current.push(decodeRow(row, decoders));
+      if (current.length >= batchSize) {
+        ready.push(current);
+        current = [];
+        if (ready.length >= QUEUED_BATCHES && !paused) { paused = true; conn.pause(); }
+        notify();
+      }
+    });
+    command.on('error', (err: unknown) => { failure ??= err; });
+    command.on('end', () => {
+      ended = true;
+      if (current.length > 0 && !discarding) ready.push(current);
+      current = [];
+      commandDone();
+      notify();
+    });
+  };
+
+  return {
+    get columns() { return columns; },
+
+    async open() {
+      let flavor: Flavor;
+      try {
+        flavor = await ctx.flavor();
+      } catch (err) {
+        broken = true;
+        throw err;
+      }
+      await run(conn, `SET SESSION ${timeLimit(flavor, timeoutMs)}, time_zone = ?`, [ctx.timeZone]);
+      await run(conn, 'START TRANSACTION READ ONLY');
+      if (signal.aborted) throw abortReason(signal);
+      prepared = await prepare(conn, statement.sql);
+      if (prepared.columns.length === 0) {
+        throw notReadOnly('Herald runs read-only statements that return rows; this statement returns none');
+      }
+      if (prepared.parameters.length !== statement.params.length) {
+        throw new DomainError('query.failed', `The statement has ${prepared.parameters.length} placeholders but ${statement.params.length} values were given`);
+      }
+      if (signal.aborted) throw abortReason(signal);
+      listen(prepared.execute(statement.params.map((p) => (typeof p === 'boolean' ? Number(p) : p))));
+    },
+
+    async fetch() {
+      for (;;) {
+        const batch = ready.shift();
+        if (batch) {
+          if (ready.length < QUEUED_BATCHES) resume();
+          return batch;
+        }
+        if (failure) throw failure;
+        if (ended) return null;
+        resume();
+        await new Promise<void>((resolve) => { wake = resolve; });
+      }
+    },
+
+    /** KILL QUERY, drain. */
+    async cancel() {
       discarding = true;
       ready.length = 0;
       // A KILL QUERY that lands between two commands is dropped by the server: repeat until the
@@ -180,68 +177,23 @@ export async function executeOn(ctx: ExecutionContext, statement: Statement, opt
         await Promise.race([done, new Promise((r) => setTimeout(r, 1000 * (attempt + 1)))]);
       }
       if (!ended) broken = true;
-      if (broken) { released = true; conn.destroy(); return; }
-      if (finishing) { await finishing.catch(noop); return; }
-      await release();
-    })();
-    return tearingDown;
-  };
-  const onAbort = (): void => { void teardown(); };
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) void teardown(); // aborted while the statement was being prepared
-  const fail = (err: unknown): unknown => (signal.aborted ? abortReason(signal) : statementError(err));
+    },
 
-  /** The next batch, or null after the last (and a finished, checked, rolled-back transaction). */
-  const next = async (): Promise<CellValue[][] | null> => {
-    for (;;) {
-      if (signal.aborted || tearingDown) throw abortReason(signal);
-      const batch = ready.shift();
-      if (batch) {
-        if (ready.length < 2) resume();
-        return batch;
+    async check() {
+      if (await releaseLocks() > 0) throw notReadOnly('Herald runs read-only statements only: this statement took named locks (GET_LOCK; they were released)');
+    },
+
+    /** ROLLBACK and back to the pool; a connection in doubt is destroyed instead. */
+    async close() {
+      if (!broken) {
+        try {
+          if (!locksReleased) await releaseLocks();
+          await run(conn, 'ROLLBACK');
+        } catch { broken = true; }
       }
-      if (failure) throw failure;
-      if (ended) { await finishing; return null; }
-      resume();
-      await new Promise<void>((resolve) => { wake = resolve; });
-    }
+      if (prepared && !broken) { try { conn.unprepare(statement.sql); } catch { broken = true; } }
+      if (broken) ctx.spoil();
+      ctx.release();
+    },
   };
-
-  const waitFirst = async (): Promise<void> => {
-    while (ready.length === 0 && !ended && !failure && !signal.aborted) {
-      await new Promise<void>((resolve) => { wake = resolve; });
-    }
-  };
-  signal.addEventListener('abort', notify, { once: true });
-
-  try {
-    await waitFirst();
-    if (signal.aborted) throw abortReason(signal);
-    if (failure) throw failure;
-    if (ended && ready.length === 0) await finishing;
-  } catch (err) {
-    signal.removeEventListener('abort', onAbort);
-    await teardown();
-    throw fail(err);
-  }
-
-  async function* batches(): AsyncGenerator<CellValue[][]> {
-    let complete = false;
-    try {
-      for (;;) {
-        const batch = await next();
-        if (batch === null) break;
-        yield batch;
-      }
-      complete = true;
-    } catch (err) {
-      throw fail(err);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      signal.removeEventListener('abort', notify);
-      if (!complete) await teardown();
-    }
-  }
-
-  return { columns, batches: batches() };
 }

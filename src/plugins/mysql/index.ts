@@ -1,47 +1,30 @@
 /**
- * The MySQL / MariaDB connector (mysql2). See execute.ts for how read-only is enforced and
+ * The MySQL / MariaDB connector (mysql2): its dialect for the shared SQL connector skeleton
+ * (src/plugins/shared/sql-connector.ts). See execute.ts for how read-only is enforced and
  * client.ts for why the client never sends a local file.
  */
-import { validationFailed, type FieldProblem } from '../../core/errors.js';
-import { checkConnectionSettings } from '../../domain/plugins/connection-rules.js';
-import type { ConnectionConfig, Connector } from '../../domain/plugins/connector.js';
-import { MYSQL_OPTION_NAMES, mysqlManifest } from './manifest.js';
-import { openMysqlSession } from './session.js';
+import { sqlConnector, type SqlDialect } from '../shared/sql-connector.js';
+import { mysqlErrors } from './errors.js';
+import { refuseUnlessReading } from './execute.js';
+import { mysqlDenyList } from './forbidden.js';
+import { mysqlManifest } from './manifest.js';
+import { openMysqlPool } from './session.js';
 
 const CHARSETS = ['utf8mb4', 'utf8mb3', 'latin1', 'ascii'];
 const TIME_ZONE = /^(UTC|[+-](0\d|1[0-4]):[0-5]\d)$/;
 
-function optionProblems(options: Record<string, unknown>): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  for (const [key, value] of Object.entries(options ?? {})) {
-    const field = `options.${key}`;
-    if (!(MYSQL_OPTION_NAMES as readonly string[]).includes(key)) {
-      problems.push({ field, code: 'validation.unknown_field', message: `${key} is not an option of the mysql connector` });
-    } else if (value === undefined || value === null) {
-      continue;
-    } else if (typeof value !== 'string') {
-      problems.push({ field, code: 'validation.type', message: `${field} must be a string` });
-    } else if (key === 'charset' && !CHARSETS.includes(value)) {
-      problems.push({ field, code: 'validation.enum', message: `${field} must be one of ${CHARSETS.join(', ')}` });
-    } else if (key === 'timezone' && !TIME_ZONE.test(value)) {
-      problems.push({ field, code: 'validation.format', message: `${field} must be UTC or an offset such as +02:00` });
-    }
-  }
-  return problems;
-}
-
-export const mysqlConnector: Connector = {
+export const mysqlDialect: SqlDialect = {
   manifest: mysqlManifest,
   placeholder: () => '?',
-  validate(config: ConnectionConfig) {
-    const problems = [
-      ...checkConnectionSettings(config, { maxDatabaseLength: 64, maxUsernameLength: 80 }),
-      ...optionProblems(config.options),
-    ];
-    if (problems.length > 0) throw validationFailed(problems);
+  nameLimits: { maxDatabaseLength: 64, maxUsernameLength: 80 },
+  options: {
+    charset: (value, field) => (CHARSETS.includes(value) ? undefined : { code: 'validation.enum', message: `${field} must be one of ${CHARSETS.join(', ')}` }),
+    timezone: (value, field) => (TIME_ZONE.test(value) ? undefined : { code: 'validation.format', message: `${field} must be UTC or an offset such as +02:00` }),
   },
-  open(config, limits) {
-    mysqlConnector.validate(config);
-    return openMysqlSession(config, limits);
-  },
+  refuseText: refuseUnlessReading,
+  deniedFunctions: mysqlDenyList,
+  errors: mysqlErrors,
+  openPool: openMysqlPool,
 };
+
+export const mysqlConnector = sqlConnector(mysqlDialect);

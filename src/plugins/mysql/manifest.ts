@@ -1,7 +1,5 @@
 import type { PluginManifest } from '../../domain/plugins/plugin.js';
 
-export const MYSQL_OPTION_NAMES = ['charset', 'timezone'] as const;
-
 export const mysqlManifest: PluginManifest & { kind: 'connector' } = {
   id: 'mysql',
   version: '1.0.0',

@@ -1,9 +1,10 @@
 /**
- * Driver errors turned into the catalogue's codes. Messages carry the server's words (never the
- * password: neither the server nor postgres.js puts it in a message) and the SQLSTATE.
+ * postgres.js errors read for the shared error mapping (src/plugins/shared/sql-errors.ts): a server
+ * error has a five-character SQLSTATE and a severity; anything else is postgres.js's or the
+ * socket's.
  */
 import { DomainError } from '../../core/errors.js';
-import { NETWORK_ERROR_REASONS } from '../shared/network-errors.js';
+import type { SqlErrorDialect } from '../shared/sql-errors.js';
 
 interface PgError {
   code?: unknown;
@@ -13,15 +14,8 @@ interface PgError {
   severity?: unknown;
 }
 
+/** invalid_password, invalid_authorization_specification, invalid_catalog_name, insufficient_privilege. */
 const AUTH_STATES = new Set(['28P01', '28000', '3D000', '42501']);
-const NETWORK_CODES: Record<string, string> = {
-  ...NETWORK_ERROR_REASONS,
-  ETIMEDOUT: 'the connection timed out',
-  CONNECT_TIMEOUT: 'no answer within the connect timeout',
-  CONNECTION_CLOSED: 'the server closed the connection',
-  CONNECTION_ENDED: 'the connection was closed',
-  CONNECTION_DESTROYED: 'the connection was closed',
-};
 
 function codeOf(err: unknown): string | undefined {
   const code = (err as PgError | null)?.code;
@@ -33,14 +27,9 @@ function messageOf(err: unknown): string {
   return typeof m === 'string' ? m : String(err);
 }
 
-/** True for a server error (it has a five-character SQLSTATE). */
-export function isServerError(err: unknown): boolean {
+function isServerError(err: unknown): boolean {
   const code = codeOf(err);
   return code !== undefined && /^[0-9A-Z]{5}$/.test(code) && typeof (err as PgError).severity === 'string';
-}
-
-export function sqlState(err: unknown): string | undefined {
-  return isServerError(err) ? codeOf(err) : undefined;
 }
 
 function describeServerError(err: unknown): string {
@@ -51,29 +40,26 @@ function describeServerError(err: unknown): string {
   return `${messageOf(err)} (${parts.join(', ')})${hint}`;
 }
 
-/** An error while connecting: auth_failed or unreachable. */
-export function connectError(err: unknown, where: string): DomainError {
-  if (err instanceof DomainError) return err;
-  const code = codeOf(err);
-  if (isServerError(err)) {
-    if (AUTH_STATES.has(code!)) return new DomainError('connection.auth_failed', `The server at ${where} refused the login: ${describeServerError(err)}`);
-    return new DomainError('connection.unreachable', `The server at ${where} refused the connection: ${describeServerError(err)}`);
-  }
-  const known = code ? NETWORK_CODES[code] : undefined;
-  const tls = /ssl|tls|certificate|self[- ]signed/i.test(messageOf(err)) || (code?.startsWith('ERR_TLS') ?? false) || (code?.includes('CERT') ?? false);
-  const why = tls ? `TLS failed: ${messageOf(err)}` : known ?? messageOf(err);
-  return new DomainError('connection.unreachable', `Cannot reach the database at ${where}: ${why}`);
-}
-
-/** An error of a running statement. Connection-level failures are reported as query.failed. */
-export function statementError(err: unknown): DomainError {
-  if (err instanceof DomainError) return err;
-  const state = sqlState(err);
-  if (state === '25006') return new DomainError('query.not_read_only', `Herald runs read-only statements only: ${describeServerError(err)}`);
-  if (state === '57014') return new DomainError('query.timeout', `The statement ran longer than its time limit and was cancelled on the server (${describeServerError(err)})`);
-  if (state === '25P03') return new DomainError('query.timeout', 'The read-only transaction stayed idle longer than its time limit');
-  if (state) return new DomainError('query.failed', describeServerError(err));
-  const code = codeOf(err);
-  const known = code ? NETWORK_CODES[code] : undefined;
-  return new DomainError('query.failed', `The statement failed: ${known ?? messageOf(err)}`);
-}
+export const postgresErrors: SqlErrorDialect = {
+  read(err) {
+    if (isServerError(err)) return { server: true, description: describeServerError(err), loginRefused: AUTH_STATES.has(codeOf(err)!) };
+    return { server: false, code: codeOf(err), message: messageOf(err) };
+  },
+  networkReasons: {
+    ETIMEDOUT: 'the connection timed out',
+    CONNECT_TIMEOUT: 'no answer within the connect timeout',
+    CONNECTION_CLOSED: 'the server closed the connection',
+    CONNECTION_ENDED: 'the connection was closed',
+    CONNECTION_DESTROYED: 'the connection was closed',
+  },
+  isTlsFailure: ({ code, message }) => /ssl|tls|certificate|self[- ]signed/i.test(message)
+    || (code?.startsWith('ERR_TLS') ?? false) || (code?.includes('CERT') ?? false),
+  statementRefusal(err, description) {
+    switch (codeOf(err)) {
+      case '25006': return new DomainError('query.not_read_only', `Herald runs read-only statements only: ${description}`);
+      case '57014': return new DomainError('query.timeout', `The statement ran longer than its time limit and was cancelled on the server (${description})`);
+      case '25P03': return new DomainError('query.timeout', 'The read-only transaction stayed idle longer than its time limit');
+      default: return undefined;
+    }
+  },
+};

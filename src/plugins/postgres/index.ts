@@ -1,50 +1,34 @@
 /**
- * The PostgreSQL connector (postgres.js). See execute.ts for how read-only is enforced.
+ * The PostgreSQL connector (postgres.js): its dialect for the shared SQL connector skeleton
+ * (src/plugins/shared/sql-connector.ts). See execute.ts for how read-only is enforced.
  */
-import { validationFailed, type FieldProblem } from '../../core/errors.js';
-import { checkConnectionSettings, textProblem } from '../../domain/plugins/connection-rules.js';
-import type { ConnectionConfig, Connector } from '../../domain/plugins/connector.js';
-import { POSTGRES_OPTION_NAMES, postgresManifest } from './manifest.js';
-import { openPostgresSession } from './session.js';
+import { textProblem } from '../../domain/plugins/connection-rules.js';
+import { sqlConnector, type OptionRule, type SqlDialect } from '../shared/sql-connector.js';
+import { postgresErrors } from './errors.js';
+import { postgresDenyList } from './forbidden.js';
+import { postgresManifest } from './manifest.js';
+import { openPostgresPool } from './session.js';
 
 const SEARCH_PATH = /^\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)(\s*,\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*))*\s*$/;
 
-function optionProblems(options: Record<string, unknown>): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  for (const [key, value] of Object.entries(options ?? {})) {
-    const field = `options.${key}`;
-    if (!(POSTGRES_OPTION_NAMES as readonly string[]).includes(key)) {
-      problems.push({ field, code: 'validation.unknown_field', message: `${key} is not an option of the postgres connector` });
-      continue;
-    }
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') {
-      problems.push({ field, code: 'validation.type', message: `${field} must be a string` });
-      continue;
-    }
-    const why = textProblem(value, key === 'application_name' ? 63 : 1024);
-    if (why) problems.push({ field, code: 'validation.format', message: `${field} ${why}` });
-    else if (key === 'application_name' && !/^[\x20-\x7e]*$/.test(value)) {
-      problems.push({ field, code: 'validation.format', message: `${field} must be printable ASCII` });
-    } else if (key === 'search_path' && !SEARCH_PATH.test(value)) {
-      problems.push({ field, code: 'validation.format', message: `${field} must be a comma-separated list of schema names` });
-    }
-  }
-  return problems;
-}
+/** A text option: no URL or file parameter in it, at most `max` characters, then `more`. */
+const textOption = (max: number, more: (value: string, field: string) => string | undefined): OptionRule => (value, field) => {
+  const why = textProblem(value, max);
+  const message = why ? `${field} ${why}` : more(value, field);
+  return message ? { code: 'validation.format', message } : undefined;
+};
 
-export const postgresConnector: Connector = {
+export const postgresDialect: SqlDialect = {
   manifest: postgresManifest,
   placeholder: (n) => `$${n}`,
-  validate(config: ConnectionConfig) {
-    const problems = [
-      ...checkConnectionSettings(config, { maxDatabaseLength: 63, maxUsernameLength: 63 }),
-      ...optionProblems(config.options),
-    ];
-    if (problems.length > 0) throw validationFailed(problems);
+  nameLimits: { maxDatabaseLength: 63, maxUsernameLength: 63 },
+  options: {
+    application_name: textOption(63, (value, field) => (/^[\x20-\x7e]*$/.test(value) ? undefined : `${field} must be printable ASCII`)),
+    search_path: textOption(1024, (value, field) => (SEARCH_PATH.test(value) ? undefined : `${field} must be a comma-separated list of schema names`)),
   },
-  open(config, limits) {
-    postgresConnector.validate(config);
-    return openPostgresSession(config, limits);
-  },
+  deniedFunctions: postgresDenyList,
+  errors: postgresErrors,
+  openPool: openPostgresPool,
 };
+
+export const postgresConnector = sqlConnector(postgresDialect);

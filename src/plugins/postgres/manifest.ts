@@ -1,7 +1,5 @@
 import type { PluginManifest } from '../../domain/plugins/plugin.js';
 
-export const POSTGRES_OPTION_NAMES = ['application_name', 'search_path'] as const;
-
 export const postgresManifest: PluginManifest & { kind: 'connector' } = {
   id: 'postgres',
   version: '1.0.0',
