@@ -6,7 +6,7 @@ import { textProblem } from '../../domain/plugins/connection-rules.js';
 import { sqlConnector, type OptionRule, type SqlDialect } from '../shared/sql-connector.js';
 import { postgresErrors } from './errors.js';
 import { postgresDenyList } from './forbidden.js';
-import { postgresManifest } from './manifest.js';
+import { POSTGRES_NAME_LIMITS, postgresManifest } from './manifest.js';
 import { openPostgresPool } from './session.js';
 
 const SEARCH_PATH = /^\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)(\s*,\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*))*\s*$/;
@@ -21,7 +21,7 @@ const textOption = (max: number, more: (value: string, field: string) => string 
 export const postgresDialect: SqlDialect = {
   manifest: postgresManifest,
   placeholder: (n) => `$${n}`,
-  nameLimits: { maxDatabaseLength: 63, maxUsernameLength: 63 },
+  nameLimits: POSTGRES_NAME_LIMITS,
   options: {
     application_name: textOption(63, (value, field) => (/^[\x20-\x7e]*$/.test(value) ? undefined : `${field} must be printable ASCII`)),
     search_path: textOption(1024, (value, field) => (SEARCH_PATH.test(value) ? undefined : `${field} must be a comma-separated list of schema names`)),

@@ -1,93 +1,43 @@
-import type { PluginManifest } from '../../domain/plugins/plugin.js';
+import type { SettingsLimits } from '../../domain/plugins/connection-rules.js';
+import { sqlManifest } from '../shared/sql-manifest.js';
 
-export const postgresManifest: PluginManifest & { kind: 'connector' } = {
+export const POSTGRES_NAME_LIMITS: SettingsLimits = { maxDatabaseLength: 63, maxUsernameLength: 63 };
+
+export const postgresManifest = sqlManifest({
   id: 'postgres',
   version: '1.0.0',
-  kind: 'connector',
-  settingsSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['host', 'database', 'username'],
-    properties: {
-      host: { type: 'string', minLength: 1, maxLength: 253, description: 'Host name or IP address' },
-      port: { type: 'integer', minimum: 1, maximum: 65535, default: 5432 },
-      database: { type: 'string', minLength: 1, maxLength: 63 },
-      username: { type: 'string', minLength: 1, maxLength: 63 },
-      password: { type: 'string', maxLength: 1024, format: 'password', writeOnly: true, 'x-secret': true },
-      ssl_mode: { type: 'string', enum: ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'], default: 'prefer' },
-      ssl_ca: { type: 'string', maxLength: 262144, description: 'PEM content of the CA certificate(s)' },
-      options: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          application_name: { type: 'string', maxLength: 63, pattern: '^[\\x20-\\x7e]*$', default: 'herald' },
-          search_path: {
-            type: 'string', maxLength: 1024,
-            pattern: '^\\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)(\\s*,\\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*))*\\s*$',
-          },
-        },
-      },
+  defaultPort: 5432,
+  nameLimits: POSTGRES_NAME_LIMITS,
+  options: {
+    application_name: { type: 'string', maxLength: 63, pattern: '^[\\x20-\\x7e]*$', default: 'herald' },
+    search_path: {
+      type: 'string', maxLength: 1024,
+      pattern: '^\\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)(\\s*,\\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*))*\\s*$',
     },
   },
   capabilities: ['schema_introspection', 'cancel', 'streaming', 'read_only', 'statement_timeout', 'tls'],
   translations: {
     en: {
       name: 'PostgreSQL',
-      'settings.host.label': 'Host',
       'settings.host.help': 'Host name or IP address of the PostgreSQL server.',
-      'settings.port.label': 'Port',
       'settings.port.help': 'TCP port of the server (usually 5432).',
-      'settings.database.label': 'Database',
       'settings.database.help': 'Name of the database to read from.',
-      'settings.username.label': 'User name',
-      'settings.username.help': 'Database user. Give it SELECT rights only: Herald runs read-only statements, and a read-only user is the second line of defence.',
-      'settings.password.label': 'Password',
-      'settings.password.help': 'Stored encrypted and never shown again.',
-      'settings.ssl_mode.label': 'TLS mode',
-      'settings.ssl_mode.help': 'disable: no TLS; prefer: TLS when the server offers it; require: always TLS; verify-ca: TLS with a certificate signed by the CA; verify-full: as verify-ca and the certificate must name the host.',
-      'settings.ssl_ca.label': 'CA certificate',
-      'settings.ssl_ca.help': 'PEM content (-----BEGIN CERTIFICATE----- …) of the CA that signed the server certificate. Paste the content, not a file path.',
-      'settings.options.label': 'Options',
       'settings.options.help': 'Further PostgreSQL settings for the session.',
       'settings.options.application_name.label': 'Application name',
       'settings.options.application_name.help': 'Shown in pg_stat_activity (default herald).',
       'settings.options.search_path.label': 'Schema search path',
       'settings.options.search_path.help': 'Comma-separated schemas searched for unqualified table names, e.g. sales, public.',
-      'capabilities.schema_introspection': 'Lists tables, views and columns',
-      'capabilities.cancel': 'Cancels running statements on the server',
-      'capabilities.streaming': 'Streams large results in batches',
-      'capabilities.read_only': 'Runs every statement in a read-only transaction',
-      'capabilities.statement_timeout': 'Enforces a time limit on the server',
-      'capabilities.tls': 'Encrypted connections (TLS)',
     },
     de: {
       name: 'PostgreSQL',
-      'settings.host.label': 'Host',
       'settings.host.help': 'Hostname oder IP-Adresse des PostgreSQL-Servers.',
-      'settings.port.label': 'Port',
       'settings.port.help': 'TCP-Port des Servers (meist 5432).',
-      'settings.database.label': 'Datenbank',
       'settings.database.help': 'Name der Datenbank, aus der gelesen wird.',
-      'settings.username.label': 'Benutzername',
-      'settings.username.help': 'Datenbankbenutzer. Geben Sie ihm nur SELECT-Rechte: Herald führt nur lesende Anweisungen aus, und ein Nur-Lese-Benutzer ist die zweite Verteidigungslinie.',
-      'settings.password.label': 'Passwort',
-      'settings.password.help': 'Wird verschlüsselt gespeichert und nie wieder angezeigt.',
-      'settings.ssl_mode.label': 'TLS-Modus',
-      'settings.ssl_mode.help': 'disable: kein TLS; prefer: TLS, wenn der Server es anbietet; require: immer TLS; verify-ca: TLS mit einem von der CA signierten Zertifikat; verify-full: wie verify-ca, und das Zertifikat muss den Host nennen.',
-      'settings.ssl_ca.label': 'CA-Zertifikat',
-      'settings.ssl_ca.help': 'PEM-Inhalt (-----BEGIN CERTIFICATE----- …) der CA, die das Serverzertifikat signiert hat. Fügen Sie den Inhalt ein, keinen Dateipfad.',
-      'settings.options.label': 'Optionen',
       'settings.options.help': 'Weitere PostgreSQL-Einstellungen für die Sitzung.',
       'settings.options.application_name.label': 'Anwendungsname',
       'settings.options.application_name.help': 'Erscheint in pg_stat_activity (Standard herald).',
       'settings.options.search_path.label': 'Schema-Suchpfad',
       'settings.options.search_path.help': 'Kommagetrennte Schemas, in denen unqualifizierte Tabellennamen gesucht werden, z. B. sales, public.',
-      'capabilities.schema_introspection': 'Listet Tabellen, Sichten und Spalten auf',
-      'capabilities.cancel': 'Bricht laufende Anweisungen auf dem Server ab',
-      'capabilities.streaming': 'Liefert große Ergebnisse in Portionen',
-      'capabilities.read_only': 'Führt jede Anweisung in einer Nur-Lese-Transaktion aus',
-      'capabilities.statement_timeout': 'Setzt ein Zeitlimit auf dem Server durch',
-      'capabilities.tls': 'Verschlüsselte Verbindungen (TLS)',
     },
   },
-};
+});
