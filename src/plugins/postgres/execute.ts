@@ -18,11 +18,11 @@ import type { ResultColumn, Statement } from '../../domain/plugins/connector.js'
 import type { SqlRunOptions } from '../shared/sql-connector.js';
 import { notReadOnly } from '../shared/sql-errors.js';
 import { cancellable, decodeRow, type SqlRun } from '../shared/sql-stream.js';
-import { extended, type Param, type PgSql } from './client.js';
+import { extended, type Param } from './client.js';
+import type { Reserved } from './pool.js';
 import type { TypeCatalog } from './types.js';
 import type { Decoder } from './values.js';
 
-type Reserved = Awaited<ReturnType<PgSql['reserve']>>;
 type Raw = Array<Buffer | null>;
 
 const noop = (): void => undefined;
