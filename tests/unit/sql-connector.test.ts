@@ -177,9 +177,9 @@ describe('a connector made of a dialect and the skeleton', () => {
 
   test('streams every row in order, in batches of batchSize, one fetch ahead, then checks and rolls back', async () => {
     const { db, session } = setUp();
-    const onConnected = jest.fn();
-    const stream = await session.execute(statement('select numbers'), { ...run(3), onConnected });
-    expect(onConnected).toHaveBeenCalledTimes(1);
+    let connected = 0;
+    const stream = await session.execute(statement('select numbers'), { ...run(3), onConnected: () => { connected += 1; } });
+    expect(connected).toBe(1);
     expect(stream.columns).toEqual([{ name: 'n', type: 'text' }, { name: 'label', type: 'text' }]);
     // The first batch is in before execute answers; the second is on its way.
     await new Promise((resolve) => setImmediate(resolve));

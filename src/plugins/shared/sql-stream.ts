@@ -126,12 +126,18 @@ export async function streamRows(
     return tearingDown;
   };
 
-  let rejectAborted: (reason: unknown) => void = noop;
-  const aborted = new Promise<never>((_resolve, reject) => { rejectAborted = reject; });
-  aborted.catch(noop);
-  /** A fetch, or the signal's reason as soon as it aborts (a fetch waiting on a stopped statement may never answer). */
-  const raced = <T>(p: Promise<T>): Promise<T> => Promise.race([p, aborted]);
-  const onAbort = (): void => { rejectAborted(abortReason(signal)); void teardown(); };
+  /**
+   * A fetch, or the signal's reason as soon as it aborts (a fetch waiting on a stopped statement
+   * may never answer). Not Promise.race against one long-lived promise: every race would stay
+   * subscribed to it, and keep its batch, until the stream ends.
+   */
+  const raced = <T>(p: Promise<T>): Promise<T> => new Promise<T>((resolve, reject) => {
+    if (signal.aborted) { reject(abortReason(signal)); return; }
+    const onAborted = (): void => { reject(abortReason(signal)); };
+    signal.addEventListener('abort', onAborted, { once: true });
+    p.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAborted); });
+  });
+  const onAbort = (): void => { void teardown(); };
   signal.addEventListener('abort', onAbort, { once: true });
   const stopped = (): boolean => signal.aborted || tearingDown !== null;
   const fail = (err: unknown): unknown => (signal.aborted ? abortReason(signal) : statementError(err));
