@@ -3,7 +3,8 @@
  * plugin that does not depend on the database. A connector is a SqlDialect given to sqlConnector();
  * the dialect supplies only what its database and driver do their own way:
  *
- *   - its manifest, placeholder syntax, name limits and option rules;
+ *   - its manifest (built by sqlManifest, sql-manifest.ts), placeholder syntax, name limits and
+ *     option rules;
  *   - the text refusals of its dialect (a deny list of functions, read by its lexer; any other
  *     rule on the text, e.g. MySQL's first keyword);
  *   - its driver: a pool (acquire, end) whose connections tell the server version, answer a
