@@ -117,7 +117,7 @@ export function dataServices(c: Pick<Container, 'repos' | 'uow' | 'plugins' | 's
       checkSchema: createSchemaCheck(), pools: c.pools, limits: CONNECTOR_LIMITS, clock: c.clock,
     }),
     queries: createQueriesService({ store: repos.queries, uow: c.uow, usage: repos.queryUsage, clock: c.clock }),
-    preview: createPreviewService({ queries: repos.queries, connections: repos.connections, pools: c.pools }),
+    preview: createPreviewService({ queries: repos.queries, connections: repos.connections, pools: c.pools, clock: c.clock }),
     schedules: createSchedulesService({ clock: c.clock }),
     reports: createReportsService({
       store: repos.reports, uow: c.uow, queries: repos.queries, files: c.artifacts, clock: c.clock, log: c.logger,

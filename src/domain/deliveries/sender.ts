@@ -76,7 +76,7 @@ export interface DeliverySenderDeps {
   publicUrl: string;
   retry: RetryPolicy;
   newId(): string;
-  /** Waits `ms` unless the signal aborts first (tests may shorten it). */
+  /** Waits `ms` unless the signal aborts first (default: the clock's sleep; tests may shorten it). */
   sleep?(ms: number, signal: AbortSignal): Promise<void>;
 }
 
@@ -98,15 +98,8 @@ function stoppedBy(reason: unknown): { code: string; message: string } | undefin
   return undefined;
 }
 
-const defaultSleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
-  if (signal.aborted) { reject(signal.reason); return; }
-  const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-  const onAbort = () => { clearTimeout(timer); reject(signal.reason); };
-  signal.addEventListener('abort', onAbort, { once: true });
-});
-
 export function createDeliverySender(deps: DeliverySenderDeps) {
-  const sleep = deps.sleep ?? defaultSleep;
+  const sleep = deps.sleep ?? ((ms: number, signal: AbortSignal) => deps.clock.sleep(ms, signal));
   const base = deps.publicUrl.replace(/\/+$/, '');
 
   /** The first rows of the stored result (for templates and inline tables). */

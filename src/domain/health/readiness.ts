@@ -14,7 +14,8 @@ export interface ReadinessProbes {
   pendingMigrations(): Promise<number>;
   /** Present only where the scheduler role runs. */
   scheduler?: { lastTickAt(): Date | undefined; tickSeconds: number; startedAt: Date };
-  now?: () => Date;
+  /** The injected clock's time. */
+  now: () => Date;
 }
 
 export function schedulerStatus(
@@ -29,7 +30,7 @@ export function schedulerStatus(
 }
 
 export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness> {
-  const now = (probes.now ?? (() => new Date()))();
+  const now = probes.now();
   const storeOk = await probes.storeAnswers();
   const store: ComponentStatus = storeOk ? { status: 'ok' } : { status: 'unhealthy', detail: 'the internal database does not answer' };
   let migrations: ComponentStatus;

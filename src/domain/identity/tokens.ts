@@ -52,14 +52,14 @@ const deviceMac = (secretKey: Buffer, user: DeviceSubject, issuedAt: number) => 
  * and is bound to the user's password: a password change or reset revokes every such token, and
  * none outlives DEVICE_TOKEN_MAX_AGE_SECONDS.
  */
-export function deviceTokenFor(secretKey: Buffer, user: DeviceSubject, now = new Date()): string {
+export function deviceTokenFor(secretKey: Buffer, user: DeviceSubject, now: Date): string {
   const issuedAt = Math.floor(now.getTime() / 1000);
   return `${issuedAt}.${deviceMac(secretKey, user, issuedAt)}`;
 }
 
 const DEVICE_TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
-export function isDeviceTokenFor(secretKey: Buffer, token: string | undefined, user: DeviceSubject, now = new Date()): boolean {
+export function isDeviceTokenFor(secretKey: Buffer, token: string | undefined, user: DeviceSubject, now: Date): boolean {
   const m = token === undefined ? null : DEVICE_TOKEN.exec(token);
   if (!m) return false;
   const issuedAt = Number(m[1]);

@@ -3,6 +3,7 @@
  * the first rows. Past the timeout the statement is cancelled on the database (the connector
  * honours the signal) and the answer is query.timeout.
  */
+import type { Clock } from '../../core/clock.js';
 import { DomainError, notFound, validationFailed } from '../../core/errors.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { ConnectionsRepo } from '../connections/ports.js';
@@ -35,6 +36,8 @@ export interface Preview {
 
 export function createPreviewService(deps: {
   queries: Pick<QueriesRepo, 'find'>; connections: Pick<ConnectionsRepo, 'find'>; pools: ConnectorPools;
+  /** Keeps the preview's time limit. */
+  clock: Clock;
 }) {
   /** The SQL, its connection and its declarations, from a saved query or from the request. */
   const source = async (input: PreviewInput): Promise<{ sql: string; connectionId: string; declared: QueryParameter[] | undefined }> => {
@@ -70,7 +73,7 @@ export function createPreviewService(deps: {
       const { connector, session } = deps.pools.sessionFor(connection);
       const statement = compileTemplate(template, (n) => connector.placeholder(n), values);
       const controller = new AbortController();
-      const guard = setTimeout(() => controller.abort(new DomainError('query.timeout', `The query took longer than ${timeoutMs / 1000} s`)), timeoutMs + CANCEL_GRACE_MS);
+      const guard = deps.clock.timer(timeoutMs + CANCEL_GRACE_MS, () => controller.abort(new DomainError('query.timeout', `The query took longer than ${timeoutMs / 1000} s`)));
       const started = performance.now();
       try {
         const stop = signal ? AbortSignal.any([controller.signal, signal]) : controller.signal;
@@ -89,7 +92,7 @@ export function createPreviewService(deps: {
         if (controller.signal.aborted && !(err instanceof DomainError)) throw controller.signal.reason as DomainError;
         throw err;
       } finally {
-        clearTimeout(guard);
+        guard.cancel();
       }
     },
   };

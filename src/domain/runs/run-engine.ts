@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '../../core/errors.js';
-import type { Clock } from '../../core/clock.js';
+import type { Clock, Timer } from '../../core/clock.js';
 import type { Log } from '../../core/log.js';
 import type { ArtifactStore, ResultWriter } from '../artifacts/ports.js';
 import { resultKeyOf } from '../artifacts/ports.js';
@@ -92,11 +92,18 @@ export function createRunEngine(deps: RunEngineDeps) {
     const onOuter = () => stop.abort(options.signal.reason);
     if (options.signal.aborted) onOuter();
     else options.signal.addEventListener('abort', onOuter, { once: true });
-    const budget = setTimeout(() => stop.abort(new RunTimedOut(deps.timeoutMs)), deps.timeoutMs);
-    const poll = setInterval(() => {
-      store.heartbeat(run.id, run.attempts).then((yes) => { if (yes) stop.abort(new RunCancelled()); },
-        (err) => log.warn('could not check for a cancellation', { err }));
-    }, deps.cancelPollMs ?? CANCEL_POLL_MS);
+    // Both timers run on the injected clock (a test moves it instead of waiting).
+    const budget = clock.timer(deps.timeoutMs, () => stop.abort(new RunTimedOut(deps.timeoutMs)));
+    // The next check is set once the last one answered, so checks never pile up on a slow store.
+    let poll: Timer | undefined;
+    const checkLater = () => {
+      poll = clock.timer(deps.cancelPollMs ?? CANCEL_POLL_MS, () => {
+        store.heartbeat(run.id, run.attempts).then((yes) => { if (yes) stop.abort(new RunCancelled()); },
+          (err) => log.warn('could not check for a cancellation', { err }))
+          .finally(() => { if (!stop.signal.aborted && poll) checkLater(); });
+      });
+    };
+    checkLater();
     const startedMs = run.startedAt?.getTime() ?? clock.now().getTime();
 
     const steps: RunStep[] = [firstStep];
@@ -170,8 +177,9 @@ export function createRunEngine(deps: RunEngineDeps) {
         outcome = { status: 'failed', error };
       }
     } finally {
-      clearTimeout(budget);
-      clearInterval(poll);
+      budget.cancel();
+      poll?.cancel();
+      poll = undefined;
       options.signal.removeEventListener('abort', onOuter);
     }
 
