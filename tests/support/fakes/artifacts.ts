@@ -1,0 +1,35 @@
+/** The artifact store in memory: a result file appears under its key when its writer finishes. */
+import type { ArtifactStore, ResultWriter, StoredResult } from '../../../src/domain/artifacts/ports.js';
+import type { CellValue, ResultColumn } from '../../../src/domain/plugins/connector.js';
+
+export interface StoredFile { columns: ResultColumn[]; rows: CellValue[][] }
+
+export class FakeArtifacts implements ArtifactStore {
+  readonly files = new Map<string, StoredFile>();
+  /** Writers that were aborted (half-written files dropped), by key. */
+  readonly aborted: string[] = [];
+
+  async createResult(key: string, columns: ResultColumn[]): Promise<ResultWriter> {
+    const rows: CellValue[][] = [];
+    let done = false;
+    return {
+      write: async (batch) => { rows.push(...structuredClone(batch)); },
+      finish: async () => {
+        done = true;
+        this.files.set(key, { columns, rows });
+        return { bytes: Buffer.byteLength(JSON.stringify({ columns, rows })) };
+      },
+      abort: async () => { if (!done) this.aborted.push(key); done = true; },
+    };
+  }
+
+  async readResult(key: string): Promise<StoredResult | undefined> {
+    const file = this.files.get(key);
+    if (!file) return undefined;
+    return { columns: file.columns, batches: (async function* () { yield file.rows; })() };
+  }
+
+  async remove(key: string): Promise<void> {
+    this.files.delete(key);
+  }
+}
