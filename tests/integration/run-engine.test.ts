@@ -2,8 +2,10 @@
  * The run engine in a worker role (in-process here; tests/process/worker-crash.test.ts runs
  * `herald worker` as its own process): runs of a real PostgreSQL query stream into a result file,
  * keep steps, columns, a 20-row sample and the row count; conditions end runs skipped; SQL
- * errors, writes and time limits end them failed with their code; a cancel stops the statement
- * on the database; metrics and log lines follow.
+ * errors, writes and time limits end them failed with their code (the time limit tests run the
+ * run job with a limit of a second or two); a cancel stops the statement on the database;
+ * metrics and log lines follow. tests/unit/run-engine.test.ts covers the same on fakes with a
+ * manual clock.
  */
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -11,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type postgres from 'postgres';
 import { newId } from '../../src/core/ids.js';
-import { createRunQueue } from '../../src/jobs/run-report-spec.js';
+import { createRunQueue, runJobSpec } from '../../src/jobs/run-report-spec.js';
+import { buildJobCatalog } from '../../src/worker-jobs.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
@@ -165,8 +168,21 @@ it('ends failed with run.parameters_invalid when the query now needs a value the
   expect(run.steps).toEqual([expect.objectContaining({ name: 'query', status: 'failed', error: run.error })]);
 });
 
+/**
+ * Executes a run as the worker's run job does, with a time limit of `seconds`: shorter than
+ * SVC_RUN_TIMEOUT_SECONDS may be, so that a test of the limit waits a second or two, not ten.
+ */
+async function runWithLimit(reportId: string, seconds: number) {
+  const c = h.process.container;
+  const runId = newId();
+  await c.sql`insert into runs (id, report_id, trigger, status, attempts) values (${runId}, ${reportId}, 'manual', 'pending', 0)`;
+  const job = buildJobCatalog({ ...c, settings: { ...c.settings, runTimeoutSeconds: seconds } }).get(runJobSpec.name)!;
+  await job.handle({ runId, reportId }, { signal: new AbortController().signal, job: { id: runId, name: job.name, attemptsMade: 0 } });
+  return waitForRun(runId);
+}
+
 it('ends failed with run.timeout past SVC_RUN_TIMEOUT_SECONDS, the statement stopped', async () => {
-  const run = await runAndWait(await report('select pg_sleep(25) as slept'));
+  const run = await runWithLimit(await report('select pg_sleep(25) as slept'), 1);
   expect(run).toMatchObject({ status: 'failed', error: { code: 'run.timeout' } });
   expect(run.steps[0]).toMatchObject({ name: 'query', status: 'failed', error: { code: 'run.timeout' } });
   await waitUntil(async () => (await userDb`select count(*)::int as n from pg_stat_activity where datname = current_database() and query like 'select pg_sleep(25)%'`)[0]!.n === 0);
@@ -182,7 +198,7 @@ it('ends failed with run.timeout when its time runs out while a delivery\'s peer
       name: 'Never answers', type: 'webhook', settings: { url: `http://127.0.0.1:${(peer.address() as AddressInfo).port}/hook` },
     }).expect(201)).body.id as string;
     await editor.post(`/api/v1/reports/${id}/deliveries`).send({ channel_id: channel, settings: {} }).expect(201);
-    const run = await runAndWait(id);
+    const run = await runWithLimit(id, 2);
     expect(run).toMatchObject({ status: 'failed', error: { code: 'run.timeout' } });
     expect(run.steps.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([['query', 'success'], ['result_file', 'success'], ['delivery', 'failed']]);
     expect(run.delivery_attempts).toEqual([expect.objectContaining({
