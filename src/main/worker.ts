@@ -59,6 +59,8 @@ export function createWorker(deps: {
   connection: Redis; prefix: string; catalog: JobCatalog; logger: Logger; concurrency?: number;
   /** How long a job's lock lives without renewal; a crashed worker's job is handed back after it. */
   lockDurationMs?: number;
+  /** How often BullMQ looks for jobs whose lock expired (default: the lock duration; tests shorten it). */
+  stalledIntervalMs?: number;
 }): WorkerRole {
   let workers: Worker[] = [];
   const workerError = rateLimitedLog(deps.logger, 'error');
@@ -147,7 +149,7 @@ export function createWorker(deps: {
           prefix: deps.prefix,
           concurrency: deps.concurrency ?? 4,
           lockDuration: deps.lockDurationMs ?? 30_000,
-          stalledInterval: deps.lockDurationMs ?? 30_000,
+          stalledInterval: deps.stalledIntervalMs ?? deps.lockDurationMs ?? 30_000,
           maxStalledCount: MAX_STALLED,
           autorun: true,
         });

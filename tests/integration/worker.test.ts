@@ -21,9 +21,12 @@ import { redisUrl } from '../support/env.js';
 
 /**
  * Every worker of this file uses the same short lock (BullMQ runs one stalled-job check per
- * interval across workers); long enough that a busy machine still renews it in time.
+ * interval across workers); long enough that a busy machine still renews it in time. The check
+ * runs often, so that a job is handed back soon after its lock expired.
  */
 const LOCK_MS = 4000;
+const STALLED_CHECK_MS = 500;
+const timing = { lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_CHECK_MS };
 const prefix = `t_worker_${randomBytes(4).toString('hex')}`;
 const logger = createLogger({ format: 'json', level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
 const connections: Redis[] = [];
@@ -76,7 +79,7 @@ it('finishes an active job before a graceful stop returns', async () => {
   const ran: string[] = [];
   let open!: () => void;
   const gate = new Promise<void>((r) => { open = r; });
-  const worker = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w1', gate)]), logger, lockDurationMs: LOCK_MS });
+  const worker = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w1', gate)]), logger, ...timing });
   worker.start();
   const job = await queue.add('test.gated', { n: 1 });
   await waitFor(async () => ran.includes('w1:1:started'), 'the job to start');
@@ -90,19 +93,19 @@ it('finishes an active job before a graceful stop returns', async () => {
 it('hands a job back when its worker stops without finishing, and another worker completes it', async () => {
   const ran: string[] = [];
   const never = cutOff;
-  const first = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w1', never)]), logger, lockDurationMs: LOCK_MS });
+  const first = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w1', never)]), logger, ...timing });
   first.start();
   const job = await queue.add('test.gated', { n: 2 });
   await waitFor(async () => ran.includes('w1:2:started'), 'the first worker to take the job');
   await first.stop(100); // past the time limit: force-closed with the job unfinished
   expect(await (await Job.fromId(queue, job.id!))!.getState()).not.toBe('completed');
   // A second worker cut off just as late (a second rolling deploy) does not lose the job either.
-  const again = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w3', never)]), logger, lockDurationMs: LOCK_MS });
+  const again = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w3', never)]), logger, ...timing });
   again.start();
   await waitFor(async () => ran.includes('w3:2:started'), 'another worker to take the job after its lock expired');
   await again.stop(100);
 
-  const second = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w2', Promise.resolve())]), logger, lockDurationMs: LOCK_MS });
+  const second = createWorker({ connection: connect(), prefix, catalog: jobCatalog([gatedJob(ran, 'w2', Promise.resolve())]), logger, ...timing });
   second.start();
   await waitFor(async () => (await (await Job.fromId(queue, job.id!))!.getState()) === 'completed', 'another worker to complete the job');
   await second.stop(5000);
@@ -110,7 +113,7 @@ it('hands a job back when its worker stops without finishing, and another worker
 }, 60_000);
 
 it('fails a job of an unknown type for good instead of retrying it', async () => {
-  const worker = createWorker({ connection: connect(), prefix, catalog: jobCatalog([]), logger, lockDurationMs: LOCK_MS });
+  const worker = createWorker({ connection: connect(), prefix, catalog: jobCatalog([]), logger, ...timing });
   worker.start();
   const job = await queue.add('no.such.type', {}, { attempts: 3 });
   await waitFor(async () => (await (await Job.fromId(queue, job.id!))!.getState()) === 'failed', 'the job to fail');
@@ -160,7 +163,7 @@ it('stops a job\'s work at its time limit and fails the attempt with a timeout e
   const own = ownPrefix();
   const trace: Trace = { steps: [], ended: [] };
   const type = busyJob(trace, { attempts: 2, timeoutMs: 300 });
-  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, lockDurationMs: LOCK_MS });
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, ...timing });
   worker.start();
   await own.enqueue(type, {}, { jobId: 'slow-1' });
   await waitFor(async () => (await stateOf(own.queue, 'slow-1')) === 'failed', 'the job to fail after its attempts');
@@ -180,7 +183,7 @@ it('aborts a running job\'s signal at the shutdown deadline and hands the job ba
   const own = ownPrefix();
   const trace: Trace = { steps: [], ended: [] };
   const type = busyJob(trace);
-  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, lockDurationMs: LOCK_MS });
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, ...timing });
   worker.start();
   await own.enqueue(type, {}, { jobId: 'long-1' });
   await waitFor(async () => trace.steps.length > 0, 'the job to be under way');
@@ -202,7 +205,7 @@ it('fails a job whose handler throws a DomainError for good, without retrying it
     name: 'test.refused', queue: 'runs', attempts: 3, backoffMs: 10, timeoutMs: 10_000, parse: (data) => data,
     async handle() { runs += 1; throw new DomainError('not_found', 'No such report'); },
   };
-  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, lockDurationMs: LOCK_MS });
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, ...timing });
   worker.start();
   await own.enqueue(type, {}, { jobId: 'refused-1' });
   await waitFor(async () => (await stateOf(own.queue, 'refused-1')) === 'failed', 'the job to fail');
@@ -221,7 +224,7 @@ it('retries a job whose handler throws another error, with its catalog entry\'s 
     name: 'test.flaky', queue: 'runs', attempts: 3, backoffMs: 20, timeoutMs: 10_000, parse: (data) => data,
     async handle() { runs += 1; throw new Error(`the mail server is away (run ${runs})`); },
   };
-  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, lockDurationMs: LOCK_MS });
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type]), logger, ...timing });
   worker.start();
   await own.enqueue(type, {}, { jobId: 'flaky-1' });
   await waitFor(async () => (await stateOf(own.queue, 'flaky-1')) === 'failed', 'the job to fail after its attempts');
@@ -246,7 +249,7 @@ it('fails a job whose payload its type cannot parse for good, without running it
     },
     async handle() { runs += 1; },
   };
-  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type as JobType]), logger, lockDurationMs: LOCK_MS });
+  const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type as JobType]), logger, ...timing });
   worker.start();
   await own.queue.add('test.strict', { too: 'x' }, { jobId: 'strict-1', attempts: 3 });
   await waitFor(async () => (await stateOf(own.queue, 'strict-1')) === 'failed', 'the job to fail');
@@ -304,7 +307,7 @@ describe('a job that failed for good because its workers were lost', () => {
       }),
       backoffMs: 10,
     };
-    const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type as JobType]), logger, lockDurationMs: LOCK_MS });
+    const worker = createWorker({ connection: connect(), prefix: own.prefix, catalog: jobCatalog([type as JobType]), logger, ...timing });
     worker.start();
     const runId = newId();
     await own.enqueue(type, { runId }, { jobId: runId });
