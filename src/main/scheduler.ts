@@ -1,13 +1,12 @@
 /**
- * Scheduler composition root: a tick loop. node-cron wakes it every second; a tick starts when
- * SVC_SCHEDULER_TICK_SECONDS have passed since the last one began (never two at once). Each tick
- * runs the scheduling tasks (due reports → runs → queue, the sweep, housekeeping) with the
- * injected clock's time and records its completion for the readiness check.
+ * Scheduler composition root: a tick loop. A tick starts every SVC_SCHEDULER_TICK_SECONDS, on a
+ * timer of the injected clock (never two at once: one that falls due while the last still runs
+ * starts when that ends). Each tick runs the scheduling tasks (due reports → runs → queue, the
+ * sweep, housekeeping) with the injected clock's time and records its completion for the
+ * readiness check.
  */
 import type { Logger } from '../infra/log/logger.js';
-import { randomUUID } from 'node:crypto';
-import { schedule, type ScheduledTask } from 'node-cron';
-import { systemClock, type Clock } from '../core/clock.js';
+import { systemClock, type Clock, type Timer } from '../core/clock.js';
 
 export interface TickTask {
   name: string;
@@ -56,12 +55,12 @@ export function createScheduler(deps: {
 }): SchedulerRole {
   const clock = deps.clock ?? systemClock;
   const time = deps.time ?? (async () => clock.now());
-  let wake: ScheduledTask | undefined;
+  let wake: Timer | undefined;
   let running: Promise<void> | undefined;
+  /** The next tick fell due while one was running: it starts when that ends. */
+  let due = false;
   let stopped = false;
   let last: Date | undefined;
-  /** Real (monotonic) time the last tick began: ticks are spaced on it, whatever the clock says. */
-  let lastStartMs = Number.NEGATIVE_INFINITY;
   const startedAt = clock.now();
 
   const tick = async () => {
@@ -85,13 +84,22 @@ export function createScheduler(deps: {
     if (ok) last = clock.now();
   };
 
-  /** Called every second by node-cron: starts a tick when one is due and none is running. */
+  /**
+   * A tick is due: it starts now (and the next one is set for a tick's length after this start)
+   * unless one is running. The timer is the clock's: the system clock's runs on the monotonic
+   * time, so ticks keep their spacing when the wall clock is set; a manual clock ticks as a test
+   * moves it.
+   */
   const onWake = () => {
-    if (stopped || running) return;
-    const nowMs = performance.now();
-    if (nowMs - lastStartMs < deps.tickSeconds * 1000 - 50) return;
-    lastStartMs = nowMs;
-    running = tick().finally(() => { running = undefined; });
+    if (stopped) return;
+    if (running) { due = true; return; }
+    due = false;
+    wake = clock.timer(deps.tickSeconds * 1000, onWake);
+    // After the code that moved the clock has finished (a manual clock fires timers synchronously).
+    running = Promise.resolve().then(tick).finally(() => {
+      running = undefined;
+      if (due) onWake();
+    });
   };
 
   return {
@@ -100,13 +108,12 @@ export function createScheduler(deps: {
     lastTickAt: () => last,
     start() {
       deps.logger.info('scheduler started', { tick_seconds: deps.tickSeconds });
-      // node-cron only wakes the loop (every second, in UTC); what is due comes from the store.
-      wake = schedule('* * * * * *', onWake, { name: `herald-scheduler-${randomUUID()}`, timezone: 'Etc/UTC' });
+      // The timer only wakes the loop; what is due comes from the store's time.
       onWake();
     },
     async stop() {
       stopped = true;
-      await wake?.destroy();
+      wake?.cancel();
       wake = undefined;
       await running;
       deps.logger.info('scheduler stopped');

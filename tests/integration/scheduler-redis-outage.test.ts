@@ -54,8 +54,12 @@ it('a run due while Redis is down is queued on the first tick after Redis is bac
   const connection = createRedis(redis.url, 'worker');
   const queue = new Queue('runs', { connection, prefix: h.iso.queuePrefix });
   try {
-    // The clock stays at 09:00:05: only the next ticks can queue it (the sweep waits for older runs).
-    await until(async () => (await queue.getJob(runId!)) !== undefined, 'the run\'s job once Redis is back', 20_000, 200);
+    // Only the next ticks can queue it: the clock moves a tick (1 s) per second, up to 09:00:19,
+    // short of the sweep, which waits for runs 20 s old.
+    await until(async () => {
+      if (clock.now() < new Date('2026-06-01T09:00:19.000Z')) clock.advance(1000);
+      return (await queue.getJob(runId!)) !== undefined;
+    }, 'the run\'s job once Redis is back', 20_000, 1000);
     expect((await queue.getJob(runId!))?.data).toEqual({ runId, reportId });
     const [run] = await store<Array<{ status: string }>>`select status from runs where id = ${runId!}`;
     expect(run?.status).toBe('pending');
