@@ -14,7 +14,8 @@ import path from 'node:path';
 import type postgres from 'postgres';
 import { newId } from '../../src/core/ids.js';
 import { createRunQueue, runJobSpec } from '../../src/jobs/run-report-spec.js';
-import { buildJobCatalog } from '../../src/worker-jobs.js';
+import { buildJobCatalog } from '../../src/main/worker-jobs.js';
+import { createServices } from '../../src/main/services.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
@@ -176,7 +177,8 @@ async function runWithLimit(reportId: string, seconds: number) {
   const c = h.process.container;
   const runId = newId();
   await c.sql`insert into runs (id, report_id, trigger, status, attempts) values (${runId}, ${reportId}, 'manual', 'pending', 0)`;
-  const job = buildJobCatalog({ ...c, settings: { ...c.settings, runTimeoutSeconds: seconds } }).get(runJobSpec.name)!;
+  const limited = { ...c, settings: { ...c.settings, runTimeoutSeconds: seconds } };
+  const job = buildJobCatalog(limited, createServices(limited)).get(runJobSpec.name)!;
   await job.handle({ runId, reportId }, { signal: new AbortController().signal, job: { id: runId, name: job.name, attemptsMade: 0 } });
   return waitForRun(runId);
 }
