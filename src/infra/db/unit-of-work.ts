@@ -1,7 +1,7 @@
 /**
  * The unit of work on the store: one transaction, and the repositories bound to it (the domain's
  * UnitOfWork, whose repository bundle the composition root gives). When the work wrote events,
- * the transaction's last statement numbers them if no one else is numbering (events-repo
+ * the transaction's last statement numbers them unless the numbering lock stays taken (events-repo
  * `numberWritten`); `committed` then gets them, after the commit, to publish at once.
  */
 import type { Db, Tx } from './client.js';
