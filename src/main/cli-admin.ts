@@ -15,6 +15,7 @@ import { normalizeEmail } from '../domain/identity/tokens.js';
 import type { Actor } from '../domain/identity/security-events.js';
 import { createIdentityStore } from '../infra/db/stores/identity-store.js';
 import { systemClock } from '../core/clock.js';
+import { createUnitOfWork, txReposOf } from '../infra/db/unit-of-work.js';
 
 /** What an operator is told, and the exit code. */
 export interface Outcome { code: number; stdout: string; stderr: string }
@@ -55,9 +56,10 @@ export async function resetPasswordCommand(settings: Settings, email: string | u
     const notReady = await unmigrated(sql);
     if (notReady) return notReady;
     const store = createIdentityStore(db);
+    const uow = createUnitOfWork(db, txReposOf);
     const user = await store.users.findByEmail(normalizeEmail(email));
     if (!user) return { code: 1, stdout: '', stderr: `herald: no user has the email address ${email.trim()}\n` };
-    const users = createUsersService({ store, hasher: createPasswordHasher(settings.bcryptCost), clock: systemClock });
+    const users = createUsersService({ store, uow, hasher: createPasswordHasher(settings.bcryptCost), clock: systemClock });
     const password = await users.resetPassword(user.id, undefined, commandActor('admin reset-password'));
     const lines = [
       `Temporary password for ${user.email} (${user.role}): ${password}`,

@@ -17,19 +17,12 @@ import { createMetrics, type Metrics } from '../infra/metrics/metrics.js';
 import { createSecretBox, type SecretBox } from '../infra/crypto/secret-box.js';
 import { createEventBus } from '../infra/events/event-bus.js';
 import { createRelay } from '../infra/events/relay.js';
-import { outboxRepo } from '../infra/db/stores/events-repo.js';
 import { createRepositories, type Repositories } from './repositories.js';
 import { createEventFeed, type EventFeed } from '../domain/events/feed.js';
 import type { EventHistory } from '../domain/events/ports.js';
 import type { ChangeEvent } from '../domain/events/model.js';
 import type { UnitOfWork } from '../domain/unit-of-work/ports.js';
-import { createUnitOfWork } from '../infra/db/unit-of-work.js';
-import { connectionsRepo } from '../infra/db/stores/connections-repo.js';
-import { createChannelsRepo } from '../infra/db/stores/channels-repo.js';
-import { securityEventsRepo } from '../infra/db/stores/security-events-repo.js';
-import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
-import { createReportsRepo } from '../infra/db/stores/reports-repo.js';
-import { queriesRepo } from '../infra/db/stores/queries-repo.js';
+import { createUnitOfWork, txReposOf } from '../infra/db/unit-of-work.js';
 import { rateLimitedLog } from '../infra/log/rate-limited-log.js';
 import { packageVersion } from '../infra/paths.js';
 import { createConnectorPools, type ConnectorPools } from '../domain/connections/pools.js';
@@ -164,10 +157,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   });
   void relay.start();
   const { outbox } = repos;
-  const store = createUnitOfWork(db, (tx) => ({
-    connections: connectionsRepo(tx), channels: createChannelsRepo(tx), securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
-    runEngine: createRunEngineRepo(tx), reports: createReportsRepo(tx), queries: queriesRepo(tx),
-  }), (numbered, wrote) => {
+  const store = createUnitOfWork(db, txReposOf, (numbered, wrote) => {
     // Numbered in the transaction: published now, with no relay pass between the commit and the
     // streams. Left unnumbered (the lock was taken): this process's relay passes at once rather
     // than when the store's notification comes back (3 ms off the p50 from commit to a stream).

@@ -28,7 +28,7 @@ export function createRepositories(sql: Sql, db: Db) {
     attempts: createAttemptsRepo(db),
     runs: createRunsRepo(db),
     runEngine: createRunEngineRepo(db),
-    scheduling: createSchedulingRepo(sql, db),
+    scheduling: createSchedulingRepo(db),
     links: createLinksRepo(db),
     storage: createStorageRepo(db),
     /** Events written after a commit (a change not yet on the unit of work); still in the store. */

@@ -66,28 +66,30 @@ export function sessionPolicyOf(settings: Container['settings']): SessionPolicy 
 }
 
 /** Sign-in, sessions, users, API keys, second factors, OIDC, workspace settings and the audit trail. */
-export function identityServices(c: Pick<Container, 'settings' | 'identity' | 'clock' | 'redis' | 'secretBox' | 'passwordHasher' | 'channelHttp' | 'enqueue'>) {
+export function identityServices(c: Pick<Container, 'settings' | 'identity' | 'uow' | 'clock' | 'redis' | 'secretBox' | 'passwordHasher' | 'channelHttp' | 'enqueue'>) {
   const { settings, identity: store, clock } = c;
   const hasher = c.passwordHasher ?? createPasswordHasher(settings.bcryptCost);
   const sessionPolicy = sessionPolicyOf(settings);
   const guard = (policy: GuardPolicy) => createAttemptGuard(c.redis, settings.queuePrefix, policy, clock);
   const rp = relyingPartyOf(settings.publicUrl);
   const secrets = c.secretBox;
+  const { uow } = c;
   return {
-    setup: createSetupService({ store, hasher, sessionPolicy, clock }),
+    setup: createSetupService({ store, uow, hasher, sessionPolicy, clock }),
     signIn: createSignInService({
-      store, hasher, sessionPolicy, secrets, rp, clock,
+      store, uow, hasher, sessionPolicy, secrets, rp, clock,
       signInGuard: guard(SIGN_IN_POLICY), secondFactorGuard: guard(SECOND_FACTOR_POLICY), passkeyGuard: guard(PASSKEY_SIGN_IN_POLICY),
     }),
-    twoFactor: createTwoFactorService({ store, hasher, secrets, guard: guard(PASSWORD_CHANGE_POLICY), clock }),
-    passkeys: createPasskeysService({ store, rp, clock }),
+    twoFactor: createTwoFactorService({ store, uow, hasher, secrets, guard: guard(PASSWORD_CHANGE_POLICY), clock }),
+    passkeys: createPasskeysService({ store, uow, rp, clock }),
     oidc: createOidcService({
-      store, secrets, sessionPolicy, clock, publicUrl: settings.publicUrl,
+      store, uow, secrets, sessionPolicy, clock, publicUrl: settings.publicUrl,
       transport: createOidcTransport(c.channelHttp),
     }),
-    workspaceSettings: createWorkspaceSettingsService({ store, clock }),
+    workspaceSettings: createWorkspaceSettingsService({ store, uow, clock }),
     passwords: createPasswordService({
       store,
+      uow,
       hasher,
       sessionPolicy,
       passwordChangeGuard: guard(PASSWORD_CHANGE_POLICY),
@@ -97,9 +99,9 @@ export function identityServices(c: Pick<Container, 'settings' | 'identity' | 'c
       enqueueResetMail: (request) => c.enqueue(PASSWORD_RESET_MAIL, request),
       clock,
     }),
-    users: createUsersService({ store, hasher, clock }),
-    sessions: createSessionsService({ store, policy: sessionPolicy, clock }),
-    apiKeys: createApiKeysService({ store, clock }),
+    users: createUsersService({ store, uow, hasher, clock }),
+    sessions: createSessionsService({ store, uow, policy: sessionPolicy, clock }),
+    apiKeys: createApiKeysService({ store, uow, clock }),
     securityEvents: createSecurityEventsService({ events: store.events }),
     authenticator: createAuthenticator({ store, policy: sessionPolicy, clock }),
     /** The instance's own mail (password reset links), sent by the worker's mail job. */
@@ -144,7 +146,7 @@ export function deliveryServices(c: DeliveryContainer) {
   const sender = createDeliverySender({
     links,
     channels: repos.channels, deliveries: repos.deliveries, attempts: repos.attempts, plugins: c.plugins, secrets: c.secretBox, artifacts: c.artifacts,
-    http: c.channelHttp, events: c.events, clock: c.clock, log,
+    http: c.channelHttp, uow: c.uow, clock: c.clock, log,
     publicUrl: c.settings.publicUrl, newId,
     metrics: {
       sent: (destination, status, seconds) => {
@@ -164,14 +166,14 @@ export function deliveryServices(c: DeliveryContainer) {
     }),
     deliveries: createDeliveriesService({
       store: repos.deliveries, channels: repos.channels, plugins: c.plugins, secrets: c.secretBox, checkSchema,
-      context, sender, events: c.identity.events, clock: c.clock,
+      uow: c.uow, context, sender, clock: c.clock,
     }),
     retries: createRetryService({
       attempts: repos.attempts, deliveries: repos.deliveries, channels: repos.channels, runs: repos.runs,
       queue: createResendQueue(c.enqueue, () => c.clock.now()), clock: c.clock, log,
     }),
     resends: createResendWorker({
-      attempts: repos.attempts, runs: repos.runs, context, sender, events: c.events, clock: c.clock, log,
+      attempts: repos.attempts, runs: repos.runs, context, sender, uow: c.uow, clock: c.clock, log,
     }),
   };
 }
@@ -197,16 +199,16 @@ export function runServices(
   const linkQuota = createQuota(c.redis, c.settings.queuePrefix, SHARED_LINK_QUOTA);
   return {
     runs: createRunsService({
-      runs: repos.runs, attempts: repos.attempts, queue: createRunQueue(c.enqueue), events: c.events, clock: c.clock, log: c.logger, finished,
+      runs: repos.runs, uow: c.uow, attempts: repos.attempts, queue: createRunQueue(c.enqueue), clock: c.clock, log: c.logger, finished,
     }),
     eventFeed: c.feed,
     eventHistory: c.eventHistory,
     downloads,
     links: createLinksService({
-      store: repos.links, runs: repos.runs, downloads,
+      store: repos.links, uow: c.uow, runs: repos.runs, downloads,
       // Shared-link downloads per client address (an IPv6 client by its /64).
       quota: { take: (ip: string) => linkQuota.take(addressKey(ip)) },
-      events: c.identity.events, clock: c.clock, publicUrl: c.settings.publicUrl,
+      clock: c.clock, publicUrl: c.settings.publicUrl,
     }),
     storage: createStorageService({ store: repos.storage, where: c.artifactsLocation, retentionDays: c.settings.resultRetentionDays }),
     retention: createRetention({ store: repos.storage, artifacts: c.artifacts, days: c.settings.resultRetentionDays, log: c.logger.child({ component: 'scheduler' }) }),
@@ -229,7 +231,7 @@ export function runServices(
       deliveries: delivery.sender,
     }),
     scheduling: createScheduling({
-      store: { ...repos.scheduling, markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
+      uow: c.uow, store: { ...repos.scheduling, markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
       jobs: createRunJobs(c.queues.runs, runJobSpec),
       log: c.logger.child({ component: 'scheduler' }),
       lag: (seconds) => c.metrics.schedulerLag.set(seconds),

@@ -17,6 +17,7 @@ export function buildJobCatalog(c: WorkerContainer, services: WorkerServices): J
   return jobCatalog([
     passwordResetMailJob({
       store: c.identity,
+      uow: c.uow,
       mailer: services.mailer,
       publicUrl: c.settings.publicUrl,
       secretKey: c.settings.keys.hmac,

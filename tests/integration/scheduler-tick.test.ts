@@ -155,7 +155,7 @@ describe('the sweep', () => {
   it('queues again a pending run whose job is missing and a running run whose worker and job are gone, ends one lost too often, and leaves a live worker\'s run alone', async () => {
     const c = h.process.container;
     const scheduling = createScheduling({
-      store: { ...createSchedulingRepo(c.sql, c.db), markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
+      uow: c.uow, store: { ...createSchedulingRepo(c.db), markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
       jobs: createRunJobs(queue, runJobSpec), log: c.logger, lag: () => undefined, leaseMs: 10_000,
     });
     const reportId = await createReport('sweep', '0 0 1 1 *', 'UTC');
@@ -188,7 +188,7 @@ describe('the sweep', () => {
   it('ends a lost run the same way from the sweep and from its job\'s final failure: failed, and its sending delivery attempts failed delivery.worker_lost', async () => {
     const c = h.process.container;
     const scheduling = createScheduling({
-      store: { ...createSchedulingRepo(c.sql, c.db), markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
+      uow: c.uow, store: { ...createSchedulingRepo(c.db), markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },
       jobs: createRunJobs(queue, runJobSpec), log: c.logger, lag: () => undefined, leaseMs: 10_000,
     });
     const runJob = buildJobCatalog(c, h.process.services).get(runJobSpec.name)!;

@@ -1,8 +1,10 @@
 /**
- * A change commits with its audit record or not at all: when the security event cannot be
- * written (here a trigger on security_events raises), creating, changing or deleting a connection
- * or a channel answers 500 and leaves nothing behind, so the caller's retry neither duplicates
- * the change nor leaves a hole in the audit trail.
+ * A change commits with its audit record and its events or not at all: when the security event
+ * cannot be written (here a trigger on security_events raises), creating, changing or deleting a
+ * connection, a channel, a user, an API key, a delivery or the caller's sessions answers 500 and
+ * leaves nothing behind, so the caller's retry neither duplicates the change nor leaves a hole in
+ * the audit trail; when the outbox refuses an event (a trigger on events), a report's change or a
+ * manual run (with its Idempotency-Key) is not made either.
  */
 import postgres from 'postgres';
 import { startHerald, type Herald } from '../support/harness.js';
@@ -103,4 +105,96 @@ it('a report change commits with its event or not at all (the outbox refuses: no
     await store`drop trigger outbox_broken on events`;
   }
   expect((await admin.get(`/api/v1/reports/${report.id}`).expect(200)).body).toMatchObject({ paused: false, version: 1 });
+});
+
+describe('identity, deliveries and runs commit through the unit of work', () => {
+  beforeAll(async () => {
+    await store.unsafe(`
+      create trigger audit_broken_more before insert on security_events for each row
+        when (new.type in ('user.created', 'api_key.created', 'api_key.revoked', 'delivery.created', 'session.revoked_all')) execute function audit_broken();
+      alter table security_events disable trigger audit_broken_more;`);
+  });
+  const breakMore = () => store`alter table security_events enable trigger audit_broken_more`;
+  const mendMore = () => store`alter table security_events disable trigger audit_broken_more`;
+  const count = async (table: string) => (await store.unsafe(`select count(*)::int as n from ${table}`))[0]!.n as number;
+
+  it('a user whose audit record fails is not created; the retry makes exactly one', async () => {
+    const users = await count('users');
+    await breakMore();
+    try {
+      const failed = await admin.post('/api/v1/users').send({ name: 'Ada Audit', email: 'ada.audit@example.com', role: 'viewer' });
+      expect(failed.status).toBe(500);
+      expect(failed.body).toMatchObject({ code: 'internal' });
+      expect(await count('users')).toBe(users);
+    } finally {
+      await mendMore();
+    }
+    await admin.post('/api/v1/users').send({ name: 'Ada Audit', email: 'ada.audit@example.com', role: 'viewer' }).expect(201);
+    expect(await count('users')).toBe(users + 1);
+    expect((await store`select count(*)::int as n from security_events where type = 'user.created' and details->>'role' = 'viewer'`)[0]!.n).toBe(1);
+  });
+
+  it('an API key whose audit record fails is neither created nor revoked', async () => {
+    await breakMore();
+    try {
+      expect((await admin.post('/api/v1/api-keys').send({ name: 'unaudited', scope: 'read' })).status).toBe(500);
+      expect(await count('api_keys')).toBe(0);
+    } finally {
+      await mendMore();
+    }
+    const made = (await admin.post('/api/v1/api-keys').send({ name: 'audited', scope: 'read' }).expect(201)).body;
+    await breakMore();
+    try {
+      expect((await admin.post(`/api/v1/api-keys/${made.key.id}/revoke`)).status).toBe(500);
+    } finally {
+      await mendMore();
+    }
+    expect((await store`select revoked_at from api_keys where id = ${made.key.id}`)[0]!.revoked_at).toBeNull();
+    expect(await audited('api_key.created')).toBe(1);
+    expect(await audited('api_key.revoked')).toBe(0);
+  });
+
+  it('signing out everywhere whose audit record fails ends no session', async () => {
+    const live = async () => (await store`select count(*)::int as n from sessions where user_id = ${admin.userId} and revoked_at is null`)[0]!.n as number;
+    const before = await live();
+    expect(before).toBeGreaterThan(0);
+    await breakMore();
+    try {
+      expect((await admin.post('/api/v1/me/sessions/revoke-all')).status).toBe(500);
+    } finally {
+      await mendMore();
+    }
+    expect(await live()).toBe(before);
+    await admin.get('/api/v1/me').expect(200);
+  });
+
+  it('a delivery whose audit record fails is not added, and a manual run whose event cannot be written is not queued', async () => {
+    const conn = (await admin.post('/api/v1/connections').send(src.connection('For runs')).expect(201)).body;
+    const query = (await admin.post('/api/v1/queries').send({ name: 'For runs', connection_id: conn.id, sql: 'select 1 as one' }).expect(201)).body;
+    const report = (await admin.post('/api/v1/reports').send({ title: 'Run me', query_id: query.id }).expect(201)).body;
+    const channel = (await admin.post('/api/v1/channels')
+      .send({ name: 'Deliver here', type: 'webhook', settings: { url: 'https://hooks.example.com/deliver' } }).expect(201)).body;
+    await breakMore();
+    try {
+      expect((await admin.post(`/api/v1/reports/${report.id}/deliveries`).send({ channel_id: channel.id, settings: { attach: 'csv' } })).status).toBe(500);
+      expect(await count('deliveries')).toBe(0);
+    } finally {
+      await mendMore();
+    }
+    await admin.post(`/api/v1/reports/${report.id}/deliveries`).send({ channel_id: channel.id, settings: { attach: 'csv' } }).expect(201);
+    expect(await count('deliveries')).toBe(1);
+
+    await store.unsafe(`create trigger outbox_broken before insert on events for each row when (new.type = 'run.updated') execute function outbox_broken();`);
+    try {
+      const failed = await admin.post(`/api/v1/reports/${report.id}/run`).set('Idempotency-Key', 'uow-run').send({ deliver: false });
+      expect(failed.status).toBe(500);
+      expect(await count('runs')).toBe(0);
+      expect(await count('idempotency_keys')).toBe(0);
+    } finally {
+      await store`drop trigger outbox_broken on events`;
+    }
+    // The retry with the same key makes the run (nothing of the failed one holds the key).
+    const run = (await admin.post(`/api/v1/reports/${report.id}/run`).set('Idempotency-Key', 'uow-run').send({ deliver: false }).expect(202)).body;
+    expect((await store`select count(*)::int as n from events where type = 'run.updated' and data->>'id' = ${run.id}`)[0]!.n).toBeGreaterThan(0);
+  });
 });

@@ -38,7 +38,7 @@ export interface DeliveriesRepo {
   list(reportId: string): Promise<DeliveryRecord[]>;
   find(reportId: string, id: string): Promise<DeliveryRecord | undefined>;
   findById(id: string): Promise<DeliveryRecord | undefined>;
-  /** Inserts and moves later ones down, in one transaction (positions stay 1..n). */
+  /** Inserts and moves later ones down under the report's row lock (positions stay 1..n), in the caller's unit of work. */
   insert(d: NewDelivery): Promise<DeliveryRecord>;
   /** Versioned replace; a new position moves the others. */
   replace(reportId: string, id: string, version: number, change: { channelId: string; position: number | undefined; settings: DeliverySettings }, now: Date): Promise<DeliveryRecord>;

@@ -16,6 +16,7 @@ import type { ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
 import type { SchemaCheck } from '../connections/ports.js';
 import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
 import type { SecurityEventsRepo } from '../identity/ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { RunRecord } from '../runs/model.js';
 import type { DeliverySender } from './sender.js';
 import type { RunContext } from '../runs/engine-ports.js';
@@ -60,14 +61,15 @@ function sampleRun(reportId: string, now: Date): RunRecord {
 }
 
 export function createDeliveriesService(deps: {
+  /** Reads; changes go through the unit of work, with their audit record. */
   store: DeliveriesRepo;
+  uow: UnitOfWork;
   channels: Pick<ChannelsRepo, 'find'>;
   plugins: ChannelPlugins;
   secrets: Secrets;
   checkSchema: SchemaCheck;
   context: DeliveryContextSource;
   sender: Pick<DeliverySender, 'compose'>;
-  events: SecurityEventsRepo;
   clock: Clock;
 }) {
   const { store, clock } = deps;
@@ -129,8 +131,8 @@ export function createDeliveriesService(deps: {
     };
   }
 
-  const audit = (type: 'delivery.created' | 'delivery.updated' | 'delivery.deleted', actor: Actor, d: { id: string; reportId: string; channelId: string }, channelName: string | null) =>
-    recordSecurityEvent(deps.events, {
+  const audit = (events: SecurityEventsRepo, type: 'delivery.created' | 'delivery.updated' | 'delivery.deleted', actor: Actor, d: { id: string; reportId: string; channelId: string }, channelName: string | null) =>
+    recordSecurityEvent(events, {
       type, actor, userId: actor.userId ?? null, target: { type: 'delivery', id: d.id },
       details: { report_id: d.reportId, channel_id: d.channelId, ...(channelName ? { channel: channelName } : {}) },
     }, clock);
@@ -148,23 +150,30 @@ export function createDeliveriesService(deps: {
     async create(reportId: string, input: { channelId: string; position?: number | undefined; settings: DeliverySettingsInput }, actor: Actor): Promise<DeliveryRecord> {
       await reportExists(reportId);
       const { settings, channelName } = await settingsFor(input.channelId, input.settings);
-      const row = await store.insert({ id: newId(), reportId, channelId: input.channelId, position: input.position, settings, now: clock.now() });
-      await audit('delivery.created', actor, row, channelName);
-      return row;
+      return deps.uow.run(async (tx) => {
+        const row = await tx.deliveries.insert({ id: newId(), reportId, channelId: input.channelId, position: input.position, settings, now: clock.now() });
+        await audit(tx.securityEvents, 'delivery.created', actor, row, channelName);
+        return row;
+      });
     },
 
     async replace(reportId: string, id: string, input: { channelId: string; position?: number | undefined; settings: DeliverySettingsInput; version: number }, actor: Actor): Promise<DeliveryRecord> {
       if (!(await store.find(reportId, id))) throw notFound('delivery');
       const { settings, channelName } = await settingsFor(input.channelId, input.settings);
-      const row = await store.replace(reportId, id, input.version, { channelId: input.channelId, position: input.position, settings }, clock.now());
-      await audit('delivery.updated', actor, row, channelName);
-      return row;
+      return deps.uow.run(async (tx) => {
+        const row = await tx.deliveries.replace(reportId, id, input.version, { channelId: input.channelId, position: input.position, settings }, clock.now());
+        await audit(tx.securityEvents, 'delivery.updated', actor, row, channelName);
+        return row;
+      });
     },
 
     async delete(reportId: string, id: string, actor: Actor): Promise<void> {
       const row = await store.find(reportId, id);
-      if (!row || !(await store.delete(reportId, id))) throw notFound('delivery');
-      await audit('delivery.deleted', actor, row, null);
+      if (!row) throw notFound('delivery');
+      await deps.uow.run(async (tx) => {
+        if (!(await tx.deliveries.delete(reportId, id))) throw notFound('delivery');
+        await audit(tx.securityEvents, 'delivery.deleted', actor, row, null);
+      });
     },
 
     /** Renders without sending: a saved delivery, or unsaved settings for a channel. */

@@ -12,8 +12,9 @@ import type { Log } from '../../core/log.js';
 import type { AttemptRecord } from '../channels/model.js';
 import type { AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
 import { isFinished, type RunRecord } from '../runs/model.js';
-import { publishQuietly, reportUpdated, type EventSink } from '../events/model.js';
+import { reportUpdated } from '../events/model.js';
 import { runUpdated } from '../runs/events.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { DeliveryContextSource } from './deliveries-service.js';
 import type { DeliverySender } from './sender.js';
 
@@ -92,10 +93,11 @@ export function createRetryService(deps: {
 /** The worker's half: claim a queued attempt, send it, settle the run. */
 export function createResendWorker(deps: {
   attempts: AttemptsRepo;
-  runs: RunSettling;
+  /** Reads; the run's settling goes through the unit of work, with its events. */
+  runs: Pick<RunSettling, 'find'>;
   context: Pick<DeliveryContextSource, 'runContext'>;
   sender: Pick<DeliverySender, 'resend'>;
-  events: EventSink;
+  uow: UnitOfWork;
   clock: Clock;
   log: Log;
 }) {
@@ -116,11 +118,14 @@ export function createResendWorker(deps: {
       const log = deps.log.child({ run_id: run.id, report_id: run.reportId });
       const ended = await deps.sender.resend(attempt, run, context, signal, log);
       log.info('delivery resent', { attempt_id: attempt.id, status: ended.status });
-      const settled = await deps.runs.settleDeliveries(run.id, deps.clock.now());
-      await publishQuietly(deps.events, [
-        runUpdated(settled ?? run),
-        ...(settled ? [reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: settled.status } })] : []),
-      ], (err) => log.warn('a run event could not be published', { err }));
+      // The run's new status commits with its events.
+      await deps.uow.run(async (tx) => {
+        const settled = await tx.runs.settleDeliveries(run.id, deps.clock.now());
+        await tx.outbox.add([
+          runUpdated(settled ?? run),
+          ...(settled ? [reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: settled.status } })] : []),
+        ]);
+      });
     },
 
     /** The job failed for good: the attempt must not stay queued or sending. */

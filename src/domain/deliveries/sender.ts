@@ -15,7 +15,7 @@
  * counts the requests made to the peer, the one the stop cut short included.
  *
  * After each attempt the channel's health is recomputed in the store (one statement) and a
- * change is announced as channel.health. Logs carry run_id, report_id and the channel's name,
+ * change is written as channel.health in the same unit of work. Logs carry run_id, report_id and the channel's name,
  * never a URL or a secret.
  */
 import type { Clock } from '../../core/clock.js';
@@ -29,7 +29,8 @@ import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../
 import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
 import type { CellValue } from '../plugins/connector.js';
 import { CONTENT_TYPES, resultFile, resultFileName } from '../results/formats.js';
-import { channelHealthChanged, publishQuietly, type EventSink } from '../events/model.js';
+import { channelHealthChanged } from '../events/model.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 import { RunCancelled, RunTimedOut, type RunRecord } from '../runs/model.js';
 import type { DeliveringStatus, PlannedDeliveries, RunContext } from '../runs/engine-ports.js';
 import { renderTemplates, type TemplateVariables } from './templates.js';
@@ -62,14 +63,15 @@ export type DeliveryLinks = (input: { runId: string; format: 'csv' | 'xlsx' | 'j
 
 export interface DeliverySenderDeps {
   links: DeliveryLinks;
-  channels: Pick<ChannelsRepo, 'find' | 'refreshHealth'>;
+  channels: Pick<ChannelsRepo, 'find'>;
   deliveries: Pick<DeliveriesRepo, 'list' | 'findById'>;
   attempts: AttemptsRepo;
   plugins: PluginLookup;
   secrets: Secrets;
   artifacts: Pick<ArtifactStore, 'readResult'>;
   http: OutboundHttp;
-  events: EventSink;
+  /** The channel's health and its event commit together, after the attempt's end is recorded. */
+  uow: UnitOfWork;
   metrics: DeliveryMetrics;
   clock: Clock;
   log: Log;
@@ -217,13 +219,21 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     };
   }
 
+  /**
+   * The channel's health from its latest finished attempt, with its channel.health event, in one
+   * unit of work of its own after the attempt's end committed (so it reads every attempt that
+   * ended before it, other workers' too).
+   */
   async function afterAttempt(channelId: string, log: Log) {
     try {
-      const change = await deps.channels.refreshHealth(channelId);
-      if (change && change.before !== change.after) {
-        log.info('channel health changed', { health: change.after, previous: change.before });
-        await publishQuietly(deps.events, [channelHealthChanged(channelId, change.after, change.before)], (err) => log.warn('a channel event could not be published', { err }));
-      }
+      const change = await deps.uow.run(async (tx) => {
+        const refreshed = await tx.channels.refreshHealth(channelId);
+        if (refreshed && refreshed.before !== refreshed.after) {
+          await tx.outbox.add([channelHealthChanged(channelId, refreshed.after, refreshed.before)]);
+        }
+        return refreshed;
+      });
+      if (change && change.before !== change.after) log.info('channel health changed', { health: change.after, previous: change.before });
     } catch (err) {
       log.warn('could not update the channel\'s health', { err });
     }

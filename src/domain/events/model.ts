@@ -18,11 +18,6 @@ export interface ChangeEvent {
   userId?: string;
 }
 
-/** Where services publish changes: the outbox, in order (see `publishQuietly`). */
-export interface EventSink {
-  publish(events: readonly ChangeEvent[]): Promise<void>;
-}
-
 export type ReportChange = 'created' | 'updated' | 'paused' | 'resumed' | 'deleted' | 'scheduled' | 'ran';
 
 export function reportUpdated(reportId: string, change: ReportChange, extra: {
@@ -43,17 +38,3 @@ export const channelHealthChanged = (channelId: string, health: string, previous
   ({ type: 'channel.health', data: { id: channelId, health, previous } });
 
 export const runCancelRequested = (runId: string, reportId: string): ChangeEvent => ({ type: 'run.cancel', data: { id: runId, report_id: reportId } });
-
-/**
- * Writes events right after the change committed, for services not yet on the unit of work
- * (which writes them in the change's own transaction): all in one outbox statement, so they keep
- * their order. A failure (the store away) is logged, never undoes or fails the change.
- */
-export async function publishQuietly(sink: EventSink, events: ChangeEvent[], onError: (err: unknown) => void): Promise<void> {
-  if (events.length === 0) return;
-  try {
-    await sink.publish(events);
-  } catch (err) {
-    onError(err);
-  }
-}

@@ -4,9 +4,10 @@ import { insertApiKey } from './api-keys.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import type { Scope } from './principal.js';
 import type { IdentityStore } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 /** Admins create keys for themselves or another user; revoking takes effect at once. */
-export function createApiKeysService(deps: { store: Pick<IdentityStore, 'apiKeys' | 'transaction'>; clock: Clock }) {
+export function createApiKeysService(deps: { store: Pick<IdentityStore, 'apiKeys'>; uow: UnitOfWork; clock: Clock }) {
   const { store, clock } = deps;
   return {
     list: (q: { limit: number; cursor?: string; ownerId?: string }) => store.apiKeys.list(q),
@@ -14,14 +15,14 @@ export function createApiKeysService(deps: { store: Pick<IdentityStore, 'apiKeys
       if (input.expiresAt && input.expiresAt.getTime() <= clock.now().getTime()) {
         throw validationFailed([{ field: 'expires_at', code: 'validation.range', message: 'must be in the future' }]);
       }
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const owner = await tx.users.find(input.ownerId);
         if (!owner) throw validationFailed([{ field: 'owner_id', code: 'validation.invalid', message: 'is not a user' }]);
         const now = clock.now();
         const created = await insertApiKey(tx.apiKeys, {
           ownerId: owner.id, createdBy: actor.userId ?? null, name: input.name.trim(), scope: input.scope, expiresAt: input.expiresAt ?? null,
         }, now);
-        await recordSecurityEvent(tx.events, {
+        await recordSecurityEvent(tx.securityEvents, {
           type: 'api_key.created', actor, userId: owner.id, target: { type: 'api_key', id: created.row.id },
           details: { scope: input.scope, prefix: created.row.prefix },
         }, clock);
@@ -29,11 +30,11 @@ export function createApiKeysService(deps: { store: Pick<IdentityStore, 'apiKeys
       });
     },
     async revoke(id: string, actor: Actor) {
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const now = clock.now();
         const row = await tx.apiKeys.revoke(id, now);
         if (!row) throw notFound('API key');
-        await recordSecurityEvent(tx.events, { type: 'api_key.revoked', actor, userId: row.userId, target: { type: 'api_key', id } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'api_key.revoked', actor, userId: row.userId, target: { type: 'api_key', id } }, clock);
         return row;
       });
     },

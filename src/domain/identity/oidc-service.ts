@@ -21,6 +21,7 @@ import { normalizeEmail, randomToken, sameToken, tokenHash } from './tokens.js';
 import { OIDC_KEY } from './workspace-settings.js';
 import { ROLE_RANK, type Role } from './principal.js';
 import type { IdentityStore, SettingsRepo } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { User } from './model.js';
 
 /** The fetch the provider is reached with (the outbound guard), and whether plain http may be used for a URL. */
@@ -121,7 +122,7 @@ export function mappedRole(claim: unknown, mapping: Record<string, Role>): Role 
 }
 
 export function createOidcService(deps: {
-  store: Pick<IdentityStore, 'settings' | 'users' | 'identityLinks' | 'flows' | 'events' | 'transaction' | 'sessions'>;
+  store: Pick<IdentityStore, 'settings' | 'users' | 'identityLinks' | 'flows' | 'events' | 'sessions'>; uow: UnitOfWork;
   secrets: Secrets;
   transport: OidcTransport;
   sessionPolicy: SessionPolicy;
@@ -213,7 +214,7 @@ export function createOidcService(deps: {
       throw new OidcSignInError('oidc.domain_not_allowed', `Only these email domains may sign in: ${s.allowedDomains.join(', ')}`);
     }
     const role = s.roleClaim ? mappedRole(claims[s.roleClaim], s.roleMapping) : undefined;
-    return store.transaction(async (tx) => {
+    return deps.uow.run(async (tx) => {
       const now = clock.now();
       const link = await tx.identityLinks.find(issuer, sub);
       let user = link ? await tx.users.find(link.userId) : undefined;
@@ -232,14 +233,14 @@ export function createOidcService(deps: {
           user = await tx.users.insert({
             id: newId(), name, email, role: role ?? s.defaultRole, passwordHash: null, mustChangePassword: false, passwordChangedAt: null,
           });
-          await recordSecurityEvent(tx.events, {
+          await recordSecurityEvent(tx.securityEvents, {
             type: 'user.created', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id },
             details: { source: 'oidc', role: user.role },
           }, clock);
         }
         const created = await tx.identityLinks.insert({ id: newId(), userId: user.id, issuer, subject: sub, email, createdAt: now });
         await tx.identityLinks.touch(created.id, email, now);
-        await recordSecurityEvent(tx.events, {
+        await recordSecurityEvent(tx.securityEvents, {
           type: 'oidc.linked', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id }, details: { issuer },
         }, clock);
       }
@@ -250,7 +251,7 @@ export function createOidcService(deps: {
         if (!(user.role === 'admin' && admins.length <= 1 && admins.includes(user.id))) {
           const before = user.role;
           user = await tx.users.update(user.id, undefined, { role }, now);
-          await recordSecurityEvent(tx.events, {
+          await recordSecurityEvent(tx.securityEvents, {
             type: 'user.role_changed', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id },
             details: { source: 'oidc', from: before, to: role },
           }, clock);
@@ -291,10 +292,10 @@ export function createOidcService(deps: {
         // Turning it on needs a provider that answers: nobody is sent to a dead end.
         await discover(value.issuer_url!, value.client_id!, clientSecret);
       }
-      const saved = await store.transaction(async (tx) => {
+      const saved = await deps.uow.run(async (tx) => {
         const sealed = clientSecret ? secrets.seal(JSON.stringify({ client_secret: clientSecret }), secretsContext) : null;
-        const next = await tx.settings.put(OIDC_KEY, input.version, value, sealed, clock.now());
-        await recordSecurityEvent(tx.events, {
+        const next = await tx.workspaceSettings.put(OIDC_KEY, input.version, value, sealed, clock.now());
+        await recordSecurityEvent(tx.securityEvents, {
           type: 'settings.oidc_updated', actor,
           details: {
             enabled: value.enabled, issuer: value.issuer_url ? new URL(value.issuer_url).origin : null,
@@ -376,7 +377,7 @@ export function createOidcService(deps: {
         const issuer = config.serverMetadata().issuer;
         const user = await userFor(settings, issuer, claims, meta);
         userId = user.id;
-        const signedIn = await store.transaction((tx) => completeSignIn(tx, { sessionPolicy: deps.sessionPolicy, clock }, user, { method: 'oidc', details: { issuer } }, meta, browser));
+        const signedIn = await deps.uow.run((tx) => completeSignIn(tx, { sessionPolicy: deps.sessionPolicy, clock }, user, { method: 'oidc', details: { issuer } }, meta, browser));
         return { location: `${deps.publicUrl.replace(/\/+$/, '')}${data.return_to}`, signedIn };
       } catch (err) {
         if (!(err instanceof OidcSignInError)) throw err;

@@ -20,6 +20,7 @@ import { STEP_TTL_MS } from './second-factor.js';
 import { tokenHash } from './tokens.js';
 import type { PasskeyRecord } from './model.js';
 import type { IdentityStore } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export interface RelyingParty {
   id: string;
@@ -65,7 +66,7 @@ const refused = (detail = 'The passkey was not accepted') => new DomainError('au
 const userHandleOf = (userId: string) => Buffer.from(userId, 'utf8');
 
 export interface PasskeyDeps {
-  store: Pick<IdentityStore, 'users' | 'passkeys' | 'flows' | 'events' | 'sessions' | 'transaction'>;
+  store: Pick<IdentityStore, 'users' | 'passkeys' | 'flows' | 'events' | 'sessions'>; uow: UnitOfWork;
   rp: RelyingParty;
   clock: Clock;
 }
@@ -189,9 +190,9 @@ export function createPasskeysService(deps: PasskeyDeps) {
         if (err instanceof DomainError) throw err;
         throw failed(`The passkey did not verify: ${err instanceof Error ? err.message.slice(0, 200) : 'unreadable answer'}`);
       }
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const now = clock.now();
-        if (!(await tx.flows.claim(flow.id, now))) throw challengeInvalid();
+        if (!(await tx.authFlows.claim(flow.id, now))) throw challengeInvalid();
         const count = await tx.passkeys.countOf(userId);
         const passkey = await tx.passkeys.insert({
           id: newId(), userId, credentialId: info.credential.id, publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
@@ -200,7 +201,7 @@ export function createPasskeysService(deps: PasskeyDeps) {
           createdAt: now, updatedAt: now,
         });
         await tx.sessions.clearMustEnrol(userId);
-        await recordSecurityEvent(tx.events, {
+        await recordSecurityEvent(tx.securityEvents, {
           type: 'passkey.added', actor: asUser(userId, meta), userId, target: { type: 'passkey', id: passkey.id },
           details: { device_type: passkey.deviceType, backed_up: passkey.backedUp },
         }, clock);
@@ -209,18 +210,18 @@ export function createPasskeysService(deps: PasskeyDeps) {
     },
 
     async rename(userId: string, id: string, name: string, meta: RequestMeta): Promise<PasskeyRecord> {
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const passkey = await tx.passkeys.rename(userId, id, name.trim(), clock.now());
-        await recordSecurityEvent(tx.events, { type: 'passkey.renamed', actor: asUser(userId, meta), userId, target: { type: 'passkey', id } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'passkey.renamed', actor: asUser(userId, meta), userId, target: { type: 'passkey', id } }, clock);
         return passkey;
       });
     },
 
     async remove(userId: string, id: string, meta: RequestMeta): Promise<void> {
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const removed = await tx.passkeys.remove(userId, id);
         if (!removed) throw notFound('passkey');
-        await recordSecurityEvent(tx.events, { type: 'passkey.removed', actor: asUser(userId, meta), userId, target: { type: 'passkey', id } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'passkey.removed', actor: asUser(userId, meta), userId, target: { type: 'passkey', id } }, clock);
       });
     },
   };

@@ -10,6 +10,7 @@ import { recordSecurityEvent } from './security-events.js';
 import { normalizeEmail, tokenHash } from './tokens.js';
 import { anonymous, type RequestMeta } from './auth-shared.js';
 import type { IdentityStore, Mailer } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 const RESET_TTL_MS = 3600_000;
 
@@ -19,7 +20,7 @@ const RESET_TTL_MS = 3600_000;
  * second event, and resends the same link.
  */
 export function createResetMailSender(deps: {
-  store: Pick<IdentityStore, 'users' | 'events' | 'transaction'>; mailer: Mailer; publicUrl: string; secretKey: Buffer; clock: Clock;
+  store: Pick<IdentityStore, 'users' | 'events'>; uow: UnitOfWork; mailer: Mailer; publicUrl: string; secretKey: Buffer; clock: Clock;
 }) {
   const { store, clock } = deps;
   return async (requestId: string, email: string, meta: RequestMeta, signal?: AbortSignal): Promise<void> => {
@@ -29,13 +30,13 @@ export function createResetMailSender(deps: {
       return;
     }
     const token = createHmac('sha256', deps.secretKey).update(`reset:${requestId}`).digest('base64url');
-    await store.transaction(async (tx) => {
+    await deps.uow.run(async (tx) => {
       const now = clock.now();
       const stored = await tx.passwordResets.insertOnce({
         id: newId(), userId: user.id, tokenHash: tokenHash(token), createdAt: now, expiresAt: new Date(now.getTime() + RESET_TTL_MS),
       });
       if (!stored) return; // a retry of a job that stored its token already
-      await recordSecurityEvent(tx.events, { type: 'auth.password_reset_requested', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id } }, clock);
+      await recordSecurityEvent(tx.securityEvents, { type: 'auth.password_reset_requested', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id } }, clock);
     });
     // Stopped (time limit, shutdown) before the mail went out: a retry resends the same link.
     signal?.throwIfAborted();

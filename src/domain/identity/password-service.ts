@@ -11,6 +11,7 @@ import { normalizeEmail, tokenHash } from './tokens.js';
 import { getUser } from './users.js';
 import { anonymous, asUser, assertPassword, deviceFor, type RequestMeta, type SignedIn } from './auth-shared.js';
 import type { AttemptGuard, IdentityStore, Quota } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export interface ResetMailRequest extends RequestMeta {
   requestId: string;
@@ -18,7 +19,7 @@ export interface ResetMailRequest extends RequestMeta {
 }
 
 export function createPasswordService(deps: {
-  store: Pick<IdentityStore, 'users' | 'passwordResets' | 'events' | 'transaction'>;
+  store: Pick<IdentityStore, 'users' | 'passwordResets' | 'events'>; uow: UnitOfWork;
   hasher: PasswordHasher;
   sessionPolicy: SessionPolicy;
   passwordChangeGuard: AttemptGuard;
@@ -52,12 +53,12 @@ export function createPasswordService(deps: {
         throw validationFailed([{ field: 'new_password', code: 'validation.invalid', message: 'must differ from the current password' }]);
       }
       const passwordHash = await deps.hasher.hash(input.newPassword);
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const now = clock.now();
         await tx.users.update(userId, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: now }, now);
         const ended = await tx.sessions.revokeAllOf(userId, now, sessionId);
         await tx.passwordResets.expireAllOf(userId, now);
-        await recordSecurityEvent(tx.events, { type: 'auth.password_changed', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId }, details: { sessions_ended: ended } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'auth.password_changed', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId }, details: { sessions_ended: ended } }, clock);
       });
     },
 
@@ -92,14 +93,14 @@ export function createPasswordService(deps: {
       if (!user.enabled) throw invalid;
       assertPassword(input.password, user.email, 'password');
       const passwordHash = await deps.hasher.hash(input.password);
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const now = clock.now();
         // Single use: only the transaction that marks the token used may set the password.
         if (!(await tx.passwordResets.claim(reset.id, now))) throw invalid;
         const updated = await tx.users.update(user.id, undefined, { passwordHash, mustChangePassword: false, passwordChangedAt: now }, now);
         const ended = await tx.sessions.revokeAllOf(user.id, now);
         await tx.passwordResets.expireAllOf(user.id, now);
-        await recordSecurityEvent(tx.events, { type: 'auth.password_reset_completed', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id }, details: { sessions_ended: ended } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'auth.password_reset_completed', actor: anonymous(meta), userId: user.id, target: { type: 'user', id: user.id }, details: { sessions_ended: ended } }, clock);
         return { device: deviceFor(deps.sessionPolicy.secretKey, updated, now) };
       });
     },

@@ -143,15 +143,13 @@ export interface IdentityRepos {
   settings: SettingsRepo;
 }
 
-/** Repositories bound to one transaction, plus the locks only a transaction can hold. */
-export interface IdentityTx extends IdentityRepos {
-  /** Serialises first-run setups until the transaction ends. */
-  lockSetup(): Promise<void>;
-}
-
-export interface IdentityStore extends IdentityRepos {
-  transaction<T>(work: (tx: IdentityTx) => Promise<T>): Promise<T>;
-}
+/**
+ * The repositories bound to the database: reads, and single statements that stand alone (a failed
+ * sign-in's security event). A change with its audit record goes through the unit of work
+ * (src/domain/unit-of-work/ports.ts), whose TxRepos holds the same repositories bound to one
+ * transaction.
+ */
+export type IdentityStore = IdentityRepos;
 
 /** Abuse protection (implemented on Redis by src/infra/ratelimit/attempt-guard.ts). */
 export interface AttemptKeys {

@@ -3,9 +3,10 @@ import { notFound } from '../../core/errors.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import { idleSince, type SessionPolicy } from './sessions.js';
 import type { IdentityStore } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 /** The caller's own sessions: list, sign out one, sign out everywhere. */
-export function createSessionsService(deps: { store: Pick<IdentityStore, 'sessions' | 'transaction'>; policy: SessionPolicy; clock: Clock }) {
+export function createSessionsService(deps: { store: Pick<IdentityStore, 'sessions'>; uow: UnitOfWork; policy: SessionPolicy; clock: Clock }) {
   const { store, clock } = deps;
   return {
     list(userId: string) {
@@ -13,17 +14,17 @@ export function createSessionsService(deps: { store: Pick<IdentityStore, 'sessio
       return store.sessions.listActive(userId, now, idleSince(deps.policy, now));
     },
     async revoke(userId: string, sessionId: string, actor: Actor): Promise<void> {
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const now = clock.now();
         if (!(await tx.sessions.revoke(userId, sessionId, now))) throw notFound('session');
-        await recordSecurityEvent(tx.events, { type: 'session.revoked', actor, userId, target: { type: 'session', id: sessionId } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'session.revoked', actor, userId, target: { type: 'session', id: sessionId } }, clock);
       });
     },
     async revokeAll(userId: string, actor: Actor): Promise<void> {
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const now = clock.now();
         const ended = await tx.sessions.revokeAllOf(userId, now);
-        await recordSecurityEvent(tx.events, { type: 'session.revoked_all', actor, userId, details: { sessions_ended: ended } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'session.revoked_all', actor, userId, details: { sessions_ended: ended } }, clock);
       });
     },
   };

@@ -7,11 +7,12 @@ import { recordSecurityEvent } from './security-events.js';
 import { issueSession, type SessionPolicy } from './sessions.js';
 import { asUser, assertPassword, deviceFor, type RequestMeta, type SignedIn } from './auth-shared.js';
 import type { IdentityStore } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 const setupCompleted = () => new DomainError('setup.completed', 'Setup is already done; sign in instead');
 
 export function createSetupService(deps: {
-  store: Pick<IdentityStore, 'users' | 'transaction'>; hasher: PasswordHasher; sessionPolicy: SessionPolicy; clock: Clock;
+  store: Pick<IdentityStore, 'users'>; uow: UnitOfWork; hasher: PasswordHasher; sessionPolicy: SessionPolicy; clock: Clock;
 }) {
   const { store, clock } = deps;
   return {
@@ -25,7 +26,7 @@ export function createSetupService(deps: {
       if ((await store.users.count()) > 0) throw setupCompleted();
       assertPassword(input.password, input.email, 'password');
       const passwordHash = await deps.hasher.hash(input.password);
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         await tx.lockSetup();
         if ((await tx.users.count()) > 0) throw setupCompleted();
         const now = clock.now();
@@ -35,8 +36,8 @@ export function createSetupService(deps: {
         });
         const session = await issueSession(tx.sessions, deps.sessionPolicy, { userId: user.id, method: 'setup', ...meta }, now);
         const actor = asUser(user.id, meta);
-        await recordSecurityEvent(tx.events, { type: 'setup.completed', actor, userId: user.id, target: { type: 'user', id: user.id } }, clock);
-        await recordSecurityEvent(tx.events, { type: 'user.created', actor, userId: user.id, target: { type: 'user', id: user.id }, details: { role: 'admin' } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'setup.completed', actor, userId: user.id, target: { type: 'user', id: user.id } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'user.created', actor, userId: user.id, target: { type: 'user', id: user.id }, details: { role: 'admin' } }, clock);
         return { user, session, device: deviceFor(deps.sessionPolicy.secretKey, user, now) };
       });
     },

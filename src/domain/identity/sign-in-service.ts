@@ -21,7 +21,8 @@ import {
 import { assertionOptions, verifyAssertion, type CredentialJson, type RelyingParty } from './passkeys-service.js';
 import { passwordSignInAllowed, readWorkspaceSettings } from './workspace-settings.js';
 import type { SecondFactor, SessionMethod, User } from './model.js';
-import type { AttemptGuard, IdentityStore, IdentityTx } from './ports.js';
+import type { AttemptGuard, IdentityStore } from './ports.js';
+import type { TxRepos, UnitOfWork } from '../unit-of-work/ports.js';
 
 /** Names the user's current password, for the sign-in throttle's familiar addresses. */
 const familiarTag = (user: User) => `${user.id}:${user.passwordChangedAt?.getTime() ?? 0}`;
@@ -41,7 +42,7 @@ export interface BrowserProof {
 }
 
 export interface SignInDeps {
-  store: Pick<IdentityStore, 'users' | 'events' | 'transaction' | 'settings' | 'passkeys' | 'flows' | 'recoveryCodes' | 'sessions'>;
+  store: Pick<IdentityStore, 'users' | 'events' | 'settings' | 'passkeys' | 'flows' | 'recoveryCodes' | 'sessions'>; uow: UnitOfWork;
   hasher: PasswordHasher;
   sessionPolicy: SessionPolicy;
   signInGuard: AttemptGuard;
@@ -57,7 +58,7 @@ export interface SignInDeps {
  * this browser is revoked (rotation), last sign-in is recorded, the event names the method.
  */
 export async function completeSignIn(
-  tx: IdentityTx, deps: Pick<SignInDeps, 'sessionPolicy' | 'clock'>, user: User,
+  tx: Pick<TxRepos, 'sessions' | 'users' | 'securityEvents'>, deps: Pick<SignInDeps, 'sessionPolicy' | 'clock'>, user: User,
   how: { method: SessionMethod; secondFactor?: SecondFactor | undefined; mustEnrol?: boolean | undefined; details?: Record<string, string | number | boolean | null> },
   meta: RequestMeta, browser: BrowserProof,
 ): Promise<SignedIn> {
@@ -67,7 +68,7 @@ export async function completeSignIn(
     userId: user.id, method: how.method, secondFactor: how.secondFactor, mustEnrol: how.mustEnrol, ...meta,
   }, now);
   const fresh = await tx.users.markSignedIn(user.id, now);
-  await recordSecurityEvent(tx.events, {
+  await recordSecurityEvent(tx.securityEvents, {
     type: 'auth.sign_in', actor: asUser(user.id, meta), userId: user.id, target: { type: 'session', id: session.id },
     details: { method: how.method, ...(how.secondFactor ? { second_factor: how.secondFactor } : {}), ...(how.mustEnrol ? { must_enrol: true } : {}), ...how.details },
   }, deps.clock);
@@ -130,7 +131,7 @@ export function createSignInService(deps: SignInDeps) {
         });
         return { status: 'second_factor_required', ticket, methods };
       }
-      const signedIn = await store.transaction((tx) => completeSignIn(tx, deps, user, { method: 'password', mustEnrol: policy.requireSecondFactor }, meta, browser));
+      const signedIn = await deps.uow.run((tx) => completeSignIn(tx, deps, user, { method: 'password', mustEnrol: policy.requireSecondFactor }, meta, browser));
       return { status: 'signed_in', ...signedIn };
     },
 
@@ -138,7 +139,7 @@ export function createSignInService(deps: SignInDeps) {
     async secondFactorPasskeyOptions(ticket: string, meta: RequestMeta) {
       const { flow, user } = await openTicket(ticket, meta);
       if ((await store.passkeys.countOf(user.id)) === 0) throw new DomainError('auth.method_unavailable', 'This account has no passkey');
-      return assertionOptions({ store, rp: deps.rp, clock }, 'second_factor', user, { ticket_id: flow.id });
+      return assertionOptions({ store, uow: deps.uow, rp: deps.rp, clock }, 'second_factor', user, { ticket_id: flow.id });
     },
 
     async secondFactor(
@@ -165,7 +166,7 @@ export function createSignInService(deps: SignInDeps) {
       } else if (input.method === 'passkey') {
         if (!input.credential) throw await wrong();
         try {
-          const { flowData } = await verifyAssertion({ store, rp: deps.rp, clock }, 'second_factor', input.credential, meta, user.id);
+          const { flowData } = await verifyAssertion({ store, uow: deps.uow, rp: deps.rp, clock }, 'second_factor', input.credential, meta, user.id);
           if (flowData.ticket_id !== flow.id) throw new DomainError('auth.challenge_invalid', 'The passkey answered the challenge of another sign-in');
         } catch (err) {
           if (err instanceof DomainError && err.code === 'auth.invalid_credentials') throw await wrong('passkey.refused');
@@ -176,14 +177,14 @@ export function createSignInService(deps: SignInDeps) {
       }
       let outcome;
       try {
-        outcome = await store.transaction(async (tx) => {
+        outcome = await deps.uow.run(async (tx) => {
         const now = clock.now();
-        if (!(await tx.flows.claim(flow.id, now))) return undefined;
+        if (!(await tx.authFlows.claim(flow.id, now))) return undefined;
         let remaining: number | undefined;
         if (input.method === 'recovery_code') {
           if (!(await tx.recoveryCodes.use(user.id, recoveryCodeHash(user.id, input.code!), now))) throw new WrongAnswer();
           remaining = await tx.recoveryCodes.remaining(user.id);
-          await recordSecurityEvent(tx.events, {
+          await recordSecurityEvent(tx.securityEvents, {
             type: 'auth.recovery_code_used', actor: asUser(user.id, meta), userId: user.id, details: { remaining },
           }, clock);
         }
@@ -202,25 +203,25 @@ export function createSignInService(deps: SignInDeps) {
     /** Options for passwordless sign-in: the browser offers the passkeys it holds for this site. */
     async passkeyOptions(meta: RequestMeta) {
       await deps.passkeyGuard.attempt({ ip: meta.ip });
-      return assertionOptions({ store, rp: deps.rp, clock }, 'passwordless');
+      return assertionOptions({ store, uow: deps.uow, rp: deps.rp, clock }, 'passwordless');
     },
 
     async passkeySignIn(credential: CredentialJson, meta: RequestMeta, browser: BrowserProof = {}): Promise<SignedIn> {
       await deps.passkeyGuard.attempt({ ip: meta.ip });
-      const { passkey } = await verifyAssertion({ store, rp: deps.rp, clock }, 'passwordless', credential, meta);
+      const { passkey } = await verifyAssertion({ store, uow: deps.uow, rp: deps.rp, clock }, 'passwordless', credential, meta);
       const user = await store.users.find(passkey.userId);
       if (!user || !user.enabled) {
         await recordSecurityEvent(store.events, { type: 'auth.sign_in', outcome: 'failure', reason: 'auth.user_disabled', actor: anonymous(meta), userId: passkey.userId, details: { method: 'passkey' } }, clock);
         throw new DomainError('auth.invalid_credentials', 'The passkey was not accepted');
       }
-      return store.transaction((tx) => completeSignIn(tx, deps, user, { method: 'passkey', details: { passkey_id: passkey.id } }, meta, browser));
+      return deps.uow.run((tx) => completeSignIn(tx, deps, user, { method: 'passkey', details: { passkey_id: passkey.id } }, meta, browser));
     },
 
     async logout(userId: string, sessionId: string, token: string, meta: RequestMeta): Promise<void> {
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const now = clock.now();
         await tx.sessions.revokeByTokenHash(tokenHash(token), now);
-        await recordSecurityEvent(tx.events, { type: 'auth.sign_out', actor: asUser(userId, meta), userId, target: { type: 'session', id: sessionId } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'auth.sign_out', actor: asUser(userId, meta), userId, target: { type: 'session', id: sessionId } }, clock);
       });
     },
   };

@@ -16,10 +16,11 @@ import {
 } from './second-factor.js';
 import type { User } from './model.js';
 import type { AttemptGuard, IdentityStore } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 
 export function createTwoFactorService(deps: {
-  store: Pick<IdentityStore, 'users' | 'events' | 'transaction' | 'recoveryCodes'>;
+  store: Pick<IdentityStore, 'users' | 'events' | 'recoveryCodes'>; uow: UnitOfWork;
   hasher: PasswordHasher;
   secrets: Secrets;
   /** Checking a code or password of a signed-in user: per user and address (the password-change policy). */
@@ -66,10 +67,10 @@ export function createTwoFactorService(deps: {
       const user = await userOf(userId);
       if (user.totpEnabled) throw new DomainError('two_factor.already_enabled', 'The authenticator app is already on; turn it off first to enrol another');
       const secret = newTotpSecret();
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const now = clock.now();
         await tx.users.update(userId, undefined, { totpPendingSecret: secrets.seal(secret, totpPendingContext(userId)) }, now);
-        await recordSecurityEvent(tx.events, { type: 'two_factor.setup_started', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'two_factor.setup_started', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId } }, clock);
       });
       return totpSetupOf(secret, user.email);
     },
@@ -87,7 +88,7 @@ export function createTwoFactorService(deps: {
         throw validationFailed([{ field: 'code', code: 'validation.invalid', message: 'is not the current code of the authenticator app (check the device clock)' }]);
       }
       await deps.guard.succeeded(keys);
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const now = clock.now();
         // The confirming code counts as used: it cannot also finish a sign-in.
         await tx.users.update(userId, undefined, {
@@ -95,7 +96,7 @@ export function createTwoFactorService(deps: {
         }, now);
         const codes = await newCodes(userId, tx, now);
         await tx.sessions.clearMustEnrol(userId);
-        await recordSecurityEvent(tx.events, { type: 'two_factor.enabled', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId }, details: { method: 'totp' } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'two_factor.enabled', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId }, details: { method: 'totp' } }, clock);
         return codes;
       });
     },
@@ -104,11 +105,11 @@ export function createTwoFactorService(deps: {
       const user = await userOf(userId);
       if (!user.totpEnabled) throw new DomainError('two_factor.not_enabled', 'The authenticator app is not on');
       await reauthenticate(user, input, meta, 'disable');
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const now = clock.now();
         await tx.users.update(userId, undefined, { totpEnabled: false, totpSecret: null, totpPendingSecret: null, totpEnabledAt: null }, now);
         await tx.recoveryCodes.removeAll(userId);
-        await recordSecurityEvent(tx.events, { type: 'two_factor.disabled', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId }, details: { method: 'totp' } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'two_factor.disabled', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId }, details: { method: 'totp' } }, clock);
       });
     },
 
@@ -116,16 +117,16 @@ export function createTwoFactorService(deps: {
       const user = await userOf(userId);
       if (!user.totpEnabled) throw new DomainError('two_factor.not_enabled', 'Recovery codes come with the authenticator app, which is not on');
       await reauthenticate(user, input, meta, 'recovery_codes');
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const codes = await newCodes(userId, tx, clock.now());
-        await recordSecurityEvent(tx.events, { type: 'two_factor.recovery_codes_replaced', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'two_factor.recovery_codes_replaced', actor: asUser(userId, meta), userId, target: { type: 'user', id: userId } }, clock);
         return codes;
       });
     },
 
     /** An admin turns off every second factor of another user; the user's sessions end. */
     async disableFor(userId: string, actor: Actor): Promise<void> {
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const now = clock.now();
         const user = await tx.users.find(userId);
         if (!user) throw notFound('user');
@@ -133,8 +134,8 @@ export function createTwoFactorService(deps: {
         await tx.recoveryCodes.removeAll(userId);
         const passkeys = await tx.passkeys.removeAllOf(userId);
         const ended = await tx.sessions.revokeAllOf(userId, now);
-        await tx.flows.endAllOf(userId, ['sign_in.ticket', 'webauthn.second_factor'], now);
-        await recordSecurityEvent(tx.events, {
+        await tx.authFlows.endAllOf(userId, ['sign_in.ticket', 'webauthn.second_factor'], now);
+        await recordSecurityEvent(tx.securityEvents, {
           type: 'two_factor.disabled', actor, userId, target: { type: 'user', id: userId },
           details: { by_admin: true, authenticator_was_on: user.totpEnabled, passkeys_removed: passkeys, sessions_ended: ended },
         }, clock);

@@ -12,6 +12,7 @@ import { getUser } from './users.js';
 import type { Role } from './principal.js';
 import type { User, UserChanges } from './model.js';
 import type { IdentityStore } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export interface Preferences {
   locale: string;
@@ -39,7 +40,7 @@ function canonicalTimeZone(tz: string): string | undefined {
 }
 
 export function createUsersService(deps: {
-  store: Pick<IdentityStore, 'users' | 'transaction'>; hasher: PasswordHasher; clock: Clock;
+  store: Pick<IdentityStore, 'users'>; uow: UnitOfWork; hasher: PasswordHasher; clock: Clock;
 }) {
   const { store, clock } = deps;
   return {
@@ -55,12 +56,12 @@ export function createUsersService(deps: {
       }
       const generated = input.temporaryPassword === undefined ? temporaryPassword() : undefined;
       const passwordHash = await deps.hasher.hash(input.temporaryPassword ?? generated!);
-      const user = await store.transaction(async (tx) => {
+      const user = await deps.uow.run(async (tx) => {
         const now = clock.now();
         const row = await tx.users.insert({
           id: newId(), name: input.name.trim(), email: input.email, role: input.role, passwordHash, mustChangePassword: true, passwordChangedAt: now,
         });
-        await recordSecurityEvent(tx.events, { type: 'user.created', actor, userId: row.id, target: { type: 'user', id: row.id }, details: { role: row.role } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'user.created', actor, userId: row.id, target: { type: 'user', id: row.id }, details: { role: row.role } }, clock);
         return row;
       });
       return generated === undefined ? { user } : { user, generatedPassword: generated };
@@ -69,7 +70,7 @@ export function createUsersService(deps: {
     async update(
       id: string, input: { name?: string | undefined; role?: Role | undefined; enabled?: boolean | undefined; version: number }, actor: Actor,
     ): Promise<User> {
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const now = clock.now();
         const before = await getUser(tx.users, id);
         // A stale version is the first thing to tell: the caller's picture of the user is old.
@@ -88,11 +89,11 @@ export function createUsersService(deps: {
         if (input.enabled !== undefined) changes.enabled = input.enabled;
         const after = await tx.users.update(id, input.version, changes, now);
         if (before.role !== after.role) {
-          await recordSecurityEvent(tx.events, { type: 'user.role_changed', actor, userId: id, target: { type: 'user', id }, details: { from: before.role, to: after.role } }, clock);
+          await recordSecurityEvent(tx.securityEvents, { type: 'user.role_changed', actor, userId: id, target: { type: 'user', id }, details: { from: before.role, to: after.role } }, clock);
         }
         if (before.enabled !== after.enabled) {
           if (!after.enabled) await tx.sessions.revokeAllOf(id, now);
-          await recordSecurityEvent(tx.events, { type: 'user.enabled_changed', actor, userId: id, target: { type: 'user', id }, details: { enabled: after.enabled } }, clock);
+          await recordSecurityEvent(tx.securityEvents, { type: 'user.enabled_changed', actor, userId: id, target: { type: 'user', id }, details: { enabled: after.enabled } }, clock);
         }
         return after;
       });
@@ -107,12 +108,12 @@ export function createUsersService(deps: {
       }
       const password = given ?? temporaryPassword();
       const passwordHash = await deps.hasher.hash(password);
-      await store.transaction(async (tx) => {
+      await deps.uow.run(async (tx) => {
         const now = clock.now();
         await tx.users.update(id, undefined, { passwordHash, mustChangePassword: true, passwordChangedAt: now }, now);
         const ended = await tx.sessions.revokeAllOf(id, now);
         await tx.passwordResets.expireAllOf(id, now);
-        await recordSecurityEvent(tx.events, { type: 'user.password_reset_by_admin', actor, userId: id, target: { type: 'user', id }, details: { sessions_ended: ended } }, clock);
+        await recordSecurityEvent(tx.securityEvents, { type: 'user.password_reset_by_admin', actor, userId: id, target: { type: 'user', id }, details: { sessions_ended: ended } }, clock);
       });
       return password;
     },
@@ -126,7 +127,7 @@ export function createUsersService(deps: {
         if (!canonical) throw validationFailed([{ field: 'preferences.timezone', code: 'validation.invalid', message: 'is not an IANA time zone' }]);
         preferences.timezone = canonical;
       }
-      return store.transaction(async (tx) => {
+      return deps.uow.run(async (tx) => {
         const before = await getUser(tx.users, id);
         const changes: UserChanges = {};
         if (input.name !== undefined) changes.name = input.name.trim();

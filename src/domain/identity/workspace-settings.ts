@@ -8,6 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import { validationFailed } from '../../core/errors.js';
 import { recordSecurityEvent, type Actor } from './security-events.js';
 import type { IdentityStore, SettingsRepo } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export type PasswordSignIn = 'everyone' | 'admins_only';
 
@@ -44,31 +45,31 @@ export async function passwordSignInAllowed(repo: SettingsRepo, role: string, se
   return !(await oidcEnabled(repo));
 }
 
-export function createWorkspaceSettingsService(deps: { store: Pick<IdentityStore, 'settings' | 'events' | 'transaction'>; clock: Clock }) {
+export function createWorkspaceSettingsService(deps: { store: Pick<IdentityStore, 'settings' | 'events'>; uow: UnitOfWork; clock: Clock }) {
   const { store, clock } = deps;
   return {
     get: () => readWorkspaceSettings(store.settings),
 
     async update(input: { version: number; requireSecondFactor?: boolean | undefined; passwordSignIn?: PasswordSignIn | undefined }, actor: Actor): Promise<WorkspaceSettings> {
-      return store.transaction(async (tx) => {
-        const current = await readWorkspaceSettings(tx.settings);
+      return deps.uow.run(async (tx) => {
+        const current = await readWorkspaceSettings(tx.workspaceSettings);
         const next = {
           require_second_factor: input.requireSecondFactor ?? current.requireSecondFactor,
           password_sign_in: input.passwordSignIn ?? current.passwordSignIn,
         };
-        if (next.password_sign_in === 'admins_only' && current.passwordSignIn !== 'admins_only' && !(await oidcEnabled(tx.settings))) {
+        if (next.password_sign_in === 'admins_only' && current.passwordSignIn !== 'admins_only' && !(await oidcEnabled(tx.workspaceSettings))) {
           throw validationFailed([{
             field: 'password_sign_in', code: 'validation.invalid',
             message: 'can be admins_only only while single sign-on is on (PUT /api/v1/settings/oidc with enabled true)',
           }]);
         }
         const now = clock.now();
-        await tx.settings.put(WORKSPACE_KEY, input.version, next, null, now);
-        await recordSecurityEvent(tx.events, {
+        await tx.workspaceSettings.put(WORKSPACE_KEY, input.version, next, null, now);
+        await recordSecurityEvent(tx.securityEvents, {
           type: 'settings.updated', actor,
           details: { settings: WORKSPACE_KEY, require_second_factor: next.require_second_factor, password_sign_in: next.password_sign_in },
         }, clock);
-        return readWorkspaceSettings(tx.settings);
+        return readWorkspaceSettings(tx.workspaceSettings);
       });
     },
   };

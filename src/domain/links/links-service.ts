@@ -12,12 +12,12 @@ import { newId } from '../../core/ids.js';
 import type { ResultFormat } from '../channels/model.js';
 import { randomToken, tokenHash } from '../identity/tokens.js';
 import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
-import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { RunRecord } from '../runs/model.js';
 import type { ResultDownload, ResultDownloads } from '../results/downloads.js';
 import type { StreamOptions } from '../results/streams.js';
 import { DEFAULT_LINK_DAYS, statusOf, type LinkRecord, type LinkStatus } from './model.js';
 import type { LinksRepo } from './ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 const DAY_MS = 86_400_000;
 /** Downloads shown with a link. */
@@ -53,28 +53,30 @@ export function createLinkMaker(deps: {
 export type LinkMaker = ReturnType<typeof createLinkMaker>;
 
 export function createLinksService(deps: {
+  /** Reads; changes go through the unit of work, with their audit record. */
   store: LinksRepo;
+  uow: UnitOfWork;
   runs: { find(id: string): Promise<RunRecord | undefined> };
   downloads: ResultDownloads;
   quota: DownloadQuota;
-  events: SecurityEventsRepo;
   clock: Clock;
   publicUrl: string;
 }) {
   const { store, clock } = deps;
   const withStatus = (link: LinkRecord) => ({ ...link, status: statusOf(link, clock.now()) });
 
-  const make = createLinkMaker(deps);
-
   return {
     /** POST /links: an editor shares a run's result. */
     async create(input: { runId: string; format?: ResultFormat | undefined; expiresInDays?: number | undefined }, actor: Actor) {
-      const made = await make({ runId: input.runId, format: input.format ?? 'csv', expiresInDays: input.expiresInDays ?? DEFAULT_LINK_DAYS, createdBy: actor.userId ?? null, attemptId: null });
-      await recordSecurityEvent(deps.events, {
-        type: 'link.created', actor, userId: actor.userId ?? null, target: { type: 'link', id: made.link.id },
-        details: { run_id: made.link.runId, format: made.link.format, expires_at: made.link.expiresAt.toISOString() },
-      }, clock);
-      return made;
+      return deps.uow.run(async (tx) => {
+        const make = createLinkMaker({ ...deps, store: tx.links });
+        const made = await make({ runId: input.runId, format: input.format ?? 'csv', expiresInDays: input.expiresInDays ?? DEFAULT_LINK_DAYS, createdBy: actor.userId ?? null, attemptId: null });
+        await recordSecurityEvent(tx.securityEvents, {
+          type: 'link.created', actor, userId: actor.userId ?? null, target: { type: 'link', id: made.link.id },
+          details: { run_id: made.link.runId, format: made.link.format, expires_at: made.link.expiresAt.toISOString() },
+        }, clock);
+        return made;
+      });
     },
 
     list: (filter: { status?: LinkStatus | undefined; runId?: string | undefined }, page: PageRequest) =>
@@ -87,11 +89,14 @@ export function createLinksService(deps: {
     },
 
     async revoke(id: string, actor: Actor) {
-      const outcome = await store.revoke(id, actor.userId ?? null, clock.now());
-      if (!outcome) throw notFound('link');
-      if (outcome.changed) {
-        await recordSecurityEvent(deps.events, { type: 'link.revoked', actor, userId: actor.userId ?? null, target: { type: 'link', id }, details: { run_id: outcome.link.runId } }, clock);
-      }
+      const outcome = await deps.uow.run(async (tx) => {
+        const revoked = await tx.links.revoke(id, actor.userId ?? null, clock.now());
+        if (!revoked) throw notFound('link');
+        if (revoked.changed) {
+          await recordSecurityEvent(tx.securityEvents, { type: 'link.revoked', actor, userId: actor.userId ?? null, target: { type: 'link', id }, details: { run_id: revoked.link.runId } }, clock);
+        }
+        return revoked;
+      });
       return withStatus(outcome.link);
     },
 
@@ -113,7 +118,8 @@ export function createLinksService(deps: {
         if (err instanceof DomainError && (err.code === 'run.no_result' || err.code === 'not_found')) throw new DomainError('link.expired', 'The shared file no longer exists');
         throw err;
       }
-      await store.recordDownload(link.id, { id: newId(), at: clock.now(), clientAddress: client.ip, userAgent: client.userAgent?.slice(0, 500) ?? null });
+      const download = { id: newId(), at: clock.now(), clientAddress: client.ip, userAgent: client.userAgent?.slice(0, 500) ?? null };
+      await deps.uow.run((tx) => tx.links.recordDownload(link.id, download));
       return file;
     },
   };

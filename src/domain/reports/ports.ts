@@ -2,7 +2,6 @@
 import type { Page, PageRequest } from '../../core/cursor.js';
 import type { ArtifactStore } from '../artifacts/ports.js';
 import type { QueriesRepo } from '../queries/ports.js';
-import type { EventSink } from '../events/model.js';
 import type { ReportRecord } from './model.js';
 
 /** The fields a change may set (version and updated_at are the store's). */
@@ -48,4 +47,3 @@ export type QuerySource = Pick<QueriesRepo, 'find' | 'findVersion'>;
 /** Where deleted reports' result files are removed. */
 export type ResultFiles = Pick<ArtifactStore, 'remove'>;
 
-export type { EventSink };

@@ -54,7 +54,7 @@ export interface RunsRepo {
    */
   insert(run: NewRun): Promise<RunRecord | undefined>;
   /**
-   * Inserts the run under an Idempotency-Key in one transaction: when the key was used (and has
+   * Inserts the run under an Idempotency-Key, in the caller's unit of work: when the key was used (and has
    * not expired) answers that run (same request hash) or a mismatch; concurrent repeats wait on
    * the key and then see the first one's run. `gone` when the report is gone: deleted after
    * runSource read it, or (a repeat) with the key's first run.

@@ -1,7 +1,8 @@
 /**
  * The runs API: read runs, queue manual and test runs (idempotent with an Idempotency-Key), and
- * cancel. A new run is committed first and enqueued after (job id = run id); a run whose enqueue
- * failed stays pending and the scheduler's sweep enqueues it again, so nothing is lost.
+ * cancel. A new run is committed with its events first (one unit of work) and enqueued after
+ * (job id = run id); a run whose enqueue failed stays pending and the scheduler's sweep enqueues
+ * it again, so nothing is lost.
  */
 import { createHash } from 'node:crypto';
 import { DomainError, notFound } from '../../core/errors.js';
@@ -13,8 +14,9 @@ import { isFinished, type RunQueue, type RunRecord, type RunTrigger } from './mo
 import type { RunFilter, RunsRepo } from './ports.js';
 import type { AttemptRecord } from '../channels/model.js';
 import type { AttemptsRepo } from '../channels/ports.js';
-import { publishQuietly, runCancelRequested, type EventSink } from '../events/model.js';
+import { runCancelRequested } from '../events/model.js';
 import { runChanged } from './events.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 /** How long an Idempotency-Key answers its first run: 24 hours (openapi.yaml's Idempotency-Key). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
@@ -28,15 +30,13 @@ export interface QueueRunInput {
 }
 
 export function createRunsService(deps: {
-  runs: RunsRepo; queue: RunQueue; events: EventSink; clock: Clock; log: Log;
+  /** Reads; changes go through the unit of work, with their events. */
+  runs: RunsRepo; uow: UnitOfWork; queue: RunQueue; clock: Clock; log: Log;
   /** The delivery attempts a run shows with it. */
   attempts: Pick<AttemptsRepo, 'listForRun'>;
   /** svc_runs_total for runs that end here (a pending run cancelled before any worker took it). */
   finished?: (status: RunRecord['status'], trigger: RunRecord['trigger']) => void;
 }) {
-  const published = (run: RunRecord) => publishQuietly(deps.events, runChanged(run),
-    (err) => deps.log.warn('a run event could not be published', { run_id: run.id, report_id: run.reportId, err }));
-
   const enqueue = async (run: RunRecord) => {
     try {
       await deps.queue.enqueue(run.id, run.reportId);
@@ -71,31 +71,34 @@ export function createRunsService(deps: {
         id: newId(), reportId: source.id, trigger: input.trigger, deliver: input.deliver,
         parameters: source.parameters, condition: source.condition, createdBy: input.userId, createdAt: now,
       };
-      let created: RunRecord;
-      if (input.idempotencyKey === undefined) {
-        // Undefined: the report was deleted between the read above and the insert.
-        const inserted = await deps.runs.insert(run);
-        if (!inserted) throw notFound('report');
-        created = inserted;
-      } else {
+      // The run and its events commit together: announced before it is enqueued, so a worker's
+      // "running" never arrives before "pending".
+      const outcome = await deps.uow.run(async (tx): Promise<{ kind: 'created' | 'repeated'; run: RunRecord }> => {
+        if (input.idempotencyKey === undefined) {
+          // Undefined: the report was deleted between the read above and the insert.
+          const inserted = await tx.runs.insert(run);
+          if (!inserted) throw notFound('report');
+          await tx.outbox.add(runChanged(inserted));
+          return { kind: 'created', run: inserted };
+        }
         const operation = input.trigger === 'test' ? 'testDeliverReport' : 'runReport';
         const requestHash = createHash('sha256')
           .update(JSON.stringify({ operation, report_id: input.reportId, deliver: input.deliver })).digest('hex');
-        const outcome = await deps.runs.insertIdempotent(run, {
+        const claimed = await tx.runs.insertIdempotent(run, {
           userId: input.userId, operation, key: input.idempotencyKey, requestHash,
           notBefore: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
         });
-        if (outcome.kind === 'mismatch') {
+        if (claimed.kind === 'mismatch') {
           throw new DomainError('idempotency.mismatch', 'This Idempotency-Key was used within 24 hours for a different request');
         }
         // Gone: the report was deleted meanwhile, or (a repeat) its first run went with it.
-        if (outcome.kind === 'gone') throw notFound('report');
-        if (outcome.kind === 'repeated') return outcome.run;
-        created = outcome.run;
-      }
+        if (claimed.kind === 'gone') throw notFound('report');
+        if (claimed.kind === 'created') await tx.outbox.add(runChanged(claimed.run));
+        return claimed;
+      });
+      if (outcome.kind === 'repeated') return outcome.run;
+      const created = outcome.run;
       deps.log.info('run queued', { run_id: created.id, report_id: created.reportId, trigger: created.trigger });
-      // Announced before it is enqueued: a worker's "running" must never arrive before "pending".
-      await published(created);
       await enqueue(created);
       return created;
     },
@@ -106,24 +109,29 @@ export function createRunsService(deps: {
      */
     async cancel(id: string): Promise<{ outcome: 'cancelled' | 'requested'; run: RunRecord }> {
       const now = deps.clock.now();
-      const attempt = await deps.runs.cancelPending(id, now);
+      // Each outcome commits with its events: the run's change, or the ask to the worker holding it.
+      const attempt = await deps.uow.run(async (tx) => {
+        const tried = await tx.runs.cancelPending(id, now);
+        if (tried?.cancelled) await tx.outbox.add(runChanged(tried.run));
+        return tried;
+      });
       if (!attempt) throw notFound('run');
       let { run } = attempt;
       if (attempt.cancelled) {
         deps.log.info('run cancelled before it started', { run_id: run.id, report_id: run.reportId });
         deps.finished?.(run.status, run.trigger);
-        await published(run);
         return { outcome: 'cancelled', run };
       }
       if (run.status === 'running') {
-        const asked = await deps.runs.requestCancel(id, now);
+        const asked = await deps.uow.run(async (tx) => {
+          const requested = await tx.runs.requestCancel(id, now);
+          if (requested?.requested) await tx.outbox.add([runCancelRequested(requested.run.id, requested.run.reportId)]);
+          return requested;
+        });
         if (!asked) throw notFound('run');
         run = asked.run;
         if (asked.requested) {
           deps.log.info('run cancellation asked for', { run_id: run.id, report_id: run.reportId });
-          const { reportId } = run;
-          await publishQuietly(deps.events, [runCancelRequested(run.id, run.reportId)],
-            (err) => deps.log.warn('a cancellation could not be published; the worker sees it at its next check', { run_id: id, report_id: reportId, err }));
           return { outcome: 'requested', run };
         }
       }

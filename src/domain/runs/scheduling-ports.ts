@@ -2,7 +2,6 @@
 import type { BoundValue } from '../queries/sql-template.js';
 import type { Schedule } from '../schedules/schedule.js';
 import type { RunCondition, RunRecord } from './model.js';
-import type { ChangeEvent } from '../events/model.js';
 
 export interface DueReport {
   id: string;
@@ -30,14 +29,21 @@ export interface CreatedRun {
   next: Date | null;
 }
 
-export interface SchedulingStore {
+/** Claiming due reports into runs, in the scheduler's unit of work (one per batch). */
+export interface ScheduleClaims {
   /**
-   * In one transaction: locks up to `limit` due reports (not paused, next_run_at <= now) that no
-   * other scheduler holds (SKIP LOCKED), lets `plan` decide each one's run, inserts the runs as
-   * pending (a run that exists for the same report and slot is not made again), advances the
-   * reports' next_run_at and last run, and commits. Answers the runs made.
+   * Locks up to `limit` due reports (not paused, next_run_at <= now) that no other scheduler
+   * holds (FOR UPDATE SKIP LOCKED), until the unit of work ends.
    */
-  claimDue(now: Date, limit: number, plan: (due: DueReport[]) => PlannedRun[], eventsOf?: (created: CreatedRun[]) => ChangeEvent[]): Promise<{ claimed: number; created: CreatedRun[] }>;
+  lockDue(now: Date, limit: number): Promise<DueReport[]>;
+  /**
+   * Inserts the planned runs as pending (a run that exists for the same report and slot is not
+   * made again) and advances the reports' next_run_at and last run. Answers the runs made.
+   */
+  createRuns(planned: PlannedRun[], now: Date): Promise<CreatedRun[]>;
+}
+
+export interface SchedulingStore {
   /**
    * Runs the sweep looks at, oldest first, after the cursor `after` when given: pending runs
    * created before `before`, and running runs whose lease has run out (no heartbeat from their

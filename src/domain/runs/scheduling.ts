@@ -12,7 +12,8 @@ import type { Log } from '../../core/log.js';
 import { latestDueSlot, nextOccurrence } from '../schedules/schedule.js';
 import { reportUpdated } from '../events/model.js';
 import { runUpdated } from './events.js';
-import type { PlannedRun, RunJobs, SchedulingStore } from './scheduling-ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
+import type { DueReport, PlannedRun, RunJobs, SchedulingStore } from './scheduling-ports.js';
 import { MAX_RUN_STARTS, type RunRecord } from './model.js';
 
 /** Reports one transaction claims. */
@@ -30,7 +31,7 @@ const UNQUEUED_MAX = 50_000;
 const SWEEP_BATCH = 200;
 
 export function createScheduling(deps: {
-  store: SchedulingStore; jobs: RunJobs; log: Log;
+  store: SchedulingStore; uow: UnitOfWork; jobs: RunJobs; log: Log;
   /**
    * How long a running run's worker may go without renewing its lease (heartbeat_at, renewed every
    * couple of seconds while it runs) before the sweep counts the worker as lost.
@@ -52,7 +53,7 @@ export function createScheduling(deps: {
    */
   let unqueued: Array<{ id: string; reportId: string }> = [];
 
-  const plan = (now: Date) => (due: Parameters<Parameters<SchedulingStore['claimDue']>[2]>[0]): PlannedRun[] => due.map((r) => {
+  const plan = (now: Date, due: DueReport[]): PlannedRun[] => due.map((r) => {
     let slot: Date;
     let next: Date | null;
     try {
@@ -83,11 +84,18 @@ export function createScheduling(deps: {
       let made = 0;
       let worstLag = 0;
       for (;;) {
-        // The runs' events commit with them, before they are enqueued: a worker's "running" always comes after "pending".
-        const { claimed, created } = await deps.store.claimDue(now, CLAIM_BATCH, plan(now), (made) => made.flatMap((c) => [
-          runUpdated({ id: c.runId, reportId: c.reportId, status: 'pending', trigger: 'schedule', finishedAt: null, error: null }),
-          reportUpdated(c.reportId, 'scheduled', { nextRunAt: c.next, lastRun: { id: c.runId, status: 'pending' } }),
-        ]));
+        // One unit of work per batch: the runs and their events commit together, before they are
+        // enqueued (a worker's "running" always comes after "pending").
+        const { claimed, created } = await deps.uow.run(async (tx) => {
+          const due = await tx.scheduleClaims.lockDue(now, CLAIM_BATCH);
+          if (due.length === 0) return { claimed: 0, created: [] };
+          const made = await tx.scheduleClaims.createRuns(plan(now, due), now);
+          await tx.outbox.add(made.flatMap((c) => [
+            runUpdated({ id: c.runId, reportId: c.reportId, status: 'pending', trigger: 'schedule', finishedAt: null, error: null }),
+            reportUpdated(c.reportId, 'scheduled', { nextRunAt: c.next, lastRun: { id: c.runId, status: 'pending' } }),
+          ]));
+          return { claimed: due.length, created: made };
+        });
         if (created.length > 0) {
           try {
             await deps.jobs.enqueueMany(created.map((c) => ({ id: c.runId, reportId: c.reportId })));

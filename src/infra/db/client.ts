@@ -36,6 +36,16 @@ export function createDb(url: string, options: StoreOptions = {}) {
   return { sql, db };
 }
 
+/**
+ * A savepoint inside the caller's transaction: a statement the database may refuse (a foreign
+ * key, a unique key) fails alone and the transaction goes on. Repositories never open a
+ * transaction of their own (the unit of work does, src/infra/db/unit-of-work.ts); this is the one
+ * nested scope they may use, to turn such a refusal into an answer.
+ */
+export function inSavepoint<T>(tx: Tx, work: (sp: Tx) => Promise<T>): Promise<T> {
+  return tx.transaction(work);
+}
+
 /** The store's clock: the one time every process of a fleet agrees on. */
 export async function storeTime(sql: Sql): Promise<Date> {
   const [row] = await sql<Array<{ now: Date | string }>>`select clock_timestamp() as now`;

@@ -1,22 +1,18 @@
 /**
  * The events feature's ports in memory: an outbox that numbers what it is given (rolled back with
- * the unit of work), and an event sink for services that publish after commit.
+ * the unit of work).
  */
-import type { ChangeEvent, EventSink } from '../../../src/domain/events/model.js';
+import type { ChangeEvent } from '../../../src/domain/events/model.js';
 import type { Outbox, SequencedEvent } from '../../../src/domain/events/ports.js';
 import type { Transactional } from './table.js';
 
-export class FakeOutbox implements Outbox, EventSink, Transactional {
+export class FakeOutbox implements Outbox, Transactional {
   events: SequencedEvent[] = [];
 
   async add(events: readonly ChangeEvent[]): Promise<void> {
     for (const e of events) {
       this.events.push({ seq: this.events.length + 1, type: e.type, data: structuredClone(e.data), ...(e.userId !== undefined ? { userId: e.userId } : {}) });
     }
-  }
-
-  async publish(events: readonly ChangeEvent[]): Promise<void> {
-    await this.add(events);
   }
 
   /** The events' types, in order. */

@@ -1,12 +1,12 @@
 /**
  * Channels, deliveries and delivery attempts in the store (the channels domain's ChannelsRepo,
  * DeliveriesRepo and AttemptsRepo). The database decides the races: names unique, a channel in
- * use cannot go (foreign key), positions move in one transaction under the report's row lock,
+ * use cannot go (foreign key), positions move under the report's row lock in the caller's unit of work,
  * an attempt is unique per (run, delivery), and health follows the latest attempt in one update.
  */
 import { and, asc, desc, eq, gt, gte, isNotNull, sql } from 'drizzle-orm';
 import { channels, deliveries, deliveryAttempts, reports } from '../schema.js';
-import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { ATTEMPT_WRITES, attemptLeaves, statusIn } from './status-writes.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
@@ -73,7 +73,7 @@ export function createChannelsRepo(db: Tx): ChannelsRepo {
     async delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'> {
       try {
         // In a savepoint: a refusal by the foreign key must not abort the caller's transaction.
-        const rows = await db.transaction((sp) => sp.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id }));
+        const rows = await inSavepoint(db, (sp) => sp.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id }));
         return rows.length > 0 ? 'deleted' : 'not_found';
       } catch (err) {
         if (pgErrorCode(err) === '23503') return 'in_use';
@@ -121,7 +121,7 @@ const deliveryOf = (r: DeliveryColumns & { channelType: string }) => ({
   settings: { csvFormulaSafe: true, ...r.settings } as unknown as DeliverySettings, version: r.version, createdAt: r.createdAt, updatedAt: r.updatedAt,
 });
 
-export function createDeliveriesRepo(db: Db): DeliveriesRepo {
+export function createDeliveriesRepo(db: Tx): DeliveriesRepo {
   const select = (tx: Tx) => tx.select({ d: deliveries, channelType: channels.type }).from(deliveries)
     .innerJoin(channels, eq(channels.id, deliveries.channelId));
   const view = (r: { d: DeliveryColumns; channelType: string }) => deliveryOf({ ...r.d, channelType: r.channelType });
@@ -160,52 +160,48 @@ export function createDeliveriesRepo(db: Db): DeliveriesRepo {
       return r ? view(r) : undefined;
     },
     async insert(d: { id: string; reportId: string; channelId: string; position: number | undefined; settings: DeliverySettings; now: Date }) {
+      await lockReport(db, d.reportId);
+      const n = await count(db, d.reportId);
       try {
-        return await db.transaction(async (tx) => {
-          await lockReport(tx, d.reportId);
-          const n = await count(tx, d.reportId);
-          await tx.insert(deliveries).values({
-            id: d.id, reportId: d.reportId, channelId: d.channelId, position: n + 1,
-            settings: d.settings as unknown as Record<string, unknown>, createdAt: d.now, updatedAt: d.now,
-          });
-          const to = Math.min(d.position ?? n + 1, n + 1);
-          await move(tx, d.reportId, d.id, n + 1, to);
-          return (await findIn(tx, d.reportId, d.id))!;
-        });
+        // In a savepoint: a channel deleted meanwhile (the foreign key) must not abort the caller's transaction.
+        await inSavepoint(db, (sp) => sp.insert(deliveries).values({
+          id: d.id, reportId: d.reportId, channelId: d.channelId, position: n + 1,
+          settings: d.settings as unknown as Record<string, unknown>, createdAt: d.now, updatedAt: d.now,
+        }));
       } catch (err) {
         return missingChannel(err);
       }
+      const to = Math.min(d.position ?? n + 1, n + 1);
+      await move(db, d.reportId, d.id, n + 1, to);
+      return (await findIn(db, d.reportId, d.id))!;
     },
     async replace(reportId: string, id: string, version: number, change: { channelId: string; position: number | undefined; settings: DeliverySettings }, now: Date) {
+      await lockReport(db, reportId);
+      const [current] = await db.select().from(deliveries).where(and(eq(deliveries.reportId, reportId), eq(deliveries.id, id)));
+      if (!current) throw notFound('delivery');
+      if (current.version !== version) throw versionConflict();
       try {
-        return await db.transaction(async (tx) => {
-          await lockReport(tx, reportId);
-          const [current] = await tx.select().from(deliveries).where(and(eq(deliveries.reportId, reportId), eq(deliveries.id, id)));
-          if (!current) throw notFound('delivery');
-          if (current.version !== version) throw versionConflict();
-          await tx.update(deliveries).set({
-            channelId: change.channelId, settings: change.settings as unknown as Record<string, unknown>,
-            version: sql`${deliveries.version} + 1`, updatedAt: now,
-          }).where(eq(deliveries.id, id));
-          if (change.position !== undefined) {
-            const n = await count(tx, reportId);
-            await move(tx, reportId, id, current.position, Math.min(change.position, n));
-          }
-          return (await findIn(tx, reportId, id))!;
-        });
+        // In a savepoint: a channel deleted meanwhile (the foreign key) must not abort the caller's transaction.
+        await inSavepoint(db, (sp) => sp.update(deliveries).set({
+          channelId: change.channelId, settings: change.settings as unknown as Record<string, unknown>,
+          version: sql`${deliveries.version} + 1`, updatedAt: now,
+        }).where(eq(deliveries.id, id)));
       } catch (err) {
         return missingChannel(err);
       }
+      if (change.position !== undefined) {
+        const n = await count(db, reportId);
+        await move(db, reportId, id, current.position, Math.min(change.position, n));
+      }
+      return (await findIn(db, reportId, id))!;
     },
     async delete(reportId: string, id: string): Promise<boolean> {
-      return db.transaction(async (tx) => {
-        await lockReport(tx, reportId);
-        const [gone] = await tx.delete(deliveries).where(and(eq(deliveries.reportId, reportId), eq(deliveries.id, id))).returning({ position: deliveries.position });
-        if (!gone) return false;
-        await tx.update(deliveries).set({ position: sql`${deliveries.position} - 1` })
-          .where(and(eq(deliveries.reportId, reportId), sql`${deliveries.position} > ${gone.position}`));
-        return true;
-      });
+      await lockReport(db, reportId);
+      const [gone] = await db.delete(deliveries).where(and(eq(deliveries.reportId, reportId), eq(deliveries.id, id))).returning({ position: deliveries.position });
+      if (!gone) return false;
+      await db.update(deliveries).set({ position: sql`${deliveries.position} - 1` })
+        .where(and(eq(deliveries.reportId, reportId), sql`${deliveries.position} > ${gone.position}`));
+      return true;
     },
   };
 }
@@ -214,7 +210,7 @@ const attemptOf = (r: AttemptColumns) => ({
   ...r, preview: (r.preview ?? null) as never,
 });
 
-export function createAttemptsRepo(db: Db): AttemptsRepo {
+export function createAttemptsRepo(db: Tx): AttemptsRepo {
   return {
     async begin(start: { runId: string; deliveryId: string; channelId: string; channelName: string; channelType: string; position: number; now: Date }, id: string) {
       // Insert, or take over the row a lost worker (or a queued retry) left; a sent row stays sent.

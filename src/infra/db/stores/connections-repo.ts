@@ -1,7 +1,7 @@
 /** Connections in the store (the connections domain's ConnectionsRepo). */
 import { asc, eq, gt, or, sql } from 'drizzle-orm';
 import { connections, queries, queryVersions } from '../schema.js';
-import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
+import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
@@ -44,7 +44,7 @@ export function connectionsRepo(tx: Tx): ConnectionsRepo {
     async delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'> {
       try {
         // In a savepoint: a refusal by the foreign key must not abort the caller's transaction.
-        const rows = await tx.transaction((sp) => sp.delete(connections).where(eq(connections.id, id)).returning({ id: connections.id }));
+        const rows = await inSavepoint(tx, (sp) => sp.delete(connections).where(eq(connections.id, id)).returning({ id: connections.id }));
         return rows.length > 0 ? 'deleted' : 'not_found';
       } catch (err) {
         // The foreign keys of queries and query versions decide: no check-then-delete race.

@@ -1,7 +1,7 @@
 /** Shared links and their download log in the store (the links domain's LinksRepo). */
 import { and, desc, eq, isNotNull, isNull, lte, gt, sql, type SQL } from 'drizzle-orm';
 import { linkDownloads, links, reports } from '../schema.js';
-import type { Db } from '../client.js';
+import type { Tx } from '../client.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { LinksRepo } from '../../../domain/links/ports.js';
 
@@ -14,7 +14,7 @@ const recordOf = (r: { link: LinkColumns; reportTitle: string }) => ({
   downloadCount: r.link.downloadCount, lastDownloadedAt: r.link.lastDownloadedAt,
 });
 
-export function createLinksRepo(db: Db): LinksRepo {
+export function createLinksRepo(db: Tx): LinksRepo {
   const select = () => db.select(columns).from(links).innerJoin(reports, eq(reports.id, links.reportId));
   const find = async (where: SQL) => {
     const [r] = await select().where(where);
@@ -50,11 +50,10 @@ export function createLinksRepo(db: Db): LinksRepo {
       const link = await find(eq(links.id, id));
       return link ? { link, changed: changed.length > 0 } : undefined;
     },
+    /** The log row and the link's count: two statements, in the caller's unit of work. */
     async recordDownload(id: string, d: { id: string; at: Date; clientAddress: string; userAgent: string | null }) {
-      await db.transaction(async (tx) => {
-        await tx.insert(linkDownloads).values({ id: d.id, linkId: id, at: d.at, clientAddress: d.clientAddress, userAgent: d.userAgent });
-        await tx.update(links).set({ downloadCount: sql`${links.downloadCount} + 1`, lastDownloadedAt: d.at }).where(eq(links.id, id));
-      });
+      await db.insert(linkDownloads).values({ id: d.id, linkId: id, at: d.at, clientAddress: d.clientAddress, userAgent: d.userAgent });
+      await db.update(links).set({ downloadCount: sql`${links.downloadCount} + 1`, lastDownloadedAt: d.at }).where(eq(links.id, id));
     },
   };
 }

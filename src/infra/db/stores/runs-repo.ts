@@ -1,11 +1,11 @@
 /**
  * Runs in the store, for the runs API (the runs domain's RunsRepo): reading, queuing manual and
- * test runs (with Idempotency-Keys) and cancelling. Records are plain objects that fit the
- * domain's RunRecord.
+ * test runs (with Idempotency-Keys) and cancelling, in the caller's unit of work. Records are
+ * plain objects that fit the domain's RunRecord.
  */
 import { and, desc, eq, isNotNull, lt, or, sql as rawSql, type SQL } from 'drizzle-orm';
 import { idempotencyKeys, reports, runs } from '../schema.js';
-import { pgConstraint, pgErrorCode, type Db, type Tx } from '../client.js';
+import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import { isUuid } from '../../../core/ids.js';
 import type { RunsRepo } from '../../../domain/runs/ports.js';
@@ -64,13 +64,23 @@ interface NewRunRow {
 const reportGone = (err: unknown): boolean =>
   pgErrorCode(err) === '23503' && pgConstraint(err) === 'runs_report_id_reports_id_fk';
 
-async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow> {
-  const [row] = await tx.insert(runs).values({ ...run, status: QUEUED, updatedAt: run.createdAt }).returning();
+/**
+ * Inserts the run and points its report's last run at it; undefined when the report is gone. The
+ * insert is in a savepoint, so that the foreign key's refusal leaves the caller's transaction usable.
+ */
+async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow | undefined> {
+  let row: RunRow | undefined;
+  try {
+    [row] = await inSavepoint(tx, (sp) => sp.insert(runs).values({ ...run, status: QUEUED, updatedAt: run.createdAt }).returning());
+  } catch (err) {
+    if (reportGone(err)) return undefined;
+    throw err;
+  }
   await tx.update(reports).set({ lastRunId: run.id }).where(eq(reports.id, run.reportId));
   return runRecordOf(row!);
 }
 
-export function createRunsRepo(db: Db): RunsRepo {
+export function createRunsRepo(db: Tx): RunsRepo {
   return {
     async find(id: string): Promise<RunRecordRow | undefined> {
       const [row] = await db.select().from(runs).where(eq(runs.id, id));
@@ -134,49 +144,36 @@ export function createRunsRepo(db: Db): RunsRepo {
     },
 
     /** Inserts the run; undefined when its report is gone (deleted since it was read). */
-    async insert(run: NewRunRow): Promise<RunRecordRow | undefined> {
-      try {
-        return await db.transaction((tx) => insertRun(tx, run));
-      } catch (err) {
-        if (reportGone(err)) return undefined;
-        throw err;
-      }
-    },
+    insert: (run: NewRunRow): Promise<RunRecordRow | undefined> => insertRun(db, run),
 
     async insertIdempotent(run: NewRunRow, claim: { userId: string; operation: string; key: string; requestHash: string; notBefore: Date }):
       Promise<{ kind: 'created' | 'repeated'; run: RunRecordRow } | { kind: 'mismatch' } | { kind: 'gone' }> {
       const keyOf = and(eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.operation, claim.operation), eq(idempotencyKeys.key, claim.key));
-      try {
-        return await db.transaction(async (tx) => {
-          // An expired record frees its key.
-          await tx.delete(idempotencyKeys).where(and(keyOf, lt(idempotencyKeys.createdAt, claim.notBefore)));
-          // Twice at most: a key freed between the claim and the read (its record deleted, with its
-          // run and report, by a transaction that committed in between) is claimed afresh.
-          for (let round = 0; round < 2; round += 1) {
-            // Concurrent repeats wait here on the key until the first one commits, then see its row.
-            const claimed = await tx.insert(idempotencyKeys).values({
-              userId: claim.userId, operation: claim.operation, key: claim.key, requestHash: claim.requestHash, createdAt: run.createdAt,
-            }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
-            if (claimed.length > 0) {
-              const created = await insertRun(tx, run);
-              await tx.update(idempotencyKeys).set({ runId: created.id }).where(keyOf);
-              return { kind: 'created' as const, run: created };
-            }
-            const [held] = await tx.select().from(idempotencyKeys).where(keyOf);
-            if (!held) continue;
-            if (held.requestHash !== claim.requestHash) return { kind: 'mismatch' as const };
-            // The same request: its first run, unless that run is gone. A run is deleted only with
-            // its report (the record goes with it; a deletion committed between the two reads
-            // leaves the record seen and the run not), so the report is gone.
-            const [first] = held.runId ? await tx.select().from(runs).where(eq(runs.id, held.runId)) : [];
-            return first ? { kind: 'repeated' as const, run: runRecordOf(first) } : { kind: 'gone' as const };
-          }
-          return { kind: 'gone' as const };
-        });
-      } catch (err) {
-        if (reportGone(err)) return { kind: 'gone' };
-        throw err;
+      // An expired record frees its key.
+      await db.delete(idempotencyKeys).where(and(keyOf, lt(idempotencyKeys.createdAt, claim.notBefore)));
+      // Twice at most: a key freed between the claim and the read (its record deleted, with its
+      // run and report, by a transaction that committed in between) is claimed afresh.
+      for (let round = 0; round < 2; round += 1) {
+        // Concurrent repeats wait here on the key until the first one commits, then see its row.
+        const claimed = await db.insert(idempotencyKeys).values({
+          userId: claim.userId, operation: claim.operation, key: claim.key, requestHash: claim.requestHash, createdAt: run.createdAt,
+        }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
+        if (claimed.length > 0) {
+          const created = await insertRun(db, run);
+          if (!created) return { kind: 'gone' as const };
+          await db.update(idempotencyKeys).set({ runId: created.id }).where(keyOf);
+          return { kind: 'created' as const, run: created };
+        }
+        const [held] = await db.select().from(idempotencyKeys).where(keyOf);
+        if (!held) continue;
+        if (held.requestHash !== claim.requestHash) return { kind: 'mismatch' as const };
+        // The same request: its first run, unless that run is gone. A run is deleted only with
+        // its report (the record goes with it; a deletion committed between the two reads
+        // leaves the record seen and the run not), so the report is gone.
+        const [first] = held.runId ? await db.select().from(runs).where(eq(runs.id, held.runId)) : [];
+        return first ? { kind: 'repeated' as const, run: runRecordOf(first) } : { kind: 'gone' as const };
       }
+      return { kind: 'gone' as const };
     },
 
     async cancelPending(id: string, now: Date): Promise<{ run: RunRecordRow; cancelled: boolean } | undefined> {
