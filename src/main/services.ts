@@ -173,7 +173,7 @@ export function deliveryServices(c: DeliveryContainer) {
       queue: createResendQueue(c.enqueue, () => c.clock.now()), clock: c.clock, log,
     }),
     resends: createResendWorker({
-      attempts: repos.attempts, runs: repos.runs, context, sender, uow: c.uow, clock: c.clock, log,
+      attempts: repos.attempts, runs: repos.runs, context, sender, clock: c.clock, log,
     }),
   };
 }

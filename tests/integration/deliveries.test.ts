@@ -524,7 +524,7 @@ describe('a delivery stopped while its peer holds the request', () => {
       const c = h.process.container;
       await c.sql`update delivery_attempts set status = 'queued' where id = ${sent.id}`;
       const { context, sender } = h.process.services;
-      const resends = createResendWorker({ attempts: c.repos.attempts, runs: c.repos.runs, context, sender, uow: c.uow, clock: c.clock, log: c.logger });
+      const resends = createResendWorker({ attempts: c.repos.attempts, runs: c.repos.runs, context, sender, clock: c.clock, log: c.logger });
       const hanging = await hangingPeer();
       try {
         await c.sql`update channels set settings = jsonb_set(settings, '{url}', to_jsonb(${hanging.url}::text))

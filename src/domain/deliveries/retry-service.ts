@@ -14,9 +14,8 @@ import type { AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/por
 import { isFinished, type RunRecord } from '../runs/model.js';
 import { reportUpdated } from '../events/model.js';
 import { runUpdated } from '../runs/events.js';
-import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { DeliveryContextSource } from './deliveries-service.js';
-import type { DeliverySender } from './sender.js';
+import type { DeliverySender, SettleRun } from './sender.js';
 
 /** How far back retry-failed looks, and how many it takes at most. */
 export const RETRY_FAILED_WINDOW_MS = 7 * 24 * 3600_000;
@@ -97,7 +96,6 @@ export function createResendWorker(deps: {
   runs: Pick<RunSettling, 'find'>;
   context: Pick<DeliveryContextSource, 'runContext'>;
   sender: Pick<DeliverySender, 'resend'>;
-  uow: UnitOfWork;
   clock: Clock;
   log: Log;
 }) {
@@ -116,16 +114,16 @@ export function createResendWorker(deps: {
         return;
       }
       const log = deps.log.child({ run_id: run.id, report_id: run.reportId });
-      const ended = await deps.sender.resend(attempt, run, context, signal, log);
-      log.info('delivery resent', { attempt_id: attempt.id, status: ended.status });
-      // The run's new status commits with its events.
-      await deps.uow.run(async (tx) => {
+      // The run's new status and its events commit with the attempt's end (one unit of work).
+      const settle: SettleRun = async (tx) => {
         const settled = await tx.runs.settleDeliveries(run.id, deps.clock.now());
         await tx.outbox.add([
           runUpdated(settled ?? run),
           ...(settled ? [reportUpdated(run.reportId, 'ran', { lastRun: { id: run.id, status: settled.status } })] : []),
         ]);
-      });
+      };
+      const ended = await deps.sender.resend(attempt, run, context, signal, log, settle);
+      log.info('delivery resent', { attempt_id: attempt.id, status: ended.status });
     },
 
     /** The job failed for good: the attempt must not stay queued or sending. */

@@ -30,7 +30,7 @@ import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugi
 import type { CellValue } from '../plugins/connector.js';
 import { CONTENT_TYPES, resultFile, resultFileName } from '../results/formats.js';
 import { channelHealthChanged } from '../events/model.js';
-import type { UnitOfWork } from '../unit-of-work/ports.js';
+import type { TxRepos, UnitOfWork } from '../unit-of-work/ports.js';
 import { RunCancelled, RunTimedOut, type RunRecord } from '../runs/model.js';
 import type { DeliveringStatus, PlannedDeliveries, RunContext } from '../runs/engine-ports.js';
 import { renderTemplates, type TemplateVariables } from './templates.js';
@@ -81,6 +81,13 @@ export interface DeliverySenderDeps {
   /** Waits `ms` unless the signal aborts first (default: the clock's sleep; tests may shorten it). */
   sleep?(ms: number, signal: AbortSignal): Promise<void>;
 }
+
+/**
+ * What else commits with a resend's end, in the same unit of work: the run's status from its
+ * attempts, and its events (retry-service.ts), so no reader sees the attempt sent and the run not
+ * yet settled.
+ */
+export type SettleRun = (tx: Pick<TxRepos, 'runs' | 'outbox'>) => Promise<void>;
 
 export interface DeliveryTally {
   sent: number;
@@ -239,6 +246,18 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     }
   }
 
+  /** Records how an attempt ended (one statement), with the run's settling when given (one unit of work). */
+  async function finishAttempt(attempt: AttemptRecord, end: AttemptEnd, settle: SettleRun | undefined): Promise<AttemptRecord> {
+    const ended = settle
+      ? await deps.uow.run(async (tx) => {
+        const row = await tx.attempts.finish(attempt.id, end);
+        await settle(tx);
+        return row;
+      })
+      : await deps.attempts.finish(attempt.id, end);
+    return ended ?? attempt;
+  }
+
   /**
    * Sends (or, for a test run's non-email delivery, previews) one delivery of a run, recording it
    * as an attempt. Answers the attempt as it ended. Stopped by the worker's shutdown, the attempt
@@ -246,7 +265,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
    * sends what is not recorded sent), queued for a resend (its job is taken again and claims it).
    */
   async function deliverOne(run: RunRecord, ctx: RunContext, delivery: DeliveryRecord, runStatus: string, signal: AbortSignal, parentLog: Log,
-    handBackAs: 'sending' | 'queued', rows?: CellValue[][]): Promise<AttemptRecord> {
+    handBackAs: 'sending' | 'queued', rows?: CellValue[][], settle?: SettleRun): Promise<AttemptRecord> {
     const channel = await deps.channels.find(delivery.channelId);
     const plugin = channel ? deps.plugins.channel(channel.type) : undefined;
     const log = parentLog.child({ channel: channel?.name ?? delivery.channelId, channel_type: delivery.channelType, delivery_id: delivery.id });
@@ -256,13 +275,11 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     }, deps.newId());
     if (alreadySent) {
       log.info('delivery already sent by an earlier attempt of the run; not sent again', { attempt_id: attempt.id });
+      if (settle) await deps.uow.run(settle);
       return attempt;
     }
     const started = performance.now();
-    const finish = async (end: Omit<AttemptEnd, 'finishedAt'>): Promise<AttemptRecord> => {
-      const ended = await deps.attempts.finish(attempt.id, { ...end, finishedAt: deps.clock.now() });
-      return ended ?? attempt;
-    };
+    const finish = (end: Omit<AttemptEnd, 'finishedAt'>): Promise<AttemptRecord> => finishAttempt(attempt, { ...end, finishedAt: deps.clock.now() }, settle);
     if (!channel || !plugin) {
       return finish({ status: 'failed', sends: 0, statusCode: null, peerMessageId: null, detail: null,
         error: { code: 'delivery.invalid', message: `The channel plugin ${delivery.channelType} is not installed` } });
@@ -342,17 +359,19 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       return { send: (run, ctx, signal, log) => deliverRun(run, ctx, runStatus, planned, signal, log) };
     },
 
-    /** Sends one queued attempt again (POST …/attempts/{id}/retry, …/retry-failed). */
-    async resend(attempt: AttemptRecord, run: RunRecord, ctx: RunContext, signal: AbortSignal, log: Log): Promise<AttemptRecord> {
+    /**
+     * Sends one queued attempt again (POST …/attempts/{id}/retry, …/retry-failed); its end commits
+     * with `settle` (the run's status and events).
+     */
+    async resend(attempt: AttemptRecord, run: RunRecord, ctx: RunContext, signal: AbortSignal, log: Log, settle?: SettleRun): Promise<AttemptRecord> {
       const delivery = attempt.deliveryId ? await deps.deliveries.findById(attempt.deliveryId) : undefined;
       if (!delivery) {
-        const ended = await deps.attempts.finish(attempt.id, { status: 'failed', sends: attempt.sends, finishedAt: deps.clock.now(), statusCode: null, peerMessageId: null, detail: null,
-          error: { code: 'delivery.gone', message: 'The delivery was removed from the report, so the attempt cannot be sent again' } });
-        return ended ?? attempt;
+        return finishAttempt(attempt, { status: 'failed', sends: attempt.sends, finishedAt: deps.clock.now(), statusCode: null, peerMessageId: null, detail: null,
+          error: { code: 'delivery.gone', message: 'The delivery was removed from the report, so the attempt cannot be sent again' } }, settle);
       }
       const runStatus = run.conditionMet === false ? 'skipped' : 'success';
       // begin() finds the attempt of (run, delivery) that the claim already set to sending.
-      return deliverOne(run, ctx, delivery, runStatus, signal, log, 'queued');
+      return deliverOne(run, ctx, delivery, runStatus, signal, log, 'queued', undefined, settle);
     },
   };
 }
