@@ -19,26 +19,35 @@ import path from 'node:path';
  * reports implement).
  */
 export const FEATURE_EDGES = {
-  // Leaves: the plugin interfaces, the shared event vocabulary, identity, schedules, health.
+  // Leaves: the plugin interfaces, the shared event vocabulary, identity (users, sessions, keys:
+  // the model and ports the identity features share), schedules, health.
   plugins: [],
   events: [],
   identity: [],
   schedules: [],
   health: [],
+  // The audit trail (security events) every feature that changes something writes.
+  audit: ['identity'],
+  // The identity features: API keys, users, workspace settings, and signing in (passwords, two
+  // factors, passkeys, OIDC, sessions, first-run setup, authenticating a request).
+  'api-keys': ['audit', 'identity'],
+  users: ['audit', 'identity'],
+  workspace: ['audit', 'identity'],
+  'sign-in': ['api-keys', 'audit', 'identity', 'workspace'],
   artifacts: ['plugins'],
-  connections: ['identity', 'plugins'],
-  channels: ['connections', 'identity', 'plugins'],
-  queries: ['connections', 'identity', 'plugins'],
+  connections: ['audit', 'identity', 'plugins'],
+  channels: ['audit', 'connections', 'identity', 'plugins'],
+  queries: ['audit', 'connections', 'identity', 'plugins'],
   // A run executes a query on a connection; it carries its report's condition as a copy and has it
   // judged through its JudgeCondition port; it lists its delivery attempts (channels' records).
   runs: ['artifacts', 'channels', 'connections', 'events', 'plugins', 'queries', 'schedules'],
   // A report: a query, its parameters, a schedule and a condition (reports/condition.ts, which
   // implements the run engine's JudgeCondition); it knows its runs (the last one, those to stop).
-  reports: ['artifacts', 'events', 'identity', 'plugins', 'queries', 'runs', 'schedules'],
+  reports: ['artifacts', 'audit', 'events', 'identity', 'plugins', 'queries', 'runs', 'schedules'],
   results: ['artifacts', 'channels', 'plugins', 'runs'],
-  links: ['channels', 'identity', 'results', 'runs'],
+  links: ['audit', 'channels', 'identity', 'results', 'runs'],
   // Deliveries send a finished run's result: they implement the run engine's DeliverRun port.
-  deliveries: ['artifacts', 'channels', 'connections', 'events', 'identity', 'links', 'plugins', 'results', 'runs'],
+  deliveries: ['artifacts', 'audit', 'channels', 'connections', 'events', 'identity', 'links', 'plugins', 'results', 'runs'],
 };
 
 /** Aggregation points (type-only, both ways) and the features whose ports each one gathers. */

@@ -3,12 +3,12 @@ import type { components } from '../generated/openapi.js';
 import type {
   ApiKeyRecord as ApiKeyRow, PasskeyRecord, SecurityEventRecord as SecurityEventRow, User as UserRow,
 } from '../domain/identity/model.js';
-import type { SignedIn } from '../domain/identity/auth-shared.js';
-import type { WorkspaceSettings } from '../domain/identity/workspace-settings.js';
-import type { OidcSettings } from '../domain/identity/oidc-service.js';
-import type { Actor } from '../domain/identity/security-events.js';
-import { preferencesOf } from '../domain/identity/users-service.js';
-import type { IssuedSession } from '../domain/identity/sessions.js';
+import type { SignedIn } from '../domain/sign-in/auth-shared.js';
+import type { WorkspaceSettings } from '../domain/workspace/workspace-settings.js';
+import type { OidcSettings } from '../domain/sign-in/oidc-service.js';
+import type { Actor } from '../domain/audit/security-events.js';
+import { preferencesOf } from '../domain/users/users-service.js';
+import type { IssuedSession } from '../domain/sign-in/sessions.js';
 import { DEVICE_TOKEN_MAX_AGE_SECONDS } from '../domain/identity/tokens.js';
 import type { CookieToSet, RequestContext } from './types.js';
 import { seesMemberDetails, type Principal } from '../domain/identity/principal.js';

@@ -1,6 +1,6 @@
 /** Job mail.password_reset: the emailed reset link, sent by a worker with retries. */
 import type { JobSpec, JobType } from './catalog.js';
-import { createResetMailSender } from '../domain/identity/password-reset-mail.js';
+import { createResetMailSender } from '../domain/sign-in/password-reset-mail.js';
 
 export interface ResetMailPayload {
   /** Random, made at request time; the link's token derives from it (see password-reset-mail.ts). */

@@ -6,7 +6,7 @@
 import type { Container } from './container.js';
 import type { Services } from './services.js';
 import { hourly, type TickTask } from './scheduler.js';
-import { purgeDeadIdentityRows } from '../domain/identity/housekeeping.js';
+import { purgeDeadIdentityRows } from '../domain/sign-in/housekeeping.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/runs/runs-service.js';
 import { resendJobSpec } from '../jobs/resend-delivery.js';
 

@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createDb } from '../../src/infra/db/client.js';
 import { createIdentityStore } from '../../src/infra/db/stores/identity-store.js';
-import { purgeDeadIdentityRows } from '../../src/domain/identity/housekeeping.js';
+import { purgeDeadIdentityRows } from '../../src/domain/sign-in/housekeeping.js';
 import { hourly } from '../../src/main/scheduler.js';
 import { isolate, type Isolated } from '../support/isolation.js';
 

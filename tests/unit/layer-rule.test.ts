@@ -107,7 +107,7 @@ describe('stays quiet on an allowed import', () => {
     ['handlers → domain, core, generated and express', 'src/handlers/x/planted.ts',
       `import type { Request } from 'express';\nimport { DomainError } from '../../core/errors.js';\nimport type { operations } from '../../generated/openapi.js';\nimport { checkReadiness } from '../../domain/health/readiness.js';\nexport const f = [DomainError, checkReadiness];\nexport type T = [Request, operations];\n`],
     ['jobs → jobs, domain and bullmq types', 'src/jobs/planted.ts',
-      `import type { Job } from 'bullmq';\nimport { jobCatalog } from './catalog.js';\nimport { createResetMailSender } from '../domain/identity/password-reset-mail.js';\nexport const f = [jobCatalog, createResetMailSender];\nexport type J = Job;\n`],
+      `import type { Job } from 'bullmq';\nimport { jobCatalog } from './catalog.js';\nimport { createResetMailSender } from '../domain/sign-in/password-reset-mail.js';\nexport const f = [jobCatalog, createResetMailSender];\nexport type J = Job;\n`],
     ['http → handlers, infra and express', 'src/http/planted.ts',
       `import express from 'express';\nimport { buildHandlers } from '../handlers/index.js';\nimport { isRedisUnavailable } from '../infra/queue/queues.js';\nexport const f = [express, buildHandlers, isRedisUnavailable];\n`],
     ['the composition root → anything', 'src/main/planted.ts',

@@ -10,7 +10,7 @@ import type { PageRequest } from '../../core/cursor.js';
 import { newId } from '../../core/ids.js';
 import type { Secrets } from '../../core/secrets.js';
 import type { SchemaCheck } from '../connections/ports.js';
-import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
 import type { SecurityEventsRepo, UsersRepo } from '../identity/ports.js';
 import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugin, type OutboundHttp } from '../plugins/channel.js';
 import type { PluginManifest } from '../plugins/plugin.js';

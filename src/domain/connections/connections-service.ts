@@ -10,7 +10,7 @@ import type { PageRequest } from '../../core/cursor.js';
 import type { Secrets } from '../../core/secrets.js';
 import type { ConnectionConfig, Connector, ConnectorLimits, SslMode } from '../plugins/connector.js';
 import type { PluginRegistry } from '../plugins/plugin.js';
-import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
 import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 import { configOf, passwordContext, type ConnectorPools } from './pools.js';

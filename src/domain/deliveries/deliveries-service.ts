@@ -14,7 +14,7 @@ import type { ChannelPlugins } from '../channels/channels-service.js';
 import type { DeliveryRecord, DeliverySettings, RenderedMessage, ResultFormat } from '../channels/model.js';
 import type { ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
 import type { SchemaCheck } from '../connections/ports.js';
-import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
 import type { SecurityEventsRepo } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { RunRecord } from '../runs/model.js';

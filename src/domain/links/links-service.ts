@@ -11,7 +11,7 @@ import type { PageRequest } from '../../core/cursor.js';
 import { newId } from '../../core/ids.js';
 import type { ResultFormat } from '../channels/model.js';
 import { randomToken, tokenHash } from '../identity/tokens.js';
-import { recordSecurityEvent, type Actor } from '../identity/security-events.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
 import type { RunRecord } from '../runs/model.js';
 import type { ResultDownload, ResultDownloads } from '../results/downloads.js';
 import type { StreamOptions } from '../results/streams.js';

@@ -8,7 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import { inUse, notFound, validationFailed } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { PageRequest } from '../../core/cursor.js';
-import type { Actor } from '../identity/security-events.js';
+import type { Actor } from '../audit/security-events.js';
 import { declarationProblems, type QueryParameter } from './parameters.js';
 import { parseSqlTemplate, placeholderNames } from './sql-template.js';
 import type { QueryRecord } from './model.js';

@@ -10,7 +10,7 @@ import type { PageRequest } from '../../core/cursor.js';
 import { notFound, validationFailed, versionConflict } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Log } from '../../core/log.js';
-import type { Actor } from '../identity/security-events.js';
+import type { Actor } from '../audit/security-events.js';
 import { bindValues, type QueryParameter } from '../queries/parameters.js';
 import type { BoundValue } from '../queries/sql-template.js';
 import { reportUpdated, runCancelRequested, type ReportChange } from '../events/model.js';

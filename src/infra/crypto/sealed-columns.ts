@@ -23,7 +23,7 @@ export function contextOf(entry: SealedColumn, id: string): string {
 }
 
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
-  // The authenticator-app secret of two-factor sign-in, and the one being enrolled (src/domain/identity/two-factor-service.ts).
+  // The authenticator-app secret of two-factor sign-in, and the one being enrolled (src/domain/sign-in/two-factor-service.ts).
   sealedColumn('users', 'totp_secret'),
   sealedColumn('users', 'totp_pending_secret'),
   // Secret fields of workspace settings objects (the OIDC client secret), one sealed JSON object per key.

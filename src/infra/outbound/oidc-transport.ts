@@ -3,7 +3,7 @@
  * made of the guarded outbound HTTP client (the channels' one, which obeys SVC_OUTBOUND_ALLOW).
  */
 import type { OutboundHttp } from '../../domain/plugins/channel.js';
-import type { OidcTransport } from '../../domain/identity/oidc-service.js';
+import type { OidcTransport } from '../../domain/sign-in/oidc-service.js';
 
 const NO_BODY = new Set([101, 204, 205, 304]);
 

@@ -4,10 +4,10 @@
  * disables its keys.
  */
 import { newId } from '../../core/ids.js';
-import { randomToken, tokenHash } from './tokens.js';
-import type { PrincipalUser, Scope } from './principal.js';
-import type { ApiKeyRecord } from './model.js';
-import type { ApiKeysRepo } from './ports.js';
+import { randomToken, tokenHash } from '../identity/tokens.js';
+import type { PrincipalUser, Scope } from '../identity/principal.js';
+import type { ApiKeyRecord } from '../identity/model.js';
+import type { ApiKeysRepo } from '../identity/ports.js';
 
 export const KEY_PREFIX = 'hk_';
 

@@ -4,13 +4,13 @@
 import type { Clock } from '../../core/clock.js';
 import { DomainError, validationFailed } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { PasswordHasher } from './passwords.js';
-import { recordSecurityEvent } from './security-events.js';
+import type { PasswordHasher } from '../identity/passwords.js';
+import { recordSecurityEvent } from '../audit/security-events.js';
 import type { SessionPolicy } from './sessions.js';
-import { normalizeEmail, tokenHash } from './tokens.js';
-import { getUser } from './users.js';
+import { normalizeEmail, tokenHash } from '../identity/tokens.js';
+import { getUser } from '../identity/users.js';
 import { anonymous, asUser, assertPassword, deviceFor, type RequestMeta, type SignedIn } from './auth-shared.js';
-import type { AttemptGuard, IdentityStore, Quota } from './ports.js';
+import type { AttemptGuard, IdentityStore, Quota } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export interface ResetMailRequest extends RequestMeta {

@@ -13,16 +13,16 @@ import type { Clock } from '../../core/clock.js';
 import { DomainError, validationFailed, type FieldProblem } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Secrets } from '../../core/secrets.js';
-import { recordSecurityEvent, type Actor } from './security-events.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
 import { anonymous, asUser, type RequestMeta, type SignedIn } from './auth-shared.js';
 import { completeSignIn, type BrowserProof } from './sign-in-service.js';
 import type { SessionPolicy } from './sessions.js';
-import { normalizeEmail, randomToken, sameToken, tokenHash } from './tokens.js';
-import { OIDC_KEY } from './workspace-settings.js';
-import { ROLE_RANK, type Role } from './principal.js';
-import type { IdentityStore, SettingsRepo } from './ports.js';
+import { normalizeEmail, randomToken, sameToken, tokenHash } from '../identity/tokens.js';
+import { OIDC_KEY } from '../workspace/workspace-settings.js';
+import { ROLE_RANK, type Role } from '../identity/principal.js';
+import type { IdentityStore, SettingsRepo } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
-import type { User } from './model.js';
+import type { User } from '../identity/model.js';
 
 /** The fetch the provider is reached with (the outbound guard), and whether plain http may be used for a URL. */
 export interface OidcTransport {

@@ -1,9 +1,9 @@
 import type { Clock } from '../../core/clock.js';
 import { notFound, validationFailed } from '../../core/errors.js';
 import { insertApiKey } from './api-keys.js';
-import { recordSecurityEvent, type Actor } from './security-events.js';
-import type { Scope } from './principal.js';
-import type { IdentityStore } from './ports.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
+import type { Scope } from '../identity/principal.js';
+import type { IdentityStore } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 /** Admins create keys for themselves or another user; revoking takes effect at once. */

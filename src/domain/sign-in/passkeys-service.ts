@@ -14,12 +14,12 @@ import {
 import type { Clock } from '../../core/clock.js';
 import { DomainError, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { recordSecurityEvent } from './security-events.js';
+import { recordSecurityEvent } from '../audit/security-events.js';
 import { asUser, anonymous, type RequestMeta } from './auth-shared.js';
 import { STEP_TTL_MS } from './second-factor.js';
-import { tokenHash } from './tokens.js';
-import type { PasskeyRecord } from './model.js';
-import type { IdentityStore } from './ports.js';
+import { tokenHash } from '../identity/tokens.js';
+import type { PasskeyRecord } from '../identity/model.js';
+import type { IdentityStore } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export interface RelyingParty {

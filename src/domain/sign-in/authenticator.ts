@@ -1,9 +1,9 @@
 import type { Clock } from '../../core/clock.js';
-import { lookUpApiKey, type KeyLookup } from './api-keys.js';
-import type { Authenticator, Credentials, Principal } from './principal.js';
-import { recordSecurityEvent } from './security-events.js';
+import { lookUpApiKey, type KeyLookup } from '../api-keys/api-keys.js';
+import type { Authenticator, Credentials, Principal } from '../identity/principal.js';
+import { recordSecurityEvent } from '../audit/security-events.js';
 import { resolveSession, type SessionPolicy } from './sessions.js';
-import type { IdentityRepos } from './ports.js';
+import type { IdentityRepos } from '../identity/ports.js';
 
 /** A refused key is recorded at most once a minute per key and process: a retrying pipeline must not flood the trail. */
 const REJECTION_RECORD_INTERVAL_MS = 60_000;

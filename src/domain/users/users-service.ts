@@ -6,12 +6,12 @@
 import type { Clock } from '../../core/clock.js';
 import { DomainError, validationFailed, versionConflict } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { passwordProblems, temporaryPassword, type PasswordHasher } from './passwords.js';
-import { recordSecurityEvent, type Actor } from './security-events.js';
-import { getUser } from './users.js';
-import type { Role } from './principal.js';
-import type { User, UserChanges } from './model.js';
-import type { IdentityStore } from './ports.js';
+import { passwordProblems, temporaryPassword, type PasswordHasher } from '../identity/passwords.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
+import { getUser } from '../identity/users.js';
+import type { Role } from '../identity/principal.js';
+import type { User, UserChanges } from '../identity/model.js';
+import type { IdentityStore } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export interface Preferences {

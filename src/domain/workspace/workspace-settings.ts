@@ -6,8 +6,8 @@
  */
 import type { Clock } from '../../core/clock.js';
 import { validationFailed } from '../../core/errors.js';
-import { recordSecurityEvent, type Actor } from './security-events.js';
-import type { IdentityStore, SettingsRepo } from './ports.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
+import type { IdentityStore, SettingsRepo } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 export type PasswordSignIn = 'everyone' | 'admins_only';

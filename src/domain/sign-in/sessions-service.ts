@@ -1,8 +1,8 @@
 import type { Clock } from '../../core/clock.js';
 import { notFound } from '../../core/errors.js';
-import { recordSecurityEvent, type Actor } from './security-events.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
 import { idleSince, type SessionPolicy } from './sessions.js';
-import type { IdentityStore } from './ports.js';
+import type { IdentityStore } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 /** The caller's own sessions: list, sign out one, sign out everywhere. */

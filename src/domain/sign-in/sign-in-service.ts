@@ -10,18 +10,18 @@ import type { Clock } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Secrets } from '../../core/secrets.js';
-import type { PasswordHasher } from './passwords.js';
-import { recordSecurityEvent } from './security-events.js';
+import type { PasswordHasher } from '../identity/passwords.js';
+import { recordSecurityEvent } from '../audit/security-events.js';
 import { issueSession, verifyingKeys, type SessionPolicy } from './sessions.js';
-import { deviceCookieName, isDeviceTokenFor, normalizeEmail, randomToken, tokenHash } from './tokens.js';
+import { deviceCookieName, isDeviceTokenFor, normalizeEmail, randomToken, tokenHash } from '../identity/tokens.js';
 import { anonymous, asUser, deviceFor, type RequestMeta, type SignedIn } from './auth-shared.js';
 import {
   looksLikeRecoveryCode, recoveryCodeHash, secondFactorMethods, STEP_TTL_MS, TICKET_MAX_FAILURES, useTotpCode,
 } from './second-factor.js';
 import { assertionOptions, verifyAssertion, type CredentialJson, type RelyingParty } from './passkeys-service.js';
-import { passwordSignInAllowed, readWorkspaceSettings } from './workspace-settings.js';
-import type { SecondFactor, SessionMethod, User } from './model.js';
-import type { AttemptGuard, IdentityStore } from './ports.js';
+import { passwordSignInAllowed, readWorkspaceSettings } from '../workspace/workspace-settings.js';
+import type { SecondFactor, SessionMethod, User } from '../identity/model.js';
+import type { AttemptGuard, IdentityStore } from '../identity/ports.js';
 import type { TxRepos, UnitOfWork } from '../unit-of-work/ports.js';
 
 /** Names the user's current password, for the sign-in throttle's familiar addresses. */

@@ -1,10 +1,10 @@
 /** What the sign-in, setup and password services share: request facts, actors, the signed-in answer. */
 import { validationFailed } from '../../core/errors.js';
-import { passwordProblems } from './passwords.js';
-import type { Actor } from './security-events.js';
+import { passwordProblems } from '../identity/passwords.js';
+import type { Actor } from '../audit/security-events.js';
 import type { IssuedSession } from './sessions.js';
-import { deviceCookieName, deviceTokenFor } from './tokens.js';
-import type { User } from './model.js';
+import { deviceCookieName, deviceTokenFor } from '../identity/tokens.js';
+import type { User } from '../identity/model.js';
 
 export interface RequestMeta {
   ip: string;

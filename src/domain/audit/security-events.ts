@@ -4,8 +4,8 @@
  */
 import { newId } from '../../core/ids.js';
 import type { Clock } from '../../core/clock.js';
-import type { SecurityEventRecord, SecurityEventType, ActorType } from './model.js';
-import type { SecurityEventsRepo } from './ports.js';
+import type { SecurityEventRecord, SecurityEventType, ActorType } from '../identity/model.js';
+import type { SecurityEventsRepo } from '../identity/ports.js';
 
 export type { SecurityEventType };
 

@@ -2,11 +2,11 @@
 import type { Clock } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { PasswordHasher } from './passwords.js';
-import { recordSecurityEvent } from './security-events.js';
+import type { PasswordHasher } from '../identity/passwords.js';
+import { recordSecurityEvent } from '../audit/security-events.js';
 import { issueSession, type SessionPolicy } from './sessions.js';
 import { asUser, assertPassword, deviceFor, type RequestMeta, type SignedIn } from './auth-shared.js';
-import type { IdentityStore } from './ports.js';
+import type { IdentityStore } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 const setupCompleted = () => new DomainError('setup.completed', 'Setup is already done; sign in instead');

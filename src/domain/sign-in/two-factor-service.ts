@@ -7,15 +7,15 @@
 import type { Clock } from '../../core/clock.js';
 import { DomainError, notFound, validationFailed } from '../../core/errors.js';
 import type { Secrets } from '../../core/secrets.js';
-import type { PasswordHasher } from './passwords.js';
-import { recordSecurityEvent, type Actor } from './security-events.js';
+import type { PasswordHasher } from '../identity/passwords.js';
+import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
 import { asUser, type RequestMeta } from './auth-shared.js';
 import {
   looksLikeRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpPendingContext, totpSecretContext,
   totpSetupOf, useTotpCode,
 } from './second-factor.js';
-import type { User } from './model.js';
-import type { AttemptGuard, IdentityStore } from './ports.js';
+import type { User } from '../identity/model.js';
+import type { AttemptGuard, IdentityStore } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 

@@ -6,10 +6,10 @@
 import { createHmac } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
-import { recordSecurityEvent } from './security-events.js';
-import { normalizeEmail, tokenHash } from './tokens.js';
+import { recordSecurityEvent } from '../audit/security-events.js';
+import { normalizeEmail, tokenHash } from '../identity/tokens.js';
 import { anonymous, type RequestMeta } from './auth-shared.js';
-import type { IdentityStore, Mailer } from './ports.js';
+import type { IdentityStore, Mailer } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 
 const RESET_TTL_MS = 3600_000;

@@ -4,7 +4,7 @@
  * security events stay). Deleted in batches, so no statement runs long or holds many locks.
  * Safe to run from several schedulers at once.
  */
-import type { IdentityRepos } from './ports.js';
+import type { IdentityRepos } from '../identity/ports.js';
 
 /** How long a dead session or reset link is kept before it is deleted. */
 export const KEEP_DEAD_ROWS_MS = 30 * 24 * 3600_000;

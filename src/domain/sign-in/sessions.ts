@@ -3,10 +3,10 @@
  * absolute expiry; the CSRF token is derived from it. Revocation takes effect on the next request.
  */
 import { newId } from '../../core/ids.js';
-import { csrfTokenFor, randomToken, tokenHash } from './tokens.js';
-import type { PrincipalUser } from './principal.js';
-import type { SecondFactor, SessionMethod } from './model.js';
-import type { SessionsRepo } from './ports.js';
+import { csrfTokenFor, randomToken, tokenHash } from '../identity/tokens.js';
+import type { PrincipalUser } from '../identity/principal.js';
+import type { SecondFactor, SessionMethod } from '../identity/model.js';
+import type { SessionsRepo } from '../identity/ports.js';
 
 export type { SessionMethod };
 
