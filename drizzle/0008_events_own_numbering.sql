@@ -1,19 +1,15 @@
 ALTER TABLE "events" ADD COLUMN "user_id" uuid;--> statement-breakpoint
--- The last statement of a transaction that wrote events (`ids`): it takes the numbering lock
--- (the one of herald_relay_events, held to this transaction's commit), waiting at most 50 ms
--- for another writer's or a relay's commit; its own events get the next seq numbers and are
--- claimed for publishing by the writer right after its commit, so no relay transaction sits
--- between a commit and the event streams. When the lock stays taken, it answers nothing and the
--- relays number these rows after the commit.
+-- The last statement of a transaction that wrote events (`ids`): when no one else holds the
+-- numbering lock (the one of herald_relay_events, then held to this transaction's commit), its
+-- own events get the next seq numbers and are claimed for publishing by the writer right after
+-- its commit, so no relay transaction sits between a commit and the event streams. When the lock
+-- is taken it answers nothing at once and the relays number these rows after the commit (in
+-- batches). Waiting for the lock instead was measured: it serialises the commits of concurrent
+-- writers, and runs/s at concurrency 10 fell by about a tenth.
 CREATE FUNCTION "herald_number_events"("ids" bigint[]) RETURNS TABLE("seq" bigint, "type" text, "data" jsonb, "user_id" uuid) LANGUAGE plpgsql AS $$
 DECLARE base bigint;
 BEGIN
-  BEGIN
-    PERFORM set_config('lock_timeout', '50ms', true);
-    PERFORM pg_advisory_xact_lock(7246135003);
-  EXCEPTION WHEN lock_not_available THEN
-    RETURN;
-  END;
+  IF NOT pg_try_advisory_xact_lock(7246135003) THEN RETURN; END IF;
   SELECT coalesce(max(e.seq), 0) INTO base FROM events e;
   RETURN QUERY UPDATE events e SET seq = base + n.rn, published_at = now()
     FROM (SELECT u.id, row_number() OVER (ORDER BY u.id) AS rn FROM unnest(ids) AS u(id)) n

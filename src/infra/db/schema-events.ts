@@ -4,9 +4,8 @@
  * store, to committed rows only, in id order, so `seq` has no gaps and never goes back: it is the
  * id a client resumes from (SSE Last-Event-ID). A trigger wakes the relays (NOTIFY herald_events)
  * when the inserting transaction commits. A transaction that wrote events numbers them itself as
- * its last statement, once it has the numbering lock (waiting up to 50 ms for another holder's
- * commit; herald_number_events, migration 0008), so that a relay's pass is needed only when the
- * lock stayed taken. `user_id`, when set, is the one user
+ * its last statement when no one else holds the numbering lock (herald_number_events,
+ * migration 0008), so that a relay's pass is needed only under contention. `user_id`, when set, is the one user
  * whose event streams may carry the event (no foreign key: the history outlives its readers and
  * must not lose rows, which would leave a gap in `seq`). Part of ./schema.ts, which migrations
  * come from.

@@ -2,7 +2,7 @@
  * The unit of work on the store: one transaction, and every repository bound to it (the domain's
  * UnitOfWork and its TxRepos, bound by txReposOf). This is the one place a transaction is opened
  * for the services; repositories never open one of their own. When the work wrote events, the
- * transaction's last statement numbers them unless the numbering lock stays taken (events-repo
+ * transaction's last statement numbers them unless the numbering lock is taken (events-repo
  * `numberWritten`); `committed` then gets them, after the commit, to publish at once.
  */
 import type { Db, Tx } from './client.js';

@@ -33,10 +33,10 @@ export function outboxRepo(tx: Tx): Outbox & { numberWritten(): Promise<Sequence
     },
     /**
      * The transaction's last statement, when it wrote events: numbers them and claims them for
-     * publishing once it holds the numbering lock, waiting up to 50 ms for its holder's commit
-     * (the store function herald_number_events, migration 0008), so that the writer publishes
-     * them itself right after its commit; answers nothing when the lock stayed taken (the relays
-     * number them after the commit). Only
+     * publishing when no one else holds the numbering lock (the store function
+     * herald_number_events, migration 0008), so that the writer publishes them itself right
+     * after its commit; answers nothing at once when the lock is taken (the relays number them
+     * after the commit). Only
      * inside a transaction: the lock and the numbers last until its commit.
      */
     async numberWritten(): Promise<SequencedRow[]> {
