@@ -11,6 +11,7 @@
  * holds no code), and it stands outside the circle check: an edge through it carries no behaviour.
  */
 import path from 'node:path';
+import { importVisitors, resolveFile } from './imports.js';
 
 /**
  * Each feature and the features it may import. Kept acyclic (checked when the rule loads): a
@@ -87,20 +88,10 @@ export function findCircle(edges) {
   if (circle) throw new Error(`eslint-rules/features.js: FEATURE_EDGES has a circle: ${circle.join(' → ')}`);
 }
 
-const SOURCE_EXTENSIONS = { '.js': '.ts', '.mjs': '.mts', '.cjs': '.cts', '.jsx': '.tsx' };
-
 /** The feature (folder of src/domain) of a repository path, or null outside src/domain/<folder>/. */
 export function featureOf(relative) {
   const parts = relative.split('/');
   return parts[0] === 'src' && parts[1] === 'domain' && parts.length > 3 ? parts[2] : null;
-}
-
-/** A relative or absolute specifier's target as a repository path (the .ts source of a .js name). */
-function resolveFile(specifier, filename, cwd) {
-  const absolute = path.resolve(path.dirname(filename), specifier);
-  const ext = path.extname(absolute);
-  const source = ext in SOURCE_EXTENSIONS ? absolute.slice(0, -ext.length) + SOURCE_EXTENSIONS[ext] : absolute;
-  return path.relative(cwd, source).split(path.sep).join('/');
 }
 
 const list = (names) => (names.length ? names.map((n) => `src/domain/${n}`).join(', ') : 'no other feature');
@@ -156,39 +147,11 @@ export const featuresRule = {
         context.report({ node, messageId: 'edge', data: { from: here, to, specifier, allowed: list(edges[here]) } });
       }
     };
-    const literal = (node) => {
-      if (node?.type === 'Literal') return node.value;
-      if (node?.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0]?.value.cooked;
-      return undefined;
-    };
-    const allTypes = (specifiers, kind) => specifiers.length > 0 && specifiers.every((s) => s[kind] === 'type');
-
     return {
       Program(node) {
         if (circle) context.report({ node, messageId: 'circle', data: { circle: circle.join(' → ') } });
       },
-      ImportDeclaration(node) {
-        check(node.source, node.source.value, node.importKind === 'type' || allTypes(node.specifiers, 'importKind'));
-      },
-      ExportNamedDeclaration(node) {
-        if (node.source) check(node.source, node.source.value, node.exportKind === 'type' || allTypes(node.specifiers, 'exportKind'));
-      },
-      ExportAllDeclaration(node) {
-        check(node.source, node.source.value, node.exportKind === 'type');
-      },
-      ImportExpression(node) {
-        check(node.source, literal(node.source), false);
-      },
-      TSImportType(node) {
-        const source = node.source ?? node.argument?.literal;
-        check(source ?? node, literal(source), true);
-      },
-      TSExternalModuleReference(node) {
-        check(node.expression, literal(node.expression), node.parent?.importKind === 'type');
-      },
-      'CallExpression[callee.type="Identifier"][callee.name="require"]'(node) {
-        if (node.arguments.length === 1) check(node.arguments[0], literal(node.arguments[0]), false);
-      },
+      ...importVisitors(check),
     };
   },
 };

@@ -7,6 +7,7 @@
  * that names the rule it breaks.
  */
 import path from 'node:path';
+import { importVisitors, resolveFile } from './imports.js';
 import { builtinModules } from 'node:module';
 
 /** Drivers and frameworks the domain (and what sits below or beside it) never knows. */
@@ -74,16 +75,6 @@ export function zoneOf(relative) {
   return parts[1] in LAYERS ? parts[1] : 'unlayered';
 }
 
-const SOURCE_EXTENSIONS = { '.js': '.ts', '.mjs': '.mts', '.cjs': '.cts', '.jsx': '.tsx' };
-
-/** A relative or absolute specifier's target as a repository path (the .ts source of a .js name). */
-function resolveFile(specifier, filename, cwd) {
-  const absolute = path.resolve(path.dirname(filename), specifier);
-  const ext = path.extname(absolute);
-  const source = ext in SOURCE_EXTENSIONS ? absolute.slice(0, -ext.length) + SOURCE_EXTENSIONS[ext] : absolute;
-  return path.relative(cwd, source).split(path.sep).join('/');
-}
-
 /** A bare specifier's package ('drizzle-orm/pg-core' → 'drizzle-orm'), or null for Node's own modules. */
 function packageOf(specifier) {
   if (specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0])) return null;
@@ -138,39 +129,7 @@ export const layersRule = {
       if (layer.packages.includes(pkg)) context.report({ node, messageId: 'package', data: { ...data, pkg } });
       else if (layer.typesOnly.includes(pkg) && !typeOnly) context.report({ node, messageId: 'packageTypes', data: { ...data, pkg } });
     };
-    const literal = (node) => {
-      if (node?.type === 'Literal') return node.value;
-      if (node?.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0]?.value.cooked;
-      return undefined;
-    };
-    const allTypes = (specifiers, kind) => specifiers.length > 0 && specifiers.every((s) => s[kind] === 'type');
-
-    return {
-      ImportDeclaration(node) {
-        check(node.source, node.source.value, node.importKind === 'type' || allTypes(node.specifiers, 'importKind'), node.importKind === 'type');
-      },
-      ExportNamedDeclaration(node) {
-        if (node.source) {
-          check(node.source, node.source.value, node.exportKind === 'type' || allTypes(node.specifiers, 'exportKind'), node.exportKind === 'type');
-        }
-      },
-      ExportAllDeclaration(node) {
-        check(node.source, node.source.value, node.exportKind === 'type');
-      },
-      ImportExpression(node) {
-        check(node.source, literal(node.source), false);
-      },
-      TSImportType(node) {
-        const source = node.source ?? node.argument?.literal;
-        check(source ?? node, literal(source), true);
-      },
-      TSExternalModuleReference(node) {
-        check(node.expression, literal(node.expression), node.parent?.importKind === 'type');
-      },
-      'CallExpression[callee.type="Identifier"][callee.name="require"]'(node) {
-        if (node.arguments.length === 1) check(node.arguments[0], literal(node.arguments[0]), false);
-      },
-    };
+    return importVisitors(check);
   },
 };
 
