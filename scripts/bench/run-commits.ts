@@ -35,6 +35,10 @@
  *    connector session count there (printed apart: the connector ends its read-only transaction
  *    with a rollback, then one statement), never as store commits.
  *  - Autovacuum/autoanalyze would count too: each round prints how many ran (normally none).
+ *  - The relays' passes (herald_relay_events, one statement each) are counted apart through the
+ *    function statistics (track_functions = 'pl' on the bench's database, which needs a
+ *    superuser; without it they are not split out), so the run engine's own commits per run are
+ *    printed beside them.
  *   npx tsx scripts/bench/run-commits.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import postgres from 'postgres';
@@ -59,7 +63,7 @@ const spread = (xs: number[], digits: number) =>
 
 interface Counters { commits: number; rollbacks: number; userCommits: number; userRollbacks: number }
 type Tables = Map<string, { ins: number; upd: number; del: number; vacuums: number }>;
-interface Lifetime { runs: number; counters: Counters; own: number; tables: Tables; seconds: number; statuses: string }
+interface Lifetime { runs: number; counters: Counters; own: number; tables: Tables; relayPasses: number | null; seconds: number; statuses: string }
 
 async function main(): Promise<void> {
   const place = await benchPlace();
@@ -89,14 +93,22 @@ async function main(): Promise<void> {
       await sleep(100);
     }
   };
-  /** The tables' write counters, read by a connection that is gone again before this answers. */
-  const tables = async (): Promise<Tables> => {
+  // The relays' passes (each one statement, so one commit: herald_relay_events calls) are counted
+  // apart from the run engine's commits, through the function statistics (track_functions, which
+  // only a superuser may turn on for the bench's database; without it they are not split out).
+  const countsRelay = await stats.unsafe(`alter database ${place.name} set track_functions = 'pl'`).then(() => true, () => false);
+  /** The tables' write counters and the relay's passes, read by a connection that is gone again before this answers. */
+  const tables = async (): Promise<{ tables: Tables; relayPasses: number | null }> => {
     const sql = postgres(place.dbUrl.toString(), { max: 1, onnotice: () => undefined, connection: { application_name: BENCH_APP } });
     const rows = await sql`select relname, n_tup_ins::float8 as ins, n_tup_upd::float8 as upd, n_tup_del::float8 as del,
       (autovacuum_count + autoanalyze_count)::float8 as vac from pg_stat_user_tables`;
+    const [relay] = await sql`select coalesce(sum(calls), 0)::float8 as n from pg_stat_user_functions where funcname = 'herald_relay_events'`;
     await sql.end();
     await allGone();
-    return new Map(rows.map((r) => [r.relname as string, { ins: Number(r.ins), upd: Number(r.upd), del: Number(r.del), vacuums: Number(r.vac) }]));
+    return {
+      tables: new Map(rows.map((r) => [r.relname as string, { ins: Number(r.ins), upd: Number(r.upd), del: Number(r.del), vacuums: Number(r.vac) }])),
+      relayPasses: countsRelay ? Number(relay!.n) : null,
+    };
   };
   /** One worker's whole lifetime with `runs` runs of the report; the counters it moved. */
   const lifetime = async (reportId: string, runs: number): Promise<Lifetime> => {
@@ -116,7 +128,7 @@ async function main(): Promise<void> {
       commits: after.commits - before.commits, rollbacks: after.rollbacks - before.rollbacks,
       userCommits: after.userCommits - before.userCommits, userRollbacks: after.userRollbacks - before.userRollbacks,
     };
-    return { runs, counters: moved, own, tables: await tables(), seconds, statuses };
+    return { runs, counters: moved, own, ...await tables(), seconds, statuses };
   };
 
   try {
@@ -131,7 +143,9 @@ async function main(): Promise<void> {
     await api.proc.stop();
     api = undefined;
     await allGone();
-    let previousTables = await tables();
+    const first = await tables();
+    let previousTables = first.tables;
+    let previousRelay = first.relayPasses;
 
     console.log(`store commits per run (select 1, no deliveries, 1 worker process at concurrency ${CONCURRENCY}; ` +
       `${ROUNDS} rounds of ${RUNS} runs against a calibration round of ${CALIBRATION_RUNS}, each a whole worker lifetime)`);
@@ -139,13 +153,17 @@ async function main(): Promise<void> {
     for (const [i, reportId] of reports.entries()) lifetimes.push(await lifetime(reportId, i === 0 ? CALIBRATION_RUNS : RUNS));
     const [calibration, ...rounds] = lifetimes as [Lifetime, ...Lifetime[]];
     const net = (l: Lifetime) => l.counters.commits - l.own;
-    const results: Array<{ perRun: number; runsPerSecond: number }> = [];
+    const results: Array<{ perRun: number; relayPerRun: number | null; runsPerSecond: number }> = [];
+    const relayOf = (l: Lifetime, before: number | null) => (l.relayPasses === null || before === null ? null : l.relayPasses - before);
+    const relayMoved: Array<number | null> = [];
     for (const [i, l] of lifetimes.entries()) {
       const rows = [...l.tables].map(([name, t]) => {
         const p = previousTables.get(name) ?? { ins: 0, upd: 0, del: 0, vacuums: 0 };
         return { name, ins: t.ins - p.ins, upd: t.upd - p.upd, del: t.del - p.del, vacuums: t.vacuums - p.vacuums };
       }).filter((t) => t.ins + t.upd + t.del + t.vacuums > 0);
       previousTables = l.tables;
+      relayMoved.push(relayOf(l, previousRelay));
+      previousRelay = l.relayPasses;
       const vacuums = rows.reduce((n, t) => n + t.vacuums, 0);
       const written = rows.map((t) => `${t.name}${t.ins ? ` +${(t.ins / l.runs).toFixed(2)} inserted` : ''}` +
         `${t.upd ? ` ${(t.upd / l.runs).toFixed(2)} updated` : ''}${t.del ? ` ${(t.del / l.runs).toFixed(2)} deleted` : ''}`).join('; ');
@@ -159,14 +177,24 @@ async function main(): Promise<void> {
       const perRun = (net(l) - net(calibration)) / span;
       const userCommits = (l.counters.userCommits - calibration.counters.userCommits) / span;
       const userRollbacks = (l.counters.userRollbacks - calibration.counters.userRollbacks) / span;
-      results.push({ perRun, runsPerSecond: l.runs / l.seconds });
-      console.log(`  round ${i}: ${perRun.toFixed(2)} store commits per run   ${(l.runs / l.seconds).toFixed(0)} runs/s   ` +
+      const relayRound = relayMoved[i];
+      const relayCalibration = relayMoved[0];
+      const relayPerRun = relayRound == null || relayCalibration == null ? null : (relayRound - relayCalibration) / span;
+      results.push({ perRun, relayPerRun, runsPerSecond: l.runs / l.seconds });
+      const split = relayPerRun === null ? '' : ` (the run engine's ${(perRun - relayPerRun).toFixed(2)} + the relays' ${relayPerRun.toFixed(2)} passes)`;
+      console.log(`  round ${i}: ${perRun.toFixed(2)} store commits per run${split}   ${(l.runs / l.seconds).toFixed(0)} runs/s   ` +
         `(queried database: ${userCommits.toFixed(2)} commits + ${userRollbacks.toFixed(2)} rollbacks per run)`);
       console.log(`           ${detail}`);
     }
     const perRunMedian = median(results.map((r) => r.perRun));
     console.log(`  a worker's lifetime besides its runs (start, pools, stop): ~${(net(calibration) - calibration.runs * perRunMedian).toFixed(0)} commits`);
     console.log(`  store commits per run over ${rounds.length} rounds: ${spread(results.map((r) => r.perRun), 2)}`);
+    if (results.every((r) => r.relayPerRun !== null)) {
+      console.log(`    of which the run engine's:     ${spread(results.map((r) => r.perRun - r.relayPerRun!), 2)}`);
+      console.log(`    and the relays' passes:        ${spread(results.map((r) => r.relayPerRun!), 2)}`);
+    } else {
+      console.log('    (the relays\' passes are not split out: track_functions needs a superuser)');
+    }
     console.log(`  runs/s over ${rounds.length} rounds:                ${spread(results.map((r) => r.runsPerSecond), 0)}`);
   } finally {
     if (worker) await stopChildren([worker]);

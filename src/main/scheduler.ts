@@ -96,7 +96,10 @@ export function createScheduler(deps: {
     due = false;
     wake = clock.timer(deps.tickSeconds * 1000, onWake);
     // After the code that moved the clock has finished (a manual clock fires timers synchronously).
-    running = Promise.resolve().then(tick).finally(() => {
+    running = Promise.resolve().then(tick).catch((err: unknown) => {
+      // tick handles its tasks' failures; this is for one of its own (a logger that throws).
+      try { deps.logger.error('scheduler tick failed', { err }); } catch { /* nothing left to tell */ }
+    }).finally(() => {
       running = undefined;
       if (due) onWake();
     });
@@ -107,6 +110,7 @@ export function createScheduler(deps: {
     startedAt,
     lastTickAt: () => last,
     start() {
+      if (wake || running || stopped) return; // started once
       deps.logger.info('scheduler started', { tick_seconds: deps.tickSeconds });
       // The timer only wakes the loop; what is due comes from the store's time.
       onWake();

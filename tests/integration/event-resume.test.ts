@@ -4,6 +4,7 @@
  * the events it missed, in order, once, then the live ones; past the retention window it gets a
  * reset. Events written while Redis is down arrive all the same.
  */
+import { sql as sql_ } from 'drizzle-orm';
 import { startHerald, type Herald } from '../support/harness.js';
 import { isolate, type Isolated } from '../support/isolation.js';
 import { createKey, createSignedInUser, setupAdmin, keyClient, type SessionClient } from '../support/identity.js';
@@ -11,7 +12,9 @@ import { createPostgresSource, type PostgresSource } from '../support/user-datab
 import { openSse, serve, type SseEvent } from '../support/sse.js';
 import { privateRedis, type PrivateRedis } from '../support/private-redis.js';
 import type { HttpClient } from '../support/harness.js';
-import { createEventLog } from '../../src/infra/db/stores/events-repo.js';
+import { createEventLog, outboxRepo } from '../../src/infra/db/stores/events-repo.js';
+import { createDb } from '../../src/infra/db/client.js';
+import { createUnitOfWork, txReposOf } from '../../src/infra/db/unit-of-work.js';
 
 let src: PostgresSource;
 beforeAll(async () => { src = await createPostgresSource(async () => undefined); });
@@ -220,4 +223,43 @@ describe('a Redis outage', () => {
       await server.close();
     }
   }, 60_000);
+});
+
+describe('numbering in the writer\'s transaction (no relay running)', () => {
+  let iso: Isolated;
+  let store: ReturnType<typeof createDb>;
+  beforeAll(async () => {
+    iso = await isolate();
+    store = createDb(iso.databaseUrl);
+  });
+  afterAll(async () => {
+    await store.sql.end();
+    await iso.release();
+  });
+
+  it('numbers what an earlier transaction left unnumbered before its own events, with no gap, and hands them all to be published', async () => {
+    const published: Array<Array<{ seq: number; data: Record<string, unknown> }>> = [];
+    const uow = createUnitOfWork(store.db, txReposOf, (numbered) => { published.push(numbered); });
+    // An earlier change whose writer found the lock taken: committed without a number.
+    await outboxRepo(store.db).add([{ type: 'report.updated', data: { id: 'earlier', change: 'created' } }]);
+    await uow.run(async (tx) => {
+      await tx.outbox.add([
+        { type: 'report.updated', data: { id: 'later', change: 'created' } },
+        { type: 'report.updated', data: { id: 'later', change: 'paused' } },
+      ]);
+    });
+    expect(published).toHaveLength(1);
+    expect(published[0]!.map((e) => `${e.data.id as string}:${e.data.change as string}`)).toEqual(['earlier:created', 'later:created', 'later:paused']);
+    const rows = await store.sql<Array<{ seq: string; id: string; published: boolean }>>`
+      select seq, data->>'id' as id, published_at is not null as published from events order by seq`;
+    expect(rows.map((r) => [Number(r.seq), r.id, r.published])).toEqual([[1, 'earlier', true], [2, 'later', true], [3, 'later', true]]);
+
+    // Ids of rows that do not exist (a savepoint rolled back) leave no hole in the numbers.
+    await store.db.transaction(async (tx) => {
+      const [row] = await tx.execute(sql_`select seq from herald_number_events(array[999999]::bigint[])`) as unknown as Array<{ seq: string }>;
+      expect(row).toBeUndefined();
+    });
+    await uow.run(async (tx) => { await tx.outbox.add([{ type: 'report.updated', data: { id: 'next', change: 'created' } }]); });
+    expect(published.at(-1)!.map((e) => e.seq)).toEqual([4]);
+  });
 });

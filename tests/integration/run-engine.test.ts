@@ -183,7 +183,7 @@ async function runWithLimit(reportId: string, seconds: number) {
   return waitForRun(runId);
 }
 
-it('ends failed with run.timeout past SVC_RUN_TIMEOUT_SECONDS, the statement stopped', async () => {
+it('ends failed with run.timeout past its time limit (SVC_RUN_TIMEOUT_SECONDS, 1 s here), the statement stopped', async () => {
   const run = await runWithLimit(await report('select pg_sleep(25) as slept'), 1);
   expect(run).toMatchObject({ status: 'failed', error: { code: 'run.timeout' } });
   expect(run.steps[0]).toMatchObject({ name: 'query', status: 'failed', error: { code: 'run.timeout' } });

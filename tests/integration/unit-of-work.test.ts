@@ -198,3 +198,46 @@ describe('identity, deliveries and runs commit through the unit of work', () => 
     expect((await store`select count(*)::int as n from events where type = 'run.updated' and data->>'id' = ${run.id}`)[0]!.n).toBeGreaterThan(0);
   });
 });
+
+it('two resends of one run that end together settle it by both attempts: the second waits for the first\'s commit', async () => {
+  const conn = (await admin.post('/api/v1/connections').send(src.connection('For resends')).expect(201)).body;
+  const query = (await admin.post('/api/v1/queries').send({ name: 'For resends', connection_id: conn.id, sql: 'select 1 as one' }).expect(201)).body;
+  const report = (await admin.post('/api/v1/reports').send({ title: 'Resent', query_id: query.id }).expect(201)).body;
+  const [run] = await store`insert into runs (id, report_id, trigger, status, attempts, finished_at)
+    values (gen_random_uuid(), ${report.id}, 'manual', 'partial', 1, now()) returning id`;
+  const attempts = await store`insert into delivery_attempts (id, run_id, channel_name, channel_type, position, status)
+    values (gen_random_uuid(), ${run!.id}, 'one', 'webhook', 0, 'failed'), (gen_random_uuid(), ${run!.id}, 'two', 'webhook', 1, 'failed')
+    returning id`;
+  const uow = h.process.container.uow;
+  const sent = { status: 'sent' as const, sends: 1, finishedAt: new Date(), statusCode: 200, peerMessageId: null, detail: null, error: null };
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  let firstSettled!: () => void;
+  const settledOnce = new Promise<void>((r) => { firstSettled = r; });
+  // The first resend records its attempt sent and settles the run, then holds its transaction open.
+  const first = uow.run(async (tx) => {
+    await tx.attempts.finish(attempts[0]!.id, sent);
+    await tx.runs.settleDeliveries(run!.id, new Date());
+    firstSettled();
+    await gate;
+  });
+  await settledOnce;
+  // The second, meanwhile: it must not count the first's attempt as failed.
+  const second = uow.run(async (tx) => {
+    await tx.attempts.finish(attempts[1]!.id, sent);
+    await tx.runs.settleDeliveries(run!.id, new Date());
+  });
+  const waiting = async () => {
+    for (;;) {
+      const [w] = await store`select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+        where not l.granted and a.datname = current_database()`;
+      if (w!.n > 0) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await Promise.race([second, waiting()]);
+  release();
+  await Promise.all([first, second]);
+  const [after] = await store`select status from runs where id = ${run!.id}`;
+  expect(after!.status).toBe('success');
+}, 20_000);

@@ -246,16 +246,24 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     }
   }
 
-  /** Records how an attempt ended (one statement), with the run's settling when given (one unit of work). */
-  async function finishAttempt(attempt: AttemptRecord, end: AttemptEnd, settle: SettleRun | undefined): Promise<AttemptRecord> {
-    const ended = settle
-      ? await deps.uow.run(async (tx) => {
+  /**
+   * Records how an attempt ended (one statement), with the run's settling when given (one unit of
+   * work). When the settling fails, the end is still recorded on its own: a message that went out
+   * must never be left `sending` (it would be given up as lost, and sent again by hand).
+   */
+  async function finishAttempt(attempt: AttemptRecord, end: AttemptEnd, settle: SettleRun | undefined, log: Log): Promise<AttemptRecord> {
+    if (!settle) return (await deps.attempts.finish(attempt.id, end)) ?? attempt;
+    try {
+      const ended = await deps.uow.run(async (tx) => {
         const row = await tx.attempts.finish(attempt.id, end);
         await settle(tx);
         return row;
-      })
-      : await deps.attempts.finish(attempt.id, end);
-    return ended ?? attempt;
+      });
+      return ended ?? attempt;
+    } catch (err) {
+      log.warn('the run could not be settled after a resend; the attempt\'s end is recorded alone', { attempt_id: attempt.id, err });
+      return (await deps.attempts.finish(attempt.id, end)) ?? attempt;
+    }
   }
 
   /**
@@ -279,7 +287,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       return attempt;
     }
     const started = performance.now();
-    const finish = (end: Omit<AttemptEnd, 'finishedAt'>): Promise<AttemptRecord> => finishAttempt(attempt, { ...end, finishedAt: deps.clock.now() }, settle);
+    const finish = (end: Omit<AttemptEnd, 'finishedAt'>): Promise<AttemptRecord> => finishAttempt(attempt, { ...end, finishedAt: deps.clock.now() }, settle, log);
     if (!channel || !plugin) {
       return finish({ status: 'failed', sends: 0, statusCode: null, peerMessageId: null, detail: null,
         error: { code: 'delivery.invalid', message: `The channel plugin ${delivery.channelType} is not installed` } });
@@ -367,7 +375,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       const delivery = attempt.deliveryId ? await deps.deliveries.findById(attempt.deliveryId) : undefined;
       if (!delivery) {
         return finishAttempt(attempt, { status: 'failed', sends: attempt.sends, finishedAt: deps.clock.now(), statusCode: null, peerMessageId: null, detail: null,
-          error: { code: 'delivery.gone', message: 'The delivery was removed from the report, so the attempt cannot be sent again' } }, settle);
+          error: { code: 'delivery.gone', message: 'The delivery was removed from the report, so the attempt cannot be sent again' } }, settle, log);
       }
       const runStatus = run.conditionMet === false ? 'skipped' : 'success';
       // begin() finds the attempt of (run, delivery) that the claim already set to sending.

@@ -4,8 +4,9 @@
  * Steps: `query` (the rows stream from the user database into the result file, counted, hashed,
  * the first 20 kept as the sample; never the whole result in memory), `condition` (when the run
  * has one: false ends it `skipped`), `result_file`, then `delivery` when the run delivers and
- * the report has deliveries that apply (sent in order through the DeliverRun port). Each step commits,
- * then its event is published; no network call happens inside a transaction.
+ * the report has deliveries that apply (sent in order through the DeliverRun port). The start and
+ * the end commit with their events (the outbox); the steps between commit the run's progress, and
+ * no network call happens inside a transaction.
  *
  * The signal stops it: a RunCancelled reason ends the run `cancelled`, RunTimedOut ends it
  * `failed` (run.timeout); any other reason (the worker shutting down) records nothing and

@@ -1,11 +1,12 @@
 /**
  * The transactional outbox: every change event is a row written in the transaction of the change
- * it tells of. `id` orders the inserts; `seq` is given by the relay, under one lock for the whole
- * store, to committed rows only, in id order, so `seq` has no gaps and never goes back: it is the
- * id a client resumes from (SSE Last-Event-ID). A trigger wakes the relays (NOTIFY herald_events)
- * when the inserting transaction commits. A transaction that wrote events numbers them itself as
- * its last statement when no one else holds the numbering lock (herald_number_events,
- * migration 0008), so that a relay's pass is needed only under contention. `user_id`, when set, is the one user
+ * it tells of. `id` orders the inserts; `seq` is given under one lock for the whole store, so it
+ * has no gaps and never goes back: it is the id a client resumes from (SSE Last-Event-ID). A
+ * transaction that wrote events numbers them as its last statement when no one else holds that
+ * lock (herald_number_events, migration 0008), after every committed row still without a number,
+ * so a change's events never come before those of a change it followed; otherwise the relays
+ * number committed rows in id order, woken at commit by a deferred trigger (NOTIFY
+ * herald_events) while a row has no number. `user_id`, when set, is the one user
  * whose event streams may carry the event (no foreign key: the history outlives its readers and
  * must not lose rows, which would leave a gap in `seq`). Part of ./schema.ts, which migrations
  * come from.

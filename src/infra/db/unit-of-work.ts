@@ -9,7 +9,7 @@ import type { Db, Tx } from './client.js';
 import { connectionsRepo } from './stores/connections-repo.js';
 import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from './stores/channels-repo.js';
 import { securityEventsRepo } from './stores/security-events-repo.js';
-import { outboxRepo, type SequencedRow } from './stores/events-repo.js';
+import { transactionOutbox, type SequencedRow } from './stores/events-repo.js';
 import { createRunEngineRepo } from './stores/run-engine-repo.js';
 import { createRunsRepo } from './stores/runs-repo.js';
 import { createScheduleClaims } from './stores/scheduling-repo.js';
@@ -22,7 +22,7 @@ import { identityRepos } from './stores/identity-store.js';
 export function txReposOf(tx: Tx) {
   return {
     connections: connectionsRepo(tx), channels: createChannelsRepo(tx), deliveries: createDeliveriesRepo(tx), attempts: createAttemptsRepo(tx),
-    securityEvents: securityEventsRepo(tx), outbox: outboxRepo(tx),
+    securityEvents: securityEventsRepo(tx), outbox: transactionOutbox(tx),
     runEngine: createRunEngineRepo(tx), runs: createRunsRepo(tx), scheduleClaims: createScheduleClaims(tx),
     reports: createReportsRepo(tx), queries: queriesRepo(tx), links: createLinksRepo(tx),
     ...identityRepos(tx),

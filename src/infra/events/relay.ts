@@ -93,10 +93,14 @@ export function createRelay(deps: RelayDeps): Relay {
     },
     wake,
     publishNumbered(events) {
-      if (events.length === 0 || stopped) return;
-      deps.publish(events).catch(async (err: unknown) => {
+      if (events.length === 0) return;
+      // Given back when they cannot go out (stopping, or publishing failed): a relay (this one
+      // once woken, or another process's) publishes them.
+      const giveBack = () => deps.log.release(events.map((e) => e.seq)).then(() => wake(), deps.onError);
+      if (stopped) { void giveBack(); return; }
+      deps.publish(events).catch((err: unknown) => {
         deps.onError(err);
-        await deps.log.release(events.map((e) => e.seq)).catch(deps.onError);
+        void giveBack();
       });
     },
     async stop() {

@@ -21,8 +21,18 @@ const sequenced = (rows: unknown): SequencedRow[] => (rows as Row[])
   .map((r) => ({ seq: Number(r.seq), type: r.type, data: r.data, ...(r.user_id ? { userId: r.user_id } : {}) }))
   .sort((a, b) => a.seq - b.seq);
 
-/** Writes events in the transaction (or statement) of `tx`. */
-export function outboxRepo(tx: Tx): Outbox & { numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean } {
+/** Writes events outside a transaction: each add is its own statement, left to the relays to number. */
+export function outboxRepo(db: Db): Outbox {
+  return {
+    async add(list) {
+      if (list.length === 0) return;
+      await db.insert(events).values(list.map((e) => ({ type: e.type, data: e.data, userId: e.userId ?? null })));
+    },
+  };
+}
+
+/** Writes events in the transaction of `tx` (a unit of work's), keeping their ids for its last statement. */
+export function transactionOutbox(tx: Tx): Outbox & { numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean } {
   const written: number[] = [];
   return {
     async add(list) {
@@ -32,12 +42,12 @@ export function outboxRepo(tx: Tx): Outbox & { numberWritten(): Promise<Sequence
       for (const r of rows) written.push(r.id);
     },
     /**
-     * The transaction's last statement, when it wrote events: numbers them and claims them for
-     * publishing when no one else holds the numbering lock (the store function
-     * herald_number_events, migration 0008), so that the writer publishes them itself right
-     * after its commit; answers nothing at once when the lock is taken (the relays number them
-     * after the commit). Only
-     * inside a transaction: the lock and the numbers last until its commit.
+     * The transaction's last statement, when it wrote events: when no one else holds the
+     * numbering lock (the store function herald_number_events, migration 0008), numbers every
+     * committed row still without a number and then its own, and claims them all for publishing,
+     * so that the writer publishes them itself right after its commit; answers nothing at once
+     * when the lock is taken (the relays number them after the commit). Only inside a
+     * transaction: the lock and the numbers last until its commit.
      */
     async numberWritten(): Promise<SequencedRow[]> {
       if (written.length === 0) return [];

@@ -98,9 +98,12 @@ export function createRunsRepo(db: Tx): RunsRepo {
     /**
      * After a resend: a finished run that ended partial or failed by its deliveries takes the
      * status its attempts now give (all sent: success, or skipped when its condition was false;
-     * some: partial). One statement, so two resends finishing together agree.
+     * some: partial). Called in the transaction that records a resend's end: the run's row is
+     * locked first, so that two resends of one run finishing together take turns and the second
+     * counts, in a statement begun after the first committed, both attempts sent.
      */
     async settleDeliveries(runId: string, now: Date): Promise<RunRecordRow | undefined> {
+      await db.execute(rawSql`select 1 from runs where id = ${runId} for update`);
       const [row] = await db.execute<{ id: string }>(rawSql`
         with tally as (
           select count(*) filter (where status = 'sent') as sent,
