@@ -8,6 +8,8 @@
 import type { EventBusSource, EventHistory, SequencedEvent } from './ports.js';
 
 const PAGE = 500;
+/** How long a gap may stay open before the history is read to fill it. */
+const GAP_WAIT_MS = 50;
 
 export interface EventFeed {
   /**
@@ -21,7 +23,7 @@ export interface EventFeed {
 }
 
 export function createEventFeed(deps: {
-  bus: EventBusSource; history: EventHistory; onError(err: unknown): void; pollMs?: number;
+  bus: EventBusSource; history: EventHistory; onError(err: unknown): void; pollMs?: number; gapWaitMs?: number;
 }): EventFeed {
   const listeners = new Set<(event: SequencedEvent) => void>();
   const pending = new Map<number, SequencedEvent>();
@@ -75,7 +77,21 @@ export function createEventFeed(deps: {
     if (event.seq <= position) return;
     if (event.seq === position + 1) { deliver(event); drain(); return; }
     pending.set(event.seq, event);
-    fill();
+    fillSoon();
+  };
+  /**
+   * A gap: usually the missing events are a moment behind (writers of one process finish their
+   * commits out of turn; two processes' messages cross on Redis), so the history is read only if
+   * the gap is still open a little later.
+   */
+  let gapTimer: NodeJS.Timeout | undefined;
+  const fillSoon = (): void => {
+    if (gapTimer || closed) return;
+    gapTimer = setTimeout(() => {
+      gapTimer = undefined;
+      if (pending.size > 0) fill();
+    }, deps.gapWaitMs ?? GAP_WAIT_MS);
+    gapTimer.unref?.();
   };
   const start = (): Promise<void> => {
     started ??= (async () => {
@@ -102,6 +118,7 @@ export function createEventFeed(deps: {
       closed = true;
       listeners.clear();
       if (timer) clearInterval(timer);
+      if (gapTimer) clearTimeout(gapTimer);
       await filling;
       await unsubscribeBus?.();
     },
