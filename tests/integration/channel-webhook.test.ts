@@ -40,6 +40,36 @@ async function failure(promise: Promise<unknown>): Promise<ChannelSendError> {
 }
 
 describe('send', () => {
+  it('follows a redirect to another origin without the channel\'s headers (its token), keeping the body and the signature; to the same origin with them', async () => {
+    const other = await httpPeer();
+    try {
+      const ctx = channelContext(http);
+      const settings = { url: `${peer.url}/hook`, signing_secret: SECRET, headers: { Authorization: 'Bearer hook-token', 'X-Team': 'ops' } };
+      peer.script.push({ status: 307, headers: { location: `${other.url}/moved` } });
+      const outcome = await webhookChannel.send(settings, {}, sampleMessage(), ctx);
+      expect(outcome).toMatchObject({ statusCode: 200 });
+      expect(other.requests).toHaveLength(1);
+      const there = other.requests[0]!;
+      expect(there).toMatchObject({ method: 'POST', path: '/moved' });
+      expect(there.headers.authorization).toBeUndefined();
+      expect(there.headers['x-team']).toBeUndefined();
+      expect(there.headers['content-type']).toBe('application/json');
+      new Webhook(SECRET).verify(there.body, {
+        'webhook-id': String(there.headers['webhook-id']), 'webhook-timestamp': String(there.headers['webhook-timestamp']),
+        'webhook-signature': String(there.headers['webhook-signature']),
+      });
+
+      peer.script.push({ status: 308, headers: { location: `${peer.url}/same-origin` } });
+      await webhookChannel.send(settings, {}, sampleMessage(), channelContext(http));
+      const same = peer.requests.at(-1)!;
+      expect(same.path).toBe('/same-origin');
+      expect(same.headers.authorization).toBe('Bearer hook-token');
+      expect(same.headers['x-team']).toBe('ops');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('posts the JSON body signed per Standard Webhooks, with the custom headers', async () => {
     const ctx = channelContext(http);
     const message = sampleMessage({

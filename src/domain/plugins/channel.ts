@@ -61,6 +61,12 @@ export interface OutboundRequest {
   body?: string | Buffer;
   /** Default: the context's timeoutMs. */
   timeoutMs?: number;
+  /**
+   * The headers (lower-case names) that may follow a redirect to another origin; every other one
+   * (credentials, a channel's own headers) is dropped there, as browsers and curl drop
+   * Authorization. Default: content-type only.
+   */
+  crossOriginHeaders?: readonly string[];
 }
 
 export interface OutboundResponse {

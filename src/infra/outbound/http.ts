@@ -6,7 +6,9 @@
  * resolved address) and host names (a request to that very name may reach a private address).
  *
  * Every request has a time limit; redirects are followed (at most 3, GET after 303, never from
- * https to http) under the same guard. Answers are read up to 64 KiB.
+ * https to http) under the same guard; a redirect to another origin carries only the headers the
+ * request names as safe there (`crossOriginHeaders`), never its credentials. Answers are read
+ * up to 64 KiB.
  *
  * This is the domain's OutboundHttp port (src/domain/plugins/channel.ts), handed to channel
  * plugins and to the OIDC client. Failures throw ChannelSendError: `outbound.refused` (not
@@ -113,6 +115,12 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
     });
   }
 
+  /** What of a request's headers follows a redirect to another origin: only what it names as safe. */
+  function crossOriginHeaders(req: OutboundRequest): Record<string, string> {
+    const keep = new Set((req.crossOriginHeaders ?? ['content-type']).map((h) => h.toLowerCase()));
+    return Object.fromEntries(Object.entries(req.headers ?? {}).filter(([name]) => keep.has(name.toLowerCase())));
+  }
+
   async function request(req: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
     const timeoutMs = req.timeoutMs ?? defaultTimeout;
     const deadline = Date.now() + timeoutMs;
@@ -130,10 +138,11 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
       if (hop >= MAX_REDIRECTS) return response;
       const next = new URL(location, url);
       if (url.protocol === 'https:' && next.protocol !== 'https:') {
-        throw new ChannelSendError('outbound.refused', `${originOf(url.href)} redirected to a plain http address`, { transient: false });
+        throw new ChannelSendError('outbound.refused', `${originOf(url.href)} redirected (HTTP ${answer.status}) to a plain http address`, { transient: false });
       }
+      if (next.origin !== url.origin) current = { ...current, headers: crossOriginHeaders(current) };
       url = next;
-      current = answer.status === 303 ? { ...req, method: 'GET', body: undefined } : req;
+      current = answer.status === 303 ? { ...current, method: 'GET', body: undefined } : current;
     }
   }
 
