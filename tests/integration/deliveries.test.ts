@@ -121,6 +121,25 @@ describe('channels', () => {
     await admin.delete(`/api/v1/channels/${created.body.id}`).expect(204);
   });
 
+  it('moves a channel with headers in one PATCH when the secrets are sent again whole; the round-tripped marker is refused', async () => {
+    const created = (await admin.post('/api/v1/channels').send({
+      name: 'Moving hook', type: 'webhook', settings: { url: `${peer.url}/old`, signing_secret: SECRET, headers: { Authorization: TOKEN_HEADER } },
+    }).expect(201)).body;
+    const marker = await admin.patch(`/api/v1/channels/${created.id}`)
+      .send({ settings: { url: `${peer.url}/new`, signing_secret: SECRET, headers: { configured: true } }, version: 1 });
+    expect(marker.status).toBe(422);
+    expect(marker.body.errors[0]).toMatchObject({ field: 'settings.headers', code: 'validation.required' });
+    const moved = await admin.patch(`/api/v1/channels/${created.id}`)
+      .send({ settings: { url: `${peer.url}/new`, signing_secret: SECRET, headers: { Authorization: 'Bearer new-token' } }, version: 1 });
+    expect(moved.status).toBe(200);
+    expect(moved.body.settings).toMatchObject({ url: `${peer.url}/new`, signing_secret: { configured: true }, headers: { configured: true } });
+    peer.requests.length = 0;
+    await admin.post(`/api/v1/channels/${created.id}/test`).send({}).expect(200);
+    expect(peer.requests.at(-1)!.path).toBe('/new');
+    expect(peer.requests.at(-1)!.headers.authorization).toBe('Bearer new-token');
+    await admin.delete(`/api/v1/channels/${created.id}`).expect(204);
+  });
+
   it('refuses bad settings with per-field problems, and names only channel types', async () => {
     const unknown = await admin.post('/api/v1/channels').send({ name: 'X', type: 'postgres', settings: {} });
     expect(unknown.status).toBe(422);

@@ -18,7 +18,8 @@ export function secretFieldsOf(plugin: ChannelPlugin): string[] {
   return Object.entries(props).filter(([, s]) => s['x-secret'] === true).map(([k]) => k);
 }
 
-const isKeep = (v: unknown) => v === undefined || (typeof v === 'object' && v !== null && !Array.isArray(v)
+/** A secret field a write keeps as stored: omitted, or the round-tripped {configured: true}. */
+export const isKeep = (v: unknown) => v === undefined || (typeof v === 'object' && v !== null && !Array.isArray(v)
   && Object.keys(v).length === 1 && (v as Record<string, unknown>).configured === true);
 
 /** The stored secrets of a channel, opened. */

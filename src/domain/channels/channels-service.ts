@@ -14,7 +14,7 @@ import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
 import type { SecurityEventsRepo, UsersRepo } from '../identity/ports.js';
 import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugin, type OutboundHttp } from '../plugins/channel.js';
 import type { PluginManifest } from '../plugins/plugin.js';
-import { mergeSettings, openSecrets, secretsContext, settingsView } from './channel-settings.js';
+import { isKeep, mergeSettings, openSecrets, secretsContext, settingsView } from './channel-settings.js';
 import type { ChannelRecord } from './model.js';
 import type { ChannelsRepo } from './ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
@@ -71,7 +71,11 @@ export function createChannelsService(deps: {
   const audit = (events: SecurityEventsRepo, type: 'channel.created' | 'channel.updated' | 'channel.deleted', actor: Actor, c: { id: string; name: string }, details: Record<string, string | number | boolean | null> = {}) =>
     recordSecurityEvent(events, { type, actor, userId: actor.userId ?? null, target: { type: 'channel', id: c.id }, details: { name: c.name, ...details } }, clock);
 
-  /** A stored secret only goes where it was given for: moving the destination needs it again. */
+  /**
+   * A stored secret only goes where it was given for: moving the destination needs it again,
+   * whole (a string, or an object such as the webhook's headers), or removed (null); only the
+   * round-tripped {configured: true} (or leaving it out) is refused then.
+   */
   const guardStoredSecrets = (plugin: ChannelPlugin, input: Record<string, unknown> | undefined, before: Record<string, unknown>, after: Record<string, unknown>, stored: Record<string, unknown>) => {
     const destinationFields = ['url', 'host', 'endpoint', 'webhook_url', 'api_base_url'];
     const moved = destinationFields.some((f) => f in after && after[f] !== before[f]);
@@ -79,7 +83,7 @@ export function createChannelsService(deps: {
     const props = (plugin.manifest.settingsSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
     for (const [name, schema] of Object.entries(props)) {
       if (schema['x-secret'] !== true || stored[name] === undefined) continue;
-      if (typeof input?.[name] === 'string' || input?.[name] === null || destinationFields.includes(name)) continue;
+      if (!isKeep(input?.[name]) || destinationFields.includes(name)) continue;
       throw validationFailed([{ field: `settings.${name}`, code: 'validation.required', message: 'send the secret again when the destination changes' }]);
     }
   };
