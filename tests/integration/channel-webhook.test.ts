@@ -5,6 +5,7 @@
  * answers) and permanent (4xx, a refused address); validate()'s URL and header checks.
  */
 import { randomBytes } from 'node:crypto';
+import nodeHttp from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { createOutboundHttp } from '../../src/infra/outbound/http.js';
 import type { DomainError } from '../../src/core/errors.js';
@@ -156,6 +157,34 @@ describe('send', () => {
     const err = await failure(webhookChannel.send({ url: `${peer.url}/h` }, {}, sampleMessage(), channelContext(http)));
     expect(err.options).toMatchObject({ transient: true, statusCode: 408 });
   });
+
+  it('a large body read slowly is not cut off: the time limit is on silence, not on the whole upload', async () => {
+    // The peer reads 40 MB at about 8 MB/s: five seconds in all, against a limit of 3 s.
+    let received = 0;
+    let requests = 0;
+    const slow = nodeHttp.createServer((req, res) => {
+      requests += 1;
+      req.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        req.pause();
+        setTimeout(() => req.resume(), Math.ceil(chunk.length / 8_000));
+      });
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
+    const port = (slow.address() as { port: number }).port;
+    try {
+      const body = Buffer.alloc(40 * 1024 * 1024, 'x');
+      const started = Date.now();
+      const answer = await http.request({ method: 'POST', url: `http://127.0.0.1:${port}/upload`, body, timeoutMs: 3000 }, new AbortController().signal);
+      expect(answer.status).toBe(200);
+      expect(Date.now() - started).toBeGreaterThan(3000);
+      expect(received).toBe(body.length);
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise<void>((r) => slow.close(() => r()));
+    }
+  }, 60_000);
 
   it('gives up on a peer that never answers: delivery.timeout, transient', async () => {
     const started = Date.now();

@@ -5,7 +5,8 @@
  * redirect to one. SVC_OUTBOUND_ALLOW names the exceptions: CIDRs or addresses (checked on the
  * resolved address) and host names (a request to that very name may reach a private address).
  *
- * Every request has a time limit; redirects are followed (at most 3, GET after 303, never from
+ * Every request has a limit on inactivity (connecting, a stall of the upload, the wait for the
+ * answer once the body is written: each at most its timeout) and a ceiling of 10 minutes; redirects are followed (at most 3, GET after 303, never from
  * https to http) under the same guard; a redirect to another origin carries only the headers the
  * request names as safe there (`crossOriginHeaders`), never its credentials. Answers are read
  * up to 64 KiB.
@@ -24,6 +25,8 @@ import type { OutboundHttp, OutboundRequest, OutboundResponse } from '../../doma
 
 const MAX_BODY = 64 * 1024;
 const MAX_REDIRECTS = 3;
+/** The ceiling of one exchange, however it keeps moving. */
+const MAX_EXCHANGE_MS = 10 * 60_000;
 
 /** Scheme, host and port of a URL: what may be logged or shown of it. */
 export function originOf(url: string): string {
@@ -100,10 +103,19 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
         }));
         res.on('error', (err) => done(() => reject(failure(err, url))));
       });
-      const timer = setTimeout(() => {
-        done(() => reject(new ChannelSendError('delivery.timeout', `${originOf(url.href)} did not answer within ${Math.round(timeoutMs / 100) / 10} s`, { transient: true })));
+      // Inactivity, not a total: connecting, each stretch of the upload while the peer reads, and
+      // the wait for the answer after the body was written may each last `timeoutMs`, so a large
+      // body read slowly is not cut off (and sent again) while it moves. A peer that trickles
+      // forever still ends at MAX_EXCHANGE_MS.
+      const seconds = Math.round(timeoutMs / 100) / 10;
+      request.setTimeout(timeoutMs, () => {
+        done(() => reject(new ChannelSendError('delivery.timeout', `${originOf(url.href)} was silent for ${seconds} s`, { transient: true })));
         request.destroy();
-      }, timeoutMs);
+      });
+      const timer = setTimeout(() => {
+        done(() => reject(new ChannelSendError('delivery.timeout', `${originOf(url.href)} did not finish within ${MAX_EXCHANGE_MS / 60_000} min`, { transient: true })));
+        request.destroy();
+      }, Math.max(timeoutMs, MAX_EXCHANGE_MS));
       const onAbort = () => {
         done(() => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted')));
         request.destroy();
@@ -123,7 +135,6 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
 
   async function request(req: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
     const timeoutMs = req.timeoutMs ?? defaultTimeout;
-    const deadline = Date.now() + timeoutMs;
     let url: URL;
     try {
       url = new URL(req.url);
@@ -132,7 +143,7 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
     }
     let current = req;
     for (let hop = 0; ; hop++) {
-      const answer = await once(current, url, signal, Math.max(1, deadline - Date.now()));
+      const answer = await once(current, url, signal, timeoutMs);
       const { location, ...response } = answer;
       if (!location || ![301, 302, 303, 307, 308].includes(answer.status)) return response;
       if (hop >= MAX_REDIRECTS) return response;
