@@ -6,7 +6,7 @@
  * worker lost in between leaves a trace: the next worker that takes the run sends it again with
  * the same id (at least once; webhook receivers drop the duplicate by webhook-id), and an attempt
  * already `sent` is never sent again. Transient failures (timeouts, connection errors, 5xx, 429
- * with Retry-After) are retried inside the attempt with exponential backoff and full jitter, a
+ * with Retry-After) are retried inside the attempt with exponential backoff and equal jitter, a
  * bounded number of times; permanent ones (4xx, refused addresses, bad settings) are not.
  *
  * A send stopped by the run's signal ends by its reason: the run's cancel fails the attempt
@@ -38,10 +38,21 @@ import { renderTemplates, type TemplateVariables } from './templates.js';
 /** Rows the templates' `rows` variable holds at most. */
 export const TEMPLATE_ROWS = 100;
 
+/**
+ * The wait before the retry that follows send number `sends`: the exponential step d (the base,
+ * doubled each time, at most the policy's maximum), with equal jitter: d/2 plus a random part of
+ * d/2, so retries spread out but never bunch at zero (full jitter once sent three requests within
+ * 150 ms); a longer Retry-After is honoured up to the maximum. `random` is in [0, 1).
+ */
+export function retryDelay(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, sends: number, retryAfterMs: number | null | undefined, random: number): number {
+  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (sends - 1));
+  return Math.min(policy.maxDelayMs, Math.max(step / 2 + random * (step / 2), retryAfterMs ?? 0));
+}
+
 export interface RetryPolicy {
   /** Sends per attempt, the first included (SVC_DELIVERY_SENDS). */
   sends: number;
-  /** The first retry's delay; each later one doubles, with full jitter (SVC_DELIVERY_BACKOFF_MS). */
+  /** The first retry's delay; each later one doubles, with equal jitter (SVC_DELIVERY_BACKOFF_MS; see retryDelay). */
   baseDelayMs: number;
   /** No single wait is longer (a longer Retry-After is cut to it). */
   maxDelayMs: number;
@@ -215,9 +226,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
         last = err instanceof ChannelSendError ? err
           : new ChannelSendError('delivery.peer_error', `The channel failed: ${String((err as Error)?.message ?? err).slice(0, 300)}`, { transient: false });
         if (!last.options.transient || sends >= deps.retry.sends) break;
-        const backoff = Math.random() * Math.min(deps.retry.maxDelayMs, deps.retry.baseDelayMs * 2 ** (sends - 1));
-        const wait = Math.min(deps.retry.maxDelayMs, Math.max(backoff, last.options.retryAfterMs ?? 0));
-        await sleep(wait, signal);
+        await sleep(retryDelay(deps.retry, sends, last.options.retryAfterMs, Math.random()), signal);
       }
     }
     return {

@@ -23,5 +23,5 @@ export const deliverySettings = {
   deliverySends: integer('SVC_DELIVERY_SENDS', { fallback: 4, min: 1, max: 10 },
     'sends per delivery attempt, the first included: transient failures (timeouts, connection errors, 5xx, 429) are retried up to this'),
   deliveryBackoffMs: integer('SVC_DELIVERY_BACKOFF_MS', { fallback: 2000, min: 10, max: 600_000 },
-    'first retry delay of a delivery in ms; each later one doubles, with full jitter (a Retry-After is honoured up to 60 s)'),
+    'first retry delay of a delivery in ms; each later one doubles, with equal jitter: at least half of it (a Retry-After is honoured up to 60 s)'),
 };
