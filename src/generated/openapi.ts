@@ -3520,6 +3520,23 @@ export interface components {
             detail: string | null;
             error: components["schemas"]["DeliveryError"];
             preview: components["schemas"]["RenderedMessageOrNull"];
+            /**
+             * @description Every request made to the peer for this attempt, oldest first, retries and resends
+             *     included: a resend adds to it, so what failed before and when stays visible after it
+             *     succeeds. A request cut short by the worker's shutdown shows worker.shutdown.
+             */
+            history: components["schemas"]["AttemptSend"][];
+        };
+        AttemptSend: {
+            /**
+             * Format: date-time
+             * @description When the request started
+             */
+            at: string;
+            duration_ms: number;
+            /** @description The peer's HTTP status or SMTP reply code, when it answered */
+            status_code: number | null;
+            error: components["schemas"]["DeliveryError"];
         };
         /**
          * @description Five-field cron (minute hour day-of-month month day-of-week), minute precision: numbers,

@@ -332,6 +332,14 @@ describe('sending', () => {
       && r.status !== 'partial');
     expect(after.status).toBe('success');
     expect(after.delivery_attempts[0]).toMatchObject({ id: failed.id, status: 'sent', sends: 5, error: null });
+    // The resend added to the attempt's history: the four failed requests stay, then the one that went through.
+    expect(failed.history).toHaveLength(4);
+    const history = (after.delivery_attempts[0] as unknown as { history: Array<{ at: string; duration_ms: number; status_code: number | null; error: { code: string } | null }> }).history;
+    expect(history.map((x) => [x.status_code, x.error?.code ?? null])).toEqual([
+      [503, 'delivery.peer_error'], [503, 'delivery.peer_error'], [503, 'delivery.peer_error'], [503, 'delivery.peer_error'], [200, null],
+    ]);
+    expect(history.map((x) => x.at)).toEqual([...history.map((x) => x.at)].sort());
+    expect(history.every((x) => x.duration_ms >= 0)).toBe(true);
     expect(peer.requests.slice(before).map((r) => r.headers['webhook-id'])).toEqual([failed.id]);
     expect(other.requests).toHaveLength(1);
     // Idempotent: an attempt already sent is answered as it is and not sent again.

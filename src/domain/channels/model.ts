@@ -98,6 +98,15 @@ export interface RenderedMessage {
   link: { url: string; expiresAt: Date } | null;
 }
 
+/** One request of an attempt to its peer: when, how long, and how it ended. */
+export interface AttemptSend {
+  at: Date;
+  durationMs: number;
+  statusCode: number | null;
+  /** Null when the peer took it. */
+  error: { code: string; message: string } | null;
+}
+
 export interface AttemptRecord {
   id: string;
   runId: string;
@@ -115,6 +124,8 @@ export interface AttemptRecord {
   detail: string | null;
   error: { code: string; message: string } | null;
   preview: RenderedMessage | null;
+  /** Every request made, oldest first; a resend adds to it. */
+  history: AttemptSend[];
   createdAt: Date;
   updatedAt: Date;
 }

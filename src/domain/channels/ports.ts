@@ -2,7 +2,7 @@
 import type { Page, PageRequest } from '../../core/cursor.js';
 import type { Dependent } from '../../core/errors.js';
 import type {
-  AttemptRecord, AttemptStatus, ChannelChanges, ChannelHealth, ChannelRecord, DeliveryRecord, DeliverySettings, NewChannel,
+  AttemptRecord, AttemptSend, AttemptStatus, ChannelChanges, ChannelHealth, ChannelRecord, DeliveryRecord, DeliverySettings, NewChannel,
 } from './model.js';
 
 export interface ChannelsRepo {
@@ -65,6 +65,8 @@ export interface AttemptEnd {
   detail: string | null;
   error: { code: string; message: string } | null;
   preview?: AttemptRecord['preview'];
+  /** The requests this end adds to the attempt's history. */
+  history?: AttemptSend[];
 }
 
 export interface AttemptsRepo {
@@ -78,7 +80,7 @@ export interface AttemptsRepo {
    * A sending attempt stopped unfinished (the worker shutting down): adds the requests it made to
    * `sends` and leaves it `status` (sending, or queued again) for the next worker to send.
    */
-  handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date }): Promise<void>;
+  handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date; history?: AttemptSend[] }): Promise<void>;
   find(id: string): Promise<AttemptRecord | undefined>;
   listForRun(runId: string): Promise<AttemptRecord[]>;
   /** failed → queued (answers the attempt when it moved; undefined otherwise). */

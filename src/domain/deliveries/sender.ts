@@ -24,7 +24,7 @@ import type { Log } from '../../core/log.js';
 import type { Secrets } from '../../core/secrets.js';
 import type { ArtifactStore } from '../artifacts/ports.js';
 import { fullSettingsOf } from '../channels/channel-settings.js';
-import type { AttemptRecord, DeliveryRecord, RenderedMessage } from '../channels/model.js';
+import type { AttemptRecord, AttemptSend, DeliveryRecord, RenderedMessage } from '../channels/model.js';
 import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
 import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
 import type { CellValue } from '../plugins/connector.js';
@@ -112,6 +112,9 @@ export interface DeliveryTally {
  * was cancelled or ran out of time; undefined for any other reason (the worker shutting down, a
  * resend's job out of time), when the attempt is handed back for the next try.
  */
+/** How a send cut short by the worker's shutdown shows in the attempt's history. */
+const HANDED_BACK = { code: 'worker.shutdown', message: 'The worker stopped while this request was under way; the attempt was handed back to be sent again' };
+
 function stoppedBy(reason: unknown): { code: string; message: string } | undefined {
   if (reason instanceof RunCancelled) return { code: 'run.cancelled', message: 'The run was cancelled while this delivery was being sent' };
   if (reason instanceof RunTimedOut) return { code: 'run.timeout', message: 'The run reached its time limit while this delivery was being sent' };
@@ -209,29 +212,38 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
    * as they are made, so that a caller stopped by the signal knows how many reached the peer.
    */
   async function sendWithRetries(plugin: ChannelPlugin, settings: Record<string, unknown>, target: DeliveryTarget,
-    message: ChannelMessage, messageId: string, signal: AbortSignal, made: { sends: number }): Promise<Omit<AttemptEnd, 'finishedAt'>> {
+    message: ChannelMessage, messageId: string, signal: AbortSignal, made: { sends: number; history: AttemptSend[] }): Promise<Omit<AttemptEnd, 'finishedAt'>> {
     let sends = 0;
     let last: ChannelSendError | undefined;
     for (;;) {
       signal.throwIfAborted();
       sends += 1;
       made.sends = sends;
+      const at = deps.clock.now();
+      const began = performance.now();
+      const record = (statusCode: number | null, error: AttemptSend['error']) =>
+        made.history.push({ at, durationMs: Math.round(performance.now() - began), statusCode, error });
       try {
         const outcome = await plugin.send(settings, target, message, {
           signal, timeoutMs: deps.retry.sendTimeoutMs, http: deps.http, messageId, now: () => deps.clock.now(),
         });
-        return { status: 'sent', sends, statusCode: outcome.statusCode, peerMessageId: outcome.peerMessageId, detail: outcome.detail, error: null };
+        record(outcome.statusCode, null);
+        return { status: 'sent', sends, statusCode: outcome.statusCode, peerMessageId: outcome.peerMessageId, detail: outcome.detail, error: null, history: made.history };
       } catch (err) {
-        if (signal.aborted) throw signal.reason;
+        if (signal.aborted) {
+          record(null, stoppedBy(signal.reason) ?? HANDED_BACK);
+          throw signal.reason;
+        }
         last = err instanceof ChannelSendError ? err
           : new ChannelSendError('delivery.peer_error', `The channel failed: ${String((err as Error)?.message ?? err).slice(0, 300)}`, { transient: false });
+        record(last.options.statusCode ?? null, { code: last.code, message: last.message });
         if (!last.options.transient || sends >= deps.retry.sends) break;
         await sleep(retryDelay(deps.retry, sends, last.options.retryAfterMs, Math.random()), signal);
       }
     }
     return {
       status: 'failed', sends, statusCode: last.options.statusCode ?? null, peerMessageId: null, detail: null,
-      error: { code: last.code, message: last.message },
+      error: { code: last.code, message: last.message }, history: made.history,
     };
   }
 
@@ -305,7 +317,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     // A test run sends only where the message goes to people (the caller alone); elsewhere it previews.
     const previewOnly = isTest && !sendsToPeople(plugin);
     let result: Omit<AttemptEnd, 'finishedAt'>;
-    const made = { sends: 0 };
+    const made: { sends: number; history: AttemptSend[] } = { sends: 0, history: [] };
     try {
       const { message, rendered } = await compose(run, ctx, delivery, runStatus, previewOnly ? null : { attemptId: attempt.id }, rows);
       if (previewOnly) {
@@ -323,11 +335,11 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       if (signal.aborted) {
         const stopped = stoppedBy(signal.reason);
         if (stopped) {
-          await finish({ status: 'failed', sends: made.sends, statusCode: null, peerMessageId: null, detail: null, error: stopped });
+          await finish({ status: 'failed', sends: made.sends, statusCode: null, peerMessageId: null, detail: null, error: stopped, history: made.history });
           log.warn('delivery stopped', { attempt_id: attempt.id, sends: made.sends, error_code: stopped.code });
         } else {
           // Best effort: the store may be closing with the process.
-          await deps.attempts.handBack(attempt.id, { sends: made.sends, status: handBackAs, now: deps.clock.now() })
+          await deps.attempts.handBack(attempt.id, { sends: made.sends, status: handBackAs, now: deps.clock.now(), history: made.history })
             .catch((e: unknown) => log.warn('could not record the sends of a delivery handed back', { attempt_id: attempt.id, err: e }));
           log.info('delivery handed back unfinished; the next worker sends it again', { attempt_id: attempt.id, sends: made.sends });
         }

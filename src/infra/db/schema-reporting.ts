@@ -12,6 +12,10 @@ import type { SchemaSnapshot } from '../../domain/plugins/connector.js';
 import type { QueryParameter } from '../../domain/queries/parameters.js';
 import type { Condition } from '../../domain/reports/model.js';
 import type { RunStatus, RunStep } from '../../domain/runs/model.js';
+import type { AttemptSend } from '../../domain/channels/model.js';
+
+/** An attempt's request as stored (jsonb): its time as ISO text. */
+export type StoredAttemptSend = Omit<AttemptSend, 'at'> & { at: string };
 
 /** User databases Herald reads from. The password is sealed by the secret box (context connections.password:<id>). */
 export const connections = pgTable('connections', {
@@ -233,6 +237,8 @@ export const deliveryAttempts = pgTable('delivery_attempts', {
   detail: text('detail'),
   error: jsonb('error').$type<{ code: string; message: string } | null>(),
   preview: jsonb('preview').$type<Record<string, unknown> | null>(),
+  /** Every request of the attempt, oldest first (times as ISO text); ends and hand-backs append. */
+  history: jsonb('history').$type<StoredAttemptSend[]>().notNull().default([]),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [

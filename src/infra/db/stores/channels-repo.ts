@@ -11,7 +11,8 @@ import { ATTEMPT_WRITES, attemptLeaves, statusIn } from './status-writes.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
-import type { AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../../../domain/channels/ports.js';
+import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../../../domain/channels/ports.js';
+import type { AttemptSend } from '../../../domain/channels/model.js';
 
 type ChannelColumns = typeof channels.$inferSelect;
 type DeliveryColumns = typeof deliveries.$inferSelect;
@@ -208,7 +209,13 @@ export function createDeliveriesRepo(db: Tx): DeliveriesRepo {
 
 const attemptOf = (r: AttemptColumns) => ({
   ...r, preview: (r.preview ?? null) as never,
+  history: (r.history ?? []).map((h) => ({ ...h, at: new Date(h.at) })),
 });
+
+/** Requests to append to an attempt's history (jsonb ||), or the column unchanged. */
+const appended = (history: AttemptSend[] | undefined) => (history && history.length > 0
+  ? sql`${deliveryAttempts.history} || ${JSON.stringify(history.map((h) => ({ ...h, at: h.at.toISOString() })))}::jsonb`
+  : sql`${deliveryAttempts.history}`);
 
 export function createAttemptsRepo(db: Tx): AttemptsRepo {
   return {
@@ -231,16 +238,16 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo {
       // A row that comes back `sent` was sent before: a new or taken-over one is `sending`.
       return { attempt: attemptOf(row!), alreadySent: row!.status === 'sent' };
     },
-    async finish(id: string, end: { status: 'sent' | 'failed' | 'preview'; sends: number; finishedAt: Date; statusCode: number | null; peerMessageId: string | null; detail: string | null; error: { code: string; message: string } | null; preview?: unknown }) {
+    async finish(id: string, end: AttemptEnd) {
       const [row] = await db.update(deliveryAttempts).set({
         status: end.status, sends: sql`${deliveryAttempts.sends} + ${end.sends}`, finishedAt: end.finishedAt, statusCode: end.statusCode,
         peerMessageId: end.peerMessageId, detail: end.detail, error: end.error,
-        preview: (end.preview ?? null) as Record<string, unknown> | null, updatedAt: end.finishedAt,
+        preview: (end.preview ?? null) as Record<string, unknown> | null, history: appended(end.history), updatedAt: end.finishedAt,
       }).where(and(eq(deliveryAttempts.id, id), attemptLeaves('finish'))).returning();
       return row ? attemptOf(row) : undefined;
     },
-    async handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date }): Promise<void> {
-      await db.update(deliveryAttempts).set({ status: back.status, sends: sql`${deliveryAttempts.sends} + ${back.sends}`, updatedAt: back.now })
+    async handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date; history?: AttemptSend[] }): Promise<void> {
+      await db.update(deliveryAttempts).set({ status: back.status, sends: sql`${deliveryAttempts.sends} + ${back.sends}`, history: appended(back.history), updatedAt: back.now })
         .where(and(eq(deliveryAttempts.id, id), attemptLeaves('handBack')));
     },
     async find(id: string) {
