@@ -4,13 +4,17 @@
  * one `herald worker` process (SVC_WORKER_CONCURRENCY 10 unless BENCH_CONCURRENCY says). N runs
  * (BENCH_RUNS, default 1000) are queued as the API queues them; the clock runs from the first
  * enqueue until every run has finished. Also prints the send duration (attempt started →
- * finished) and what the receiver counted. Prints figures; asserts nothing.
+ * finished) and what the receiver counted. Then the limit, in the same run: the guarded HTTP
+ * client alone (createOutboundHttp, as the worker's webhook plugin uses it) POSTing a body of the
+ * size the receiver got, at the same concurrency, to the same receiver, for as many requests;
+ * and the ratio. Prints figures; asserts nothing.
  *   npx tsx scripts/bench/deliveries.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { createRunQueue } from '../../src/jobs/run-report-spec.js';
+import { createOutboundHttp } from '../../src/infra/outbound/http.js';
 import { benchApi, benchPlace, quantile, queueRunsAndWait, spawnRole, stopChildren } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
@@ -18,7 +22,11 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 
 async function main(): Promise<void> {
   let received = 0;
-  const receiver = http.createServer((req, res) => { req.resume(); req.on('end', () => { received += 1; res.end('ok'); }); });
+  let bytes = 0;
+  const receiver = http.createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+    req.on('end', () => { received += 1; res.end('ok'); });
+  });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   const place = await benchPlace();
@@ -44,6 +52,25 @@ async function main(): Promise<void> {
     console.log(`  ${RUNS} runs in ${seconds.toFixed(1)} s: ${(RUNS / seconds).toFixed(0)} runs/s`);
     console.log(`  send (attempt started → recorded) p50 ${quantile(sends, 0.5).toFixed(1)} ms   p99 ${quantile(sends, 0.99).toFixed(1)} ms`);
     console.log(`  statuses: ${statuses}; receiver got ${received} requests`);
+
+    // The limit: the guarded client alone, the same body size, concurrency and receiver.
+    const body = Buffer.alloc(Math.max(1, Math.round(bytes / Math.max(1, received))), 'x');
+    const client = createOutboundHttp({ allow: ['127.0.0.1'] });
+    const signal = new AbortController().signal;
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < RUNS) {
+        next += 1;
+        await client.request({ method: 'POST', url: hook, headers: { 'content-type': 'application/json' }, body, timeoutMs: 30_000 }, signal);
+      }
+    }));
+    const limitSeconds = (performance.now() - started) / 1000;
+    client.close();
+    const herald = RUNS / seconds;
+    const limit = RUNS / limitSeconds;
+    console.log(`  the guarded client alone (${body.length} B bodies, concurrency ${CONCURRENCY}): ${RUNS} POSTs in ${limitSeconds.toFixed(1)} s: ${limit.toFixed(0)}/s`);
+    console.log(`  deliveries/s against the client's own rate: ${(herald / limit).toFixed(3)}× (${herald.toFixed(0)} vs ${limit.toFixed(0)})`);
   } finally {
     await stopChildren(children);
     await api?.proc.stop();
