@@ -60,6 +60,14 @@ describe('send', () => {
         'webhook-signature': String(there.headers['webhook-signature']),
       });
 
+      // A channel that refuses redirects to another origin fails there, permanently, and names the status.
+      peer.script.push({ status: 307, headers: { location: `${other.url}/moved` } });
+      const refused = await failure(webhookChannel.send({ ...settings, cross_origin_redirects: 'refuse' }, {}, sampleMessage(), channelContext(http)));
+      expect(refused.code).toBe('outbound.refused');
+      expect(refused.options.transient).toBe(false);
+      expect(refused.message).toContain('HTTP 307');
+      expect(other.requests).toHaveLength(1);
+
       peer.script.push({ status: 308, headers: { location: `${peer.url}/same-origin` } });
       await webhookChannel.send(settings, {}, sampleMessage(), channelContext(http));
       const same = peer.requests.at(-1)!;

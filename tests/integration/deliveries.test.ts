@@ -147,6 +147,9 @@ describe('channels', () => {
     const plain = await admin.post('/api/v1/channels').send({ name: 'X', type: 'webhook', settings: { url: 'http://example.com/hook' } });
     expect(plain.status).toBe(422);
     expect(plain.body.errors[0]).toMatchObject({ field: 'settings.url', code: 'validation.format' });
+    const badRedirects = await admin.post('/api/v1/channels').send({ name: 'X', type: 'webhook', settings: { url: 'https://example.com/hook', cross_origin_redirects: 'sometimes' } });
+    expect(badRedirects.status).toBe(422);
+    expect(badRedirects.body.errors[0]).toMatchObject({ field: 'settings.cross_origin_redirects' });
     const badSecret = await admin.post('/api/v1/channels').send({ name: 'X', type: 'webhook', settings: { url: 'https://example.com/hook', signing_secret: 'nope' } });
     expect(badSecret.status).toBe(422);
     expect(badSecret.body.errors[0].field).toBe('settings.signing_secret');

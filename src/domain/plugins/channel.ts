@@ -67,6 +67,8 @@ export interface OutboundRequest {
    * Authorization. Default: content-type only.
    */
   crossOriginHeaders?: readonly string[];
+  /** Refuse a redirect to another origin (outbound.refused, not transient) instead of following it. */
+  refuseCrossOrigin?: boolean;
 }
 
 export interface OutboundResponse {

@@ -151,7 +151,12 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
       if (url.protocol === 'https:' && next.protocol !== 'https:') {
         throw new ChannelSendError('outbound.refused', `${originOf(url.href)} redirected (HTTP ${answer.status}) to a plain http address`, { transient: false });
       }
-      if (next.origin !== url.origin) current = { ...current, headers: crossOriginHeaders(current) };
+      if (next.origin !== url.origin) {
+        if (req.refuseCrossOrigin) {
+          throw new ChannelSendError('outbound.refused', `${originOf(url.href)} redirected (HTTP ${answer.status}) to another address (${originOf(next.href)}), which this channel refuses`, { transient: false });
+        }
+        current = { ...current, headers: crossOriginHeaders(current) };
+      }
       url = next;
       current = answer.status === 303 ? { ...current, method: 'GET', body: undefined } : current;
     }

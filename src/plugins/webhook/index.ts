@@ -80,6 +80,7 @@ export const webhookChannel: ChannelPlugin = {
     const res = await ctx.http.request({
       method: 'POST', url: settings.url as string, headers, body, timeoutMs: ctx.timeoutMs,
       crossOriginHeaders: ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature'],
+      refuseCrossOrigin: settings.cross_origin_redirects === 'refuse',
     }, ctx.signal);
     checkAnswer(res, 'The webhook', now);
     return { statusCode: res.status, peerMessageId: null, detail: `HTTP ${res.status}` };
