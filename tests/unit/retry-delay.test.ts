@@ -2,7 +2,7 @@
  * A delivery's retry waits: exponential steps with equal jitter, so a retry never follows at
  * once (the floor is half the step), and a Retry-After is honoured up to the maximum.
  */
-import { retryDelay } from '../../src/domain/deliveries/sender.js';
+import { retryDelay } from '../../src/domain/deliveries/send-with-retries.js';
 
 const policy = { baseDelayMs: 2000, maxDelayMs: 60_000 };
 

@@ -6,7 +6,7 @@
  * worker lost in between leaves a trace: the next worker that takes the run sends it again with
  * the same id (at least once; webhook receivers drop the duplicate by webhook-id), and an attempt
  * already `sent` is never sent again. Transient failures (timeouts, connection errors, 5xx, 429
- * with Retry-After) are retried inside the attempt with exponential backoff and equal jitter, a
+ * with Retry-After) are retried inside the attempt (send-with-retries.ts: exponential backoff, equal jitter), a
  * bounded number of times; permanent ones (4xx, refused addresses, bad settings) are not.
  *
  * A send stopped by the run's signal ends by its reason: the run's cancel fails the attempt
@@ -26,39 +26,18 @@ import type { ArtifactStore } from '../artifacts/ports.js';
 import { fullSettingsOf } from '../channels/channel-settings.js';
 import type { AttemptRecord, AttemptSend, DeliveryRecord, RenderedMessage } from '../channels/model.js';
 import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
-import { ChannelSendError, sendsToPeople, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
+import { sendsToPeople, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
 import type { CellValue } from '../plugins/connector.js';
 import { CONTENT_TYPES, resultFile, resultFileName } from '../results/formats.js';
 import { channelHealthChanged } from '../events/model.js';
 import type { TxRepos, UnitOfWork } from '../unit-of-work/ports.js';
-import { RunCancelled, RunTimedOut, type RunRecord } from '../runs/model.js';
+import type { RunRecord } from '../runs/model.js';
 import type { DeliveringStatus, PlannedDeliveries, RunContext } from '../runs/engine-ports.js';
 import { renderTemplates, type TemplateVariables } from './templates.js';
+import { createSendWithRetries, stoppedBy, type RetryPolicy } from './send-with-retries.js';
 
 /** Rows the templates' `rows` variable holds at most. */
 export const TEMPLATE_ROWS = 100;
-
-/**
- * The wait before the retry that follows send number `sends`: the exponential step d (the base,
- * doubled each time, at most the policy's maximum), with equal jitter: d/2 plus a random part of
- * d/2, so retries spread out but never bunch at zero (full jitter once sent three requests within
- * 150 ms); a longer Retry-After is honoured up to the maximum. `random` is in [0, 1).
- */
-export function retryDelay(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, sends: number, retryAfterMs: number | null | undefined, random: number): number {
-  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (sends - 1));
-  return Math.min(policy.maxDelayMs, Math.max(step / 2 + random * (step / 2), retryAfterMs ?? 0));
-}
-
-export interface RetryPolicy {
-  /** Sends per attempt, the first included (SVC_DELIVERY_SENDS). */
-  sends: number;
-  /** The first retry's delay; each later one doubles, with equal jitter (SVC_DELIVERY_BACKOFF_MS; see retryDelay). */
-  baseDelayMs: number;
-  /** No single wait is longer (a longer Retry-After is cut to it). */
-  maxDelayMs: number;
-  /** One send's time limit. */
-  sendTimeoutMs: number;
-}
 
 export interface DeliveryMetrics {
   sent(channelType: string, status: 'sent' | 'failed', seconds: number): void;
@@ -107,22 +86,10 @@ export interface DeliveryTally {
   attempts: AttemptRecord[];
 }
 
-/**
- * How an attempt whose send the signal stopped ends: failed with the run's reason when the run
- * was cancelled or ran out of time; undefined for any other reason (the worker shutting down, a
- * resend's job out of time), when the attempt is handed back for the next try.
- */
-/** How a send cut short by the worker's shutdown shows in the attempt's history. */
-const HANDED_BACK = { code: 'worker.shutdown', message: 'The worker stopped while this request was under way; the attempt was handed back to be sent again' };
-
-function stoppedBy(reason: unknown): { code: string; message: string } | undefined {
-  if (reason instanceof RunCancelled) return { code: 'run.cancelled', message: 'The run was cancelled while this delivery was being sent' };
-  if (reason instanceof RunTimedOut) return { code: 'run.timeout', message: 'The run reached its time limit while this delivery was being sent' };
-  return undefined;
-}
-
 export function createDeliverySender(deps: DeliverySenderDeps) {
-  const sleep = deps.sleep ?? ((ms: number, signal: AbortSignal) => deps.clock.sleep(ms, signal));
+  const sendWithRetries = createSendWithRetries({
+    retry: deps.retry, http: deps.http, clock: deps.clock, sleep: deps.sleep ?? ((ms: number, signal: AbortSignal) => deps.clock.sleep(ms, signal)),
+  });
   const base = deps.publicUrl.replace(/\/+$/, '');
 
   /** The first rows of the stored result (for templates and inline tables). */
@@ -205,46 +172,6 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       },
     };
     return { message, rendered: { subject, body, table, attachment: attachmentView, link } };
-  }
-
-  /**
-   * One send with its retries; answers how the attempt ends. `made.sends` counts the requests made
-   * as they are made, so that a caller stopped by the signal knows how many reached the peer.
-   */
-  async function sendWithRetries(plugin: ChannelPlugin, settings: Record<string, unknown>, target: DeliveryTarget,
-    message: ChannelMessage, messageId: string, signal: AbortSignal, made: { sends: number; history: AttemptSend[] }): Promise<Omit<AttemptEnd, 'finishedAt'>> {
-    let sends = 0;
-    let last: ChannelSendError | undefined;
-    for (;;) {
-      signal.throwIfAborted();
-      sends += 1;
-      made.sends = sends;
-      const at = deps.clock.now();
-      const began = performance.now();
-      const record = (statusCode: number | null, error: AttemptSend['error']) =>
-        made.history.push({ at, durationMs: Math.round(performance.now() - began), statusCode, error });
-      try {
-        const outcome = await plugin.send(settings, target, message, {
-          signal, timeoutMs: deps.retry.sendTimeoutMs, http: deps.http, messageId, now: () => deps.clock.now(),
-        });
-        record(outcome.statusCode, null);
-        return { status: 'sent', sends, statusCode: outcome.statusCode, peerMessageId: outcome.peerMessageId, detail: outcome.detail, error: null, history: made.history };
-      } catch (err) {
-        if (signal.aborted) {
-          record(null, stoppedBy(signal.reason) ?? HANDED_BACK);
-          throw signal.reason;
-        }
-        last = err instanceof ChannelSendError ? err
-          : new ChannelSendError('delivery.peer_error', `The channel failed: ${String((err as Error)?.message ?? err).slice(0, 300)}`, { transient: false });
-        record(last.options.statusCode ?? null, { code: last.code, message: last.message });
-        if (!last.options.transient || sends >= deps.retry.sends) break;
-        await sleep(retryDelay(deps.retry, sends, last.options.retryAfterMs, Math.random()), signal);
-      }
-    }
-    return {
-      status: 'failed', sends, statusCode: last.options.statusCode ?? null, peerMessageId: null, detail: null,
-      error: { code: last.code, message: last.message }, history: made.history,
-    };
   }
 
   /**
