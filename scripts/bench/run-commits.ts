@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   const stats = postgres(adminUrl.toString(), { max: 1, onnotice: () => undefined });
   await stats.unsafe(`create database ${userDb}`);
   const redis = createRedis(place.redisUrl, 'client');
-  const queues = { runs: createQueue(redis, place.queuePrefix, 'runs'), mail: createQueue(redis, place.queuePrefix, 'mail') };
+  const queues = { runs: createQueue(redis, place.queuePrefix, 'runs'), mail: createQueue(redis, place.queuePrefix, 'mail'), deliveries: createQueue(redis, place.queuePrefix, 'deliveries') };
   const queue = createRunQueue(createEnqueue(queues));
   let api: Awaited<ReturnType<typeof benchApi>> | undefined;
   let worker: Awaited<ReturnType<typeof spawnRole>> | undefined;

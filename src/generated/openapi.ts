@@ -1475,7 +1475,13 @@ export interface paths {
         /**
          * One channel
          * @description One channel with its settings (secret fields read as {configured true}), health and latest
-         *     error.
+         *     error. Each of its deliveries is a job of its own on the deliveries queue: at most
+         *     SVC_DELIVERY_CHANNEL_LIMIT sends to one channel are in flight at once (more wait their
+         *     turn), and after SVC_DELIVERY_BREAKER_FAILURES failed sends in a row its circuit opens for
+         *     SVC_DELIVERY_BREAKER_SECONDS: deliveries then fail fast with delivery.channel_failing and
+         *     are retried automatically, so a broken receiver holds up no other channel. Every request
+         *     of every attempt is kept in the attempt's history (GET /runs/{runId}: each of
+         *     delivery_attempts[].history), resends included; retry-failed resends the failed ones.
          */
         get: operations["getChannel"];
         put?: never;
@@ -1535,7 +1541,9 @@ export interface paths {
          * @description Queues a resend of every failed delivery attempt of this channel from the last 7 days (at
          *     most 500, newest first) whose delivery still exists. Attempts already sent are left alone,
          *     so repeating the request sends nothing twice. Each resend reuses its attempt's id (the
-         *     webhook-id), so receivers can drop duplicates.
+         *     webhook-id), so receivers can drop duplicates, and adds its requests to the attempt's
+         *     history (GET /runs/{runId}: delivery_attempts[].history), so the earlier failures stay
+         *     visible. A resend replaces the attempt's automatic retry (next_retry_at).
          */
         post: operations["retryFailedChannelDeliveries"];
         delete?: never;
@@ -1944,7 +1952,9 @@ export interface paths {
         /**
          * One run with steps, parameters, condition and result sample
          * @description One run with its steps, parameters, condition and its outcome, a sample of the result and
-         *     the delivery attempts. Its result file is GET /runs/{runId}/result.
+         *     the delivery attempts, each with the history of its requests (DeliveryAttempt.history)
+         *     and, for a failed one, when it is retried automatically (next_retry_at). Its result file
+         *     is GET /runs/{runId}/result.
          */
         get: operations["getRun"];
         put?: never;
@@ -3135,7 +3145,16 @@ export interface components {
             attempts: number;
             /** Format: date-time */
             cancel_requested_at: string | null;
-            /** @description One per delivery the run sent (or previewed), in order of position */
+            /**
+             * @description One per delivery the run sends (or previews), in order of position, each with its
+             *     history: every request made to the peer (when, how long, the status code, the error),
+             *     its quick retries, automatic retries and resends included. Once the run's result file
+             *     is made, each delivery is a job of its own on the deliveries queue and its attempt
+             *     exists from then on (pending): the run stays running, its delivery step running,
+             *     until every attempt has settled after its quick retries; then it ends success,
+             *     partial or failed from its attempts. A later automatic retry or resend that succeeds
+             *     moves a partial or failed run to success.
+             */
             delivery_attempts: components["schemas"]["DeliveryAttempt"][];
         };
         /**
@@ -3501,12 +3520,17 @@ export interface components {
             channel_type: components["schemas"]["ChannelType"];
             position: number;
             /**
-             * @description sent or failed once it ended; sending while a worker sends it; queued after a retry
-             *     was asked for; preview for a test run's message to a channel that is not email (it
-             *     was rendered and recorded, not sent).
+             * @description sent or failed once it ended; pending from the moment the run's result file is made
+             *     until a worker takes it from the deliveries queue (every delivery the run sends has
+             *     its attempt from the start, so none is lost when a worker stops); sending while a
+             *     worker sends it (a send a worker's shutdown cut short stays sending and is taken
+             *     again by the next worker, under the same id); queued after a retry was asked for;
+             *     preview for a test run's message to a channel that is not email (it was rendered
+             *     and recorded, not sent). A failed attempt with `next_retry_at` is sent again
+             *     automatically at that time.
              * @enum {string}
              */
-            status: "sending" | "sent" | "failed" | "queued" | "preview";
+            status: "pending" | "sending" | "sent" | "failed" | "queued" | "preview";
             /** @description Requests made to the peer, transient-failure retries included */
             sends: number;
             /** Format: date-time */
@@ -3520,6 +3544,17 @@ export interface components {
             detail: string | null;
             error: components["schemas"]["DeliveryError"];
             preview: components["schemas"]["RenderedMessageOrNull"];
+            /**
+             * Format: date-time
+             * @description When the automatic retry schedule sends this failed attempt again (its quick retries
+             *     were spent on a transient failure: timeouts, connection errors, 5xx, 429, an open
+             *     circuit); null when none is planned: it was sent, its failure is permanent (4xx other
+             *     than 408, 425 and 429), the schedule is spent or the attempt is older than the
+             *     schedule's maximum age. A person's retry replaces it. The schedule is the operator's
+             *     (SVC_DELIVERY_RETRY_SCHEDULE, default 5s,5m,30m,2h,5h,10h); a longer Retry-After is
+             *     honoured.
+             */
+            next_retry_at: string | null;
             /**
              * @description Every request made to the peer for this attempt, oldest first, retries and resends
              *     included: a resend adds to it, so what failed before and when stays visible after it

@@ -65,7 +65,7 @@ export function attemptView(a: AttemptRecord): DeliveryAttempt {
     id: a.id, run_id: a.runId, delivery_id: a.deliveryId, channel_id: a.channelId, channel_name: a.channelName,
     channel_type: a.channelType, position: a.position, status: a.status, sends: a.sends,
     started_at: iso(a.startedAt), finished_at: iso(a.finishedAt), status_code: a.statusCode, peer_message_id: a.peerMessageId,
-    detail: a.detail, error: a.error, preview: a.preview ? renderedView(a.preview) : null,
+    detail: a.detail, error: a.error, preview: a.preview ? renderedView(a.preview) : null, next_retry_at: iso(a.nextRetryAt),
     history: a.history.map((h) => ({ at: h.at.toISOString(), duration_ms: h.durationMs, status_code: h.statusCode, error: h.error })),
   };
 }

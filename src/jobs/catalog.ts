@@ -11,7 +11,7 @@
  * The queues a job can go to, declared here only: the composition root makes one Redis queue for
  * each (src/infra/queue/queues.ts, under SVC_QUEUE_PREFIX) and the worker consumes them.
  */
-export const QUEUE_NAMES = { runs: 'runs', mail: 'mail' } as const;
+export const QUEUE_NAMES = { runs: 'runs', mail: 'mail', deliveries: 'deliveries' } as const;
 export type QueueName = keyof typeof QUEUE_NAMES;
 
 export interface JobSpec<P> {
@@ -45,7 +45,7 @@ export interface JobType<P = unknown> extends JobSpec<P> {
    * unrecoverably, or its workers were lost more often than allowed (then `error` is a
    * WorkersLostError). The job's own records must not stay "in progress" after this.
    */
-  onFinalFailure?(payload: P, error: Error): Promise<void>;
+  onFinalFailure?(payload: P, error: Error, jobId?: string): Promise<void>;
   /** Fields that the worker's own log lines about this job carry (a run's run_id and report_id). */
   logFields?(payload: P): Record<string, unknown>;
 }
@@ -57,6 +57,17 @@ export function jobCatalog(types: JobType[]): JobCatalog {
 }
 
 export type Enqueue = <P>(spec: JobSpec<P>, payload: P, options?: { jobId?: string }) => Promise<void>;
+
+/**
+ * Thrown by a handler that cannot go on now (a delivery whose channel is busy): the job goes back
+ * to the queue, delayed by `delayMs`, holding no worker, without counting as a failed attempt.
+ */
+export class JobDeferred extends Error {
+  constructor(readonly delayMs: number) {
+    super(`deferred by ${delayMs} ms`);
+    this.name = 'JobDeferred';
+  }
+}
 
 /** The reason a job's signal is aborted with when its time limit passes; the attempt fails with it. */
 export class JobTimeoutError extends Error {

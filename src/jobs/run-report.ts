@@ -14,21 +14,30 @@ import { JobTimeoutError, WorkersLostError, type JobType } from './catalog.js';
 const RECORD_GRACE_MS = 30_000;
 
 /** The runs this worker process executes now, to stop one when it is cancelled. */
+/** The work this process does for runs now (a run's query, its deliveries), to stop it when the run is cancelled. */
 export interface ActiveRuns {
   add(runId: string, controller: AbortController): void;
-  delete(runId: string): void;
+  delete(runId: string, controller: AbortController): void;
 }
 
 export function createActiveRuns() {
-  const held = new Map<string, AbortController>();
+  const held = new Map<string, Set<AbortController>>();
   return {
-    add: (runId: string, c: AbortController) => { held.set(runId, c); },
-    delete: (runId: string) => { held.delete(runId); },
-    /** Stops the run if this process holds it; true when it did. */
+    add: (runId: string, c: AbortController) => {
+      const set = held.get(runId) ?? new Set<AbortController>();
+      set.add(c);
+      held.set(runId, set);
+    },
+    delete: (runId: string, c: AbortController) => {
+      const set = held.get(runId);
+      set?.delete(c);
+      if (set?.size === 0) held.delete(runId);
+    },
+    /** Stops the run's work that this process holds; true when it held some. */
     cancel(runId: string): boolean {
-      const c = held.get(runId);
-      if (!c) return false;
-      c.abort(new RunCancelled());
+      const set = held.get(runId);
+      if (!set) return false;
+      for (const c of set) c.abort(new RunCancelled());
       return true;
     },
     size: () => held.size,
@@ -54,7 +63,7 @@ export function runReportJob(deps: {
       try {
         await deps.engine.execute(runId, { signal: controller.signal, reportId });
       } finally {
-        deps.active.delete(runId);
+        deps.active.delete(runId, controller);
         signal.removeEventListener('abort', onAbort);
       }
     },

@@ -120,7 +120,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const connectionProblem = rateLimitedLog(logger, 'warn');
   const redis = createRedis(settings.redisUrl, 'client');
   redis.on('error', (err) => connectionProblem('redis', 'redis connection problem', { err }));
-  const queues: Record<QueueName, Queue> = { runs: createQueue(redis, settings.queuePrefix, QUEUE_NAMES.runs), mail: createQueue(redis, settings.queuePrefix, QUEUE_NAMES.mail) };
+  const queues = Object.fromEntries((Object.keys(QUEUE_NAMES) as QueueName[])
+    .map((name) => [name, createQueue(redis, settings.queuePrefix, QUEUE_NAMES[name])])) as Record<QueueName, Queue>;
   for (const [name, queue] of Object.entries(queues)) {
     // Without a listener BullMQ prints connection errors to the console, past the logger's redaction.
     queue.on('error', (err) => connectionProblem(`queue:${name}`, 'queue connection problem', { queue: name, err }));

@@ -139,7 +139,8 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     workerRedis = createRedis(settings.redisUrl, 'worker');
     workerRedis.on('error', (err) => c.connectionProblem('worker-redis', 'redis connection problem', { err }));
     worker = createWorker({
-      connection: workerRedis, prefix: settings.queuePrefix, catalog: buildJobCatalog(c, services), logger, concurrency: settings.workerConcurrency,
+      connection: workerRedis, prefix: settings.queuePrefix, catalog: buildJobCatalog(c, services), logger,
+      concurrency: { runs: settings.workerConcurrency, mail: settings.workerConcurrency, deliveries: settings.deliveryConcurrency },
       lockDurationMs: settings.workerLockSeconds * 1000,
     });
     worker.start();

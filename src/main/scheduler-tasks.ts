@@ -8,19 +8,14 @@ import type { Services } from './services.js';
 import { hourly, type TickTask } from './scheduler.js';
 import { purgeDeadIdentityRows } from '../domain/sign-in/housekeeping.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/runs/runs-service.js';
-import { resendJobSpec } from '../jobs/resend-delivery.js';
 
-/** How often the sweep looks for runs whose job went missing. */
+/** How often the sweep looks for runs and deliveries whose job went missing. */
 const SWEEP_EVERY_MS = 30_000;
-/** A resend queued this long ago without a worker taking it has lost its job. */
-const RESEND_STUCK_MS = 2 * 60_000;
-/** A resend sending this long (past its job's 10-minute limit) has lost its worker. */
-const SENDING_STUCK_MS = 15 * 60_000;
 
 export function buildSchedulerTasks(
-  c: Pick<Container, 'settings' | 'repos' | 'identity' | 'logger' | 'enqueue'>, services: Pick<Services, 'scheduling' | 'retention'>,
+  c: Pick<Container, 'settings' | 'repos' | 'identity' | 'logger'>, services: Pick<Services, 'scheduling' | 'retention' | 'sweepDeliveries'>,
 ): TickTask[] {
-  const { repos, enqueue } = c;
+  const { repos } = c;
   const { scheduling } = services;
   const log = c.logger.child({ component: 'scheduler' });
   let sweepDue = 0;
@@ -41,13 +36,8 @@ export function buildSchedulerTasks(
         sweepDue = now.getTime() + SWEEP_EVERY_MS;
         const swept = await scheduling.sweep(now);
         if (swept.requeued + swept.lost > 0) log.warn('runs swept', swept);
-        // Delivery resends whose job went missing (Redis lost it, or the enqueue failed).
-        const stuck = await repos.attempts.stuckResends(new Date(now.getTime() - RESEND_STUCK_MS), new Date(now.getTime() - SENDING_STUCK_MS), now);
-        for (const a of stuck.queued) {
-          // One job id per sweep window: a job still waiting is not added twice within it.
-          await enqueue(resendJobSpec, { attemptId: a.id, runId: a.runId }, { jobId: `resend-${a.id}-sweep-${Math.floor(now.getTime() / RESEND_STUCK_MS)}` });
-        }
-        if (stuck.queued.length + stuck.lost > 0) log.warn('delivery resends swept', { requeued: stuck.queued.length, lost: stuck.lost });
+        // Deliveries whose job went missing (Redis lost it, an enqueue after a commit failed), automatic retries overdue.
+        await services.sweepDeliveries(now);
       },
     },
     hourly('identity housekeeping', async (now) => {

@@ -19,7 +19,10 @@ import { createRunJobs } from '../infra/queue/run-jobs.js';
 import { createChannelsService } from '../domain/channels/channels-service.js';
 import { createDeliveriesService, type DeliveryContextSource } from '../domain/deliveries/deliveries-service.js';
 import { createDeliverySender } from '../domain/deliveries/sender.js';
-import { createResendWorker, createRetryService } from '../domain/deliveries/retry-service.js';
+import { createRetryService } from '../domain/deliveries/retry-service.js';
+import { createDeliveryPlanner, createDeliverySweep, createDeliveryWorker } from '../domain/deliveries/delivery-worker.js';
+import { createDeliveryQueue } from '../infra/queue/delivery-jobs.js';
+import { createChannelGate } from '../infra/queue/channel-gate.js';
 import { createResultDownloads } from '../domain/results/downloads.js';
 import { createRetention } from '../domain/results/retention.js';
 import { createStorageService } from '../domain/results/storage.js';
@@ -50,7 +53,7 @@ import { createOidcService } from '../domain/sign-in/oidc-service.js';
 import { createWorkspaceSettingsService } from '../domain/workspace/workspace-settings.js';
 import type { SessionPolicy } from '../domain/sign-in/sessions.js';
 import { createRunQueue, runJobSpec } from '../jobs/run-report-spec.js';
-import { createResendQueue } from '../jobs/resend-delivery.js';
+import { deliverJobSpec } from '../jobs/deliver.js';
 import { PASSWORD_RESET_MAIL } from '../jobs/password-reset-mail.js';
 
 /** No single wait between delivery retries is longer (a Retry-After included). */
@@ -128,12 +131,12 @@ export function dataServices(c: Pick<Container, 'repos' | 'uow' | 'plugins' | 's
 }
 
 type DeliveryContainer = Pick<Container, 'settings' | 'repos' | 'uow' | 'plugins' | 'secretBox' | 'artifacts' | 'channelHttp' | 'events' | 'metrics'
-  | 'clock' | 'logger' | 'identity' | 'enqueue'>;
+  | 'clock' | 'logger' | 'identity' | 'enqueue' | 'queues' | 'redis'>;
 
 /**
- * Channels, deliveries, the sender (templates, attachments, retries, health) and resends: the
- * API changes channels and deliveries and queues resends, the run engine sends through the
- * sender, the worker's resend job sends again.
+ * Channels, deliveries, the sender (templates, attachments, quick retries), the delivery worker
+ * (each delivery a job on the deliveries queue: the channel's gate, the retry schedule, the run's
+ * settling), the planner the run engine hands a run's deliveries to, resends and the sweep's half.
  */
 export function deliveryServices(c: DeliveryContainer) {
   const { repos } = c;
@@ -144,22 +147,36 @@ export function deliveryServices(c: DeliveryContainer) {
   };
   const links = createLinkMaker({ store: repos.links, runs: repos.runs, clock: c.clock, publicUrl: c.settings.publicUrl });
   const sender = createDeliverySender({
-    links,
-    channels: repos.channels, deliveries: repos.deliveries, attempts: repos.attempts, plugins: c.plugins, secrets: c.secretBox, artifacts: c.artifacts,
-    http: c.channelHttp, uow: c.uow, clock: c.clock, log,
-    publicUrl: c.settings.publicUrl, newId,
-    metrics: {
-      sent: (destination, status, seconds) => {
-        c.metrics.deliveriesTotal.inc({ destination, status });
-        c.metrics.deliveryDuration.observe({ destination }, seconds);
-      },
-    },
+    links, plugins: c.plugins, secrets: c.secretBox, artifacts: c.artifacts, http: c.channelHttp, clock: c.clock, publicUrl: c.settings.publicUrl,
     retry: { sends: c.settings.deliverySends, baseDelayMs: c.settings.deliveryBackoffMs, maxDelayMs: MAX_RETRY_WAIT_MS, sendTimeoutMs: SEND_TIMEOUT_MS },
   });
+  const queue = createDeliveryQueue(c.queues.deliveries, deliverJobSpec);
   const checkSchema = createSchemaCheck();
   return {
     context,
     sender,
+    deliveryPlanner: createDeliveryPlanner({ deliveries: repos.deliveries, queue }),
+    deliveryWorker: createDeliveryWorker({
+      attempts: repos.attempts, runs: repos.runs, deliveries: repos.deliveries, channels: repos.channels, context, sender,
+      gate: createChannelGate({
+        redis: c.redis, prefix: c.settings.queuePrefix,
+        breaker: { failures: c.settings.deliveryBreakerFailures, openMs: c.settings.deliveryBreakerSeconds * 1000 },
+      }),
+      channelLimit: c.settings.deliveryChannelLimit,
+      schedule: { waitsMs: c.settings.deliveryRetrySchedule, maxAgeMs: c.settings.deliveryRetryMaxHours * 3_600_000 },
+      queue, uow: c.uow, clock: c.clock, log,
+      metrics: {
+        sent: (destination, status, seconds) => {
+          c.metrics.deliveriesTotal.inc({ destination, status });
+          c.metrics.deliveryDuration.observe({ destination }, seconds);
+        },
+        runFinished: (status, trigger, seconds) => {
+          c.metrics.runsTotal.inc({ status, trigger });
+          c.metrics.runDuration.observe(seconds);
+        },
+      },
+    }),
+    sweepDeliveries: createDeliverySweep({ attempts: repos.attempts, queue, log }),
     channels: createChannelsService({
       store: repos.channels, uow: c.uow, plugins: c.plugins, secrets: c.secretBox, checkSchema,
       http: c.channelHttp, users: c.identity.users, clock: c.clock, publicUrl: c.settings.publicUrl,
@@ -169,16 +186,12 @@ export function deliveryServices(c: DeliveryContainer) {
       uow: c.uow, context, sender, clock: c.clock,
     }),
     retries: createRetryService({
-      attempts: repos.attempts, deliveries: repos.deliveries, channels: repos.channels, runs: repos.runs,
-      queue: createResendQueue(c.enqueue, () => c.clock.now()), clock: c.clock, log,
-    }),
-    resends: createResendWorker({
-      attempts: repos.attempts, runs: repos.runs, context, sender, clock: c.clock, log,
+      attempts: repos.attempts, deliveries: repos.deliveries, channels: repos.channels, runs: repos.runs, queue, clock: c.clock, log,
     }),
   };
 }
 
-type DeliveryParts = Pick<ReturnType<typeof deliveryServices>, 'context' | 'sender'>;
+type DeliveryParts = Pick<ReturnType<typeof deliveryServices>, 'context' | 'deliveryPlanner'>;
 
 /**
  * Runs: the API's runs (manual and test runs, cancel), result downloads and shared links, the
@@ -228,7 +241,7 @@ export function runServices(
       log,
       timeoutMs: c.settings.runTimeoutSeconds * 1000,
       conditions: judgeCondition,
-      deliveries: delivery.sender,
+      deliveries: delivery.deliveryPlanner,
     }),
     scheduling: createScheduling({
       uow: c.uow, store: { ...repos.scheduling, markLost: (runId, error, now, leaseMs) => endLostRun(c.uow, runId, error, now, leaseMs) },

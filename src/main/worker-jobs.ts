@@ -8,12 +8,14 @@ import { jobCatalog, type JobCatalog } from '../jobs/catalog.js';
 import { passwordResetMailJob } from '../jobs/password-reset-mail.js';
 import { createActiveRuns, runReportJob } from '../jobs/run-report.js';
 import { endLostRun } from '../domain/runs/lost-runs.js';
-import { resendDeliveryJob } from '../jobs/resend-delivery.js';
+import { deliverJob } from '../jobs/deliver.js';
 
 type WorkerContainer = Pick<Container, 'settings' | 'uow' | 'identity' | 'clock' | 'events' | 'metrics' | 'logger'>;
-type WorkerServices = Pick<Services, 'mailer' | 'engine' | 'resends'>;
+type WorkerServices = Pick<Services, 'mailer' | 'engine' | 'deliveryWorker'>;
 
 export function buildJobCatalog(c: WorkerContainer, services: WorkerServices): JobCatalog {
+  // The run's work this process holds (its query, its deliveries), stopped when the run is cancelled.
+  const active = cancellableRuns(c);
   return jobCatalog([
     passwordResetMailJob({
       store: c.identity,
@@ -23,21 +25,26 @@ export function buildJobCatalog(c: WorkerContainer, services: WorkerServices): J
       secretKey: c.settings.keys.hmac,
       clock: c.clock,
     }),
-    runJob(c, services),
-    resendDeliveryJob(services.resends),
+    runJob(c, services, active),
+    deliverJob({ worker: services.deliveryWorker, active }),
   ]);
 }
 
-/** The run job: the engine, the runs this process holds (to cancel them), and the lost-run record. */
-function runJob(c: WorkerContainer, services: WorkerServices) {
+/** A cancellation asked for on any API process reaches the worker holding the run's work. */
+function cancellableRuns(c: WorkerContainer) {
   const log = c.logger.child({ component: 'runs' });
   const active = createActiveRuns();
-  // A cancellation asked for on any API process reaches the worker holding the run.
   c.events.subscribe((e) => {
     if (e.type === 'run.cancel' && typeof e.data.id === 'string' && active.cancel(e.data.id)) {
       log.info('run cancellation received', { run_id: e.data.id, report_id: e.data.report_id });
     }
   }).catch((err: unknown) => log.warn('cancellations are not received (the engine still polls for them)', { err }));
+  return active;
+}
+
+/** The run job: the engine, the runs this process holds (to cancel them), and the lost-run record. */
+function runJob(c: WorkerContainer, services: WorkerServices, active: ReturnType<typeof createActiveRuns>) {
+  const log = c.logger.child({ component: 'runs' });
   return runReportJob({
     engine: services.engine,
     timeoutMs: c.settings.runTimeoutSeconds * 1000,

@@ -7,9 +7,9 @@
  * another worker by BullMQ's stalled-job check once its lock expires (up to MAX_STALLED times, so
  * a few rolling deploys or crashes in a row lose nothing).
  */
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JobTimeoutError, QUEUE_NAMES, WorkersLostError, type JobCatalog, type QueueName } from '../jobs/catalog.js';
+import { JobDeferred, JobTimeoutError, QUEUE_NAMES, WorkersLostError, type JobCatalog, type QueueName } from '../jobs/catalog.js';
 import { DomainError } from '../core/errors.js';
 import { MAX_RUN_STARTS } from '../domain/runs/model.js';
 import type { Logger } from '../infra/log/logger.js';
@@ -56,7 +56,9 @@ export interface WorkerRole {
 }
 
 export function createWorker(deps: {
-  connection: Redis; prefix: string; catalog: JobCatalog; logger: Logger; concurrency?: number;
+  connection: Redis; prefix: string; catalog: JobCatalog; logger: Logger;
+  /** Jobs of each queue this process carries at once (default 4). */
+  concurrency?: Partial<Record<QueueName, number>>;
   /** How long a job's lock lives without renewal; a crashed worker's job is handed back after it. */
   lockDurationMs?: number;
   /** How often BullMQ looks for jobs whose lock expired (default: the lock duration; tests shorten it). */
@@ -73,16 +75,16 @@ export function createWorker(deps: {
     else onIdle = resolve;
   });
   // Three parameters: BullMQ passes its per-job abort signal only to a processor that declares it.
-  const process = async (job: Job, _token: string | undefined, cancel: AbortSignal | undefined) => {
+  const process = async (job: Job, token: string | undefined, cancel: AbortSignal | undefined) => {
     active += 1;
     try {
-      await runJob(job, cancel);
+      await runJob(job, token, cancel);
     } finally {
       active -= 1;
       if (active === 0) onIdle?.();
     }
   };
-  const runJob = async (job: Job, cancel: AbortSignal | undefined) => {
+  const runJob = async (job: Job, token: string | undefined, cancel: AbortSignal | undefined) => {
     const type = deps.catalog.get(job.name);
     if (!type) throw new UnrecoverableError(`unknown job type ${job.name}`);
     let payload: unknown;
@@ -113,6 +115,11 @@ export function createWorker(deps: {
       await Promise.race([work, aborted]);
     } catch (err) {
       if (signal.reason === SHUTDOWN) return handBack();
+      if (err instanceof JobDeferred) {
+        // Back to the queue, delayed, without counting as a failed attempt (BullMQ's DelayedError).
+        await job.moveToDelayed(Date.now() + err.delayMs, token);
+        throw new DelayedError();
+      }
       if (err instanceof DomainError) throw new UnrecoverableError(`${err.code}: ${err.message}`);
       throw err;
     } finally {
@@ -135,7 +142,7 @@ export function createWorker(deps: {
     const final = finalFailureOf(job, err);
     if (!type?.onFinalFailure || !final) return;
     try {
-      await type.onFinalFailure(type.parse(job.data), final);
+      await type.onFinalFailure(type.parse(job.data), final, job.id);
     } catch (failure) {
       deps.logger.error('a failed job could not be recorded as failed', { job_id: job.id, job_name: job.name, ...fieldsOf(job), err: failure });
     }
@@ -147,7 +154,7 @@ export function createWorker(deps: {
         const worker = new Worker(QUEUE_NAMES[queue], process, {
           connection: deps.connection,
           prefix: deps.prefix,
-          concurrency: deps.concurrency ?? 4,
+          concurrency: deps.concurrency?.[queue] ?? 4,
           lockDuration: deps.lockDurationMs ?? 30_000,
           stalledInterval: deps.stalledIntervalMs ?? deps.lockDurationMs ?? 30_000,
           maxStalledCount: MAX_STALLED,

@@ -18,8 +18,9 @@ import { waitForRun } from '../support/runs.js';
 import { newId } from '../../src/core/ids.js';
 import { createRunEngine } from '../../src/domain/runs/run-engine.js';
 import { judgeCondition } from '../../src/domain/reports/condition.js';
-import { RunCancelled, RunTimedOut } from '../../src/domain/runs/model.js';
-import { createResendWorker } from '../../src/domain/deliveries/retry-service.js';
+import { RunCancelled } from '../../src/domain/runs/model.js';
+import { DeliveryTimedOut } from '../../src/domain/deliveries/delivery-worker.js';
+import { firstDeliveryJobId } from '../../src/domain/runs/engine-ports.js';
 
 const SECRET = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
 const TOKEN_HEADER = 'Bearer very-secret-token-123';
@@ -445,30 +446,39 @@ async function hangingPeer() {
 
 describe('a delivery stopped while its peer holds the request', () => {
   /**
-   * The run engine as the worker builds it, driven here with a signal of the test's own, so that
-   * the stop's reason is the test's choice: the run's cancel, its time limit, or a shutdown.
+   * The run engine as the worker builds it, with a planner that queues nothing: the test drives
+   * the delivery worker itself, with a signal of its own, so that the stop's reason is the test's
+   * choice: the run's cancel, the job's time limit, or a shutdown.
    */
   function engine() {
     const c = h.process.container;
+    const { deliveryPlanner } = h.process.services;
     return createRunEngine({
       store: c.repos.runEngine, uow: c.uow, pools: c.pools, artifacts: c.artifacts,
       metrics: { finished: () => undefined, rows: () => undefined }, clock: c.clock, log: c.logger, timeoutMs: 60_000,
-      conditions: judgeCondition, deliveries: h.process.services.sender,
+      conditions: judgeCondition, deliveries: { plan: deliveryPlanner.plan, enqueue: async () => undefined },
     });
   }
 
-  /** A pending run of a report delivering to the hanging peer; not queued, so the in-process worker leaves it alone. */
-  async function pendingRun(url: string): Promise<{ runId: string; reportId: string }> {
+  /** A run of a report delivering to the hanging peer, carried to its delivery step (its attempt pending, not queued). */
+  async function deliveringRun(url: string): Promise<{ runId: string; attemptId: string }> {
     const reportId = await report('select 1 as one');
     const ch = await webhookChannel(`Hanging ${n}`, url);
     await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
     const runId = newId();
     await h.process.container.sql`insert into runs (id, report_id, trigger, status) values (${runId}, ${reportId}, 'manual', 'pending')`;
-    return { runId, reportId };
+    await engine().execute(runId, { signal: new AbortController().signal });
+    const attempt = await attemptOf(runId);
+    expect(attempt).toMatchObject({ status: 'pending', sends: 0 });
+    expect(await runRow(runId)).toMatchObject({ status: 'running', error_code: null });
+    return { runId, attemptId: attempt.id as string };
   }
 
+  const deliver = (runId: string, attemptId: string, signal: AbortSignal, jobId = firstDeliveryJobId(attemptId)) =>
+    h.process.services.deliveryWorker.deliver({ attemptId, runId, jobId }, signal);
+
   const attemptOf = async (runId: string) => (await h.process.container.sql`
-    select id, status, sends, error, finished_at from delivery_attempts where run_id = ${runId}`)[0]!;
+    select id, status, sends, error, finished_at, next_retry_at, history, job_id from delivery_attempts where run_id = ${runId}`)[0]!;
   const runRow = async (runId: string) => (await h.process.container.sql`select status, error_code from runs where id = ${runId}`)[0]!;
 
   async function until(check: () => boolean, what: string): Promise<void> {
@@ -479,21 +489,28 @@ describe('a delivery stopped while its peer holds the request', () => {
     }
   }
 
-  it('ends the attempt failed run.cancelled when the run is cancelled, run.timeout when it runs out of time, counting the request the peer got', async () => {
+  it('ends the attempt failed run.cancelled when the run is cancelled, delivery.timeout (retried later) when its job runs out of time, counting the request the peer got', async () => {
     const peerThatHangs = await hangingPeer();
     try {
-      for (const [reason, code, runStatus] of [[new RunCancelled(), 'run.cancelled', 'cancelled'], [new RunTimedOut(10_000), 'run.timeout', 'failed']] as const) {
-        const { runId } = await pendingRun(peerThatHangs.url);
+      for (const [reason, code, runStatus, retried] of [
+        [new RunCancelled(), 'run.cancelled', 'cancelled', false], [new DeliveryTimedOut(900_000), 'delivery.timeout', 'failed', true],
+      ] as const) {
+        const { runId, attemptId } = await deliveringRun(peerThatHangs.url);
         const before = peerThatHangs.received.length;
         const stop = new AbortController();
-        const running = engine().execute(runId, { signal: stop.signal });
+        const sending = deliver(runId, attemptId, stop.signal);
         await until(() => peerThatHangs.received.length > before, 'the peer to get the request');
+        // The cancellation is recorded on the run, then its event stops the send (as runs-service and the worker do).
+        if (reason instanceof RunCancelled) await h.process.container.sql`update runs set cancel_requested_at = now() where id = ${runId}`;
         stop.abort(reason);
-        await running;
-        expect(await runRow(runId)).toMatchObject({ status: runStatus, error_code: code });
+        await sending;
+        expect(await runRow(runId)).toMatchObject({ status: runStatus, error_code: runStatus === 'cancelled' ? 'run.cancelled' : 'delivery.all_failed' });
         const attempt = await attemptOf(runId);
         expect(attempt).toMatchObject({ status: 'failed', sends: 1, error: { code } });
         expect(attempt.finished_at).not.toBeNull();
+        expect(attempt.history).toEqual([expect.objectContaining({ error: expect.objectContaining({ code }) })]);
+        // A job out of time is a transient failure: the schedule sends it again; a cancelled run's is not.
+        expect(attempt.next_retry_at !== null).toBe(retried);
       }
     } finally {
       await peerThatHangs.close();
@@ -519,55 +536,30 @@ describe('a delivery stopped while its peer holds the request', () => {
     }
   });
 
-  it('leaves the attempt sending at a worker\'s shutdown, and the next worker sends it again under the same id; sends counts both requests', async () => {
+  it('leaves the attempt sending at a worker\'s shutdown, and its job, taken again, sends it under the same id; sends counts both requests', async () => {
     const peerThatHangs = await hangingPeer();
     try {
-      const { runId } = await pendingRun(peerThatHangs.url);
+      const { runId, attemptId } = await deliveringRun(peerThatHangs.url);
       const stop = new AbortController();
-      const running = engine().execute(runId, { signal: stop.signal });
+      const sending = deliver(runId, attemptId, stop.signal);
       await until(() => peerThatHangs.received.length === 1, 'the peer to get the request');
       stop.abort('the worker is shutting down');
-      await expect(running).rejects.toBe('the worker is shutting down');
+      await expect(sending).rejects.toThrow('the worker is shutting down');
       expect(await runRow(runId)).toMatchObject({ status: 'running', error_code: null });
       const handedBack = await attemptOf(runId);
       expect(handedBack).toMatchObject({ status: 'sending', sends: 1, error: null, finished_at: null });
+      expect(handedBack.history).toEqual([expect.objectContaining({ status_code: null, error: expect.objectContaining({ code: 'worker.shutdown' }) })]);
 
-      // The next worker takes the run again; the peer answers now.
+      // Another job (a stale one) takes nothing; the job handed back, taken again, sends it: the peer answers now.
+      expect(await deliver(runId, attemptId, new AbortController().signal, `deliver-${attemptId}-stale`)).toEqual({});
+      expect(peerThatHangs.received).toHaveLength(1);
       peerThatHangs.answer();
-      await engine().execute(runId, { signal: new AbortController().signal });
+      await deliver(runId, attemptId, new AbortController().signal);
       expect(await runRow(runId)).toMatchObject({ status: 'success', error_code: null });
-      expect(await attemptOf(runId)).toMatchObject({ id: handedBack.id, status: 'sent', sends: 2, error: null });
-      expect(peerThatHangs.received).toEqual([handedBack.id, handedBack.id]);
-    } finally {
-      await peerThatHangs.close();
-    }
-  });
-
-  it('queues a resend again at a worker\'s shutdown, for its job to send when it is taken again', async () => {
-    const peerThatHangs = await hangingPeer();
-    try {
-      const { runId } = await pendingRun(peerThatHangs.url);
-      peerThatHangs.answer();
-      await engine().execute(runId, { signal: new AbortController().signal });
       const sent = await attemptOf(runId);
-      // As if it had failed and a retry was asked for; the peer holds the resend's request.
-      const c = h.process.container;
-      await c.sql`update delivery_attempts set status = 'queued' where id = ${sent.id}`;
-      const { context, sender } = h.process.services;
-      const resends = createResendWorker({ attempts: c.repos.attempts, runs: c.repos.runs, context, sender, clock: c.clock, log: c.logger });
-      const hanging = await hangingPeer();
-      try {
-        await c.sql`update channels set settings = jsonb_set(settings, '{url}', to_jsonb(${hanging.url}::text))
-          where id = (select channel_id from delivery_attempts where id = ${sent.id})`;
-        const stop = new AbortController();
-        const resending = resends.resend(sent.id, stop.signal);
-        await until(() => hanging.received.length === 1, 'the peer to get the resend');
-        stop.abort('the worker is shutting down');
-        await expect(resending).rejects.toBe('the worker is shutting down');
-        expect(await attemptOf(runId)).toMatchObject({ id: sent.id, status: 'queued', sends: 2, error: null });
-      } finally {
-        await hanging.close();
-      }
+      expect(sent).toMatchObject({ id: handedBack.id, status: 'sent', sends: 2, error: null });
+      expect(sent.history).toHaveLength(2);
+      expect(peerThatHangs.received).toEqual([handedBack.id, handedBack.id]);
     } finally {
       await peerThatHangs.close();
     }
@@ -575,29 +567,30 @@ describe('a delivery stopped while its peer holds the request', () => {
 });
 
 describe('the sweep', () => {
-  it('queues again a resend whose job went missing, and ends one left sending by a lost worker', async () => {
+  it('queues again a delivery whose job went missing and an automatic retry overdue without its job; each is sent under its id', async () => {
     const sweep = buildSchedulerTasks(h.process.container, h.process.services).find((t) => t.name === 'run sweep')!;
     const reportId = await report();
     const ch = await webhookChannel('Swept', `${peer.url}/swept`);
     await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
     await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: { subject: 'second' } }).expect(201);
-    peer.fallback = { status: 500 };
+    peer.fallback = { status: 400 };
     const run = await runAndWait(reportId);
     expect(run.status).toBe('failed');
-    const [lostJob, lostWorker] = run.delivery_attempts;
-    // A retry whose job Redis lost (queued, untouched for 5 minutes), and a resend whose worker died (sending for 20).
+    const [lostJob, overdue] = run.delivery_attempts;
+    // A delivery whose job Redis lost (pending, untouched for 5 minutes, naming a job the queue does not have), and an
+    // automatic retry due 5 minutes ago whose delayed job is gone too.
     const sql = h.process.container.sql;
-    await sql`update delivery_attempts set status = 'queued', updated_at = now() - interval '5 minutes' where id = ${lostJob.id}`;
-    await sql`update delivery_attempts set status = 'sending', updated_at = now() - interval '20 minutes' where id = ${lostWorker.id}`;
+    await sql`update delivery_attempts set status = 'pending', job_id = 'deliver-lost', updated_at = now() - interval '5 minutes' where id = ${lostJob.id}`;
+    await sql`update delivery_attempts set next_retry_at = now() - interval '5 minutes', job_id = 'deliver-lost-too' where id = ${overdue.id}`;
+    await sql`update runs set status = 'running', finished_at = null, error_code = null, error_message = null, delivering_since = now() where id = ${run.id}`;
     peer.fallback = { status: 200, body: 'ok' };
+    peer.requests.length = 0;
     await sweep.run(new Date());
-    // The attempt is recorded sent a moment before the run is settled: wait for both.
-    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent'
-      && r.status !== 'failed');
-    expect(after.delivery_attempts[0]).toMatchObject({ id: lostJob.id, status: 'sent' });
-    expect(after.delivery_attempts[1]).toMatchObject({ id: lostWorker.id, status: 'failed', error: { code: 'delivery.worker_lost' } });
-    expect(after.status).toBe('partial');
-    expect(h.logs.some((l) => l.includes('delivery resends swept'))).toBe(true);
+    const after = await waitForRunOf(run.id);
+    expect(after.status).toBe('success');
+    expect(after.delivery_attempts.map((a: { id: string; status: string }) => [a.id, a.status])).toEqual([[lostJob.id, 'sent'], [overdue.id, 'sent']]);
+    expect(peer.requests.map((r) => r.headers['webhook-id']).sort()).toEqual([lostJob.id, overdue.id].sort());
+    expect(h.logs.some((l) => l.includes('deliveries whose job went missing were queued again'))).toBe(true);
   });
 });
 

@@ -71,14 +71,24 @@ describe('the run state machine', () => {
 });
 
 describe('the delivery attempt state machine', () => {
-  it('has sent as its one terminal status, with no exits', () => {
-    expect(sorted(ATTEMPT_STATES.terminal)).toEqual(['sent']);
+  it('has sent and preview (a test run\'s message, never sent) as its terminal statuses, with no exits', () => {
+    expect(sorted(ATTEMPT_STATES.terminal)).toEqual(['preview', 'sent']);
     expect(ATTEMPT_STATES.nextStatuses('sent')).toEqual([]);
+    expect(ATTEMPT_STATES.nextStatuses('preview')).toEqual([]);
   });
 
-  it('reaches every status from a new attempt (sending), and every status can reach sent', () => {
-    expect(sorted(reachable(ATTEMPT_STATES, ATTEMPT_TRANSITIONS.begin.to))).toEqual(sorted(ATTEMPT_STATUSES));
-    for (const s of ATTEMPT_STATUSES) expect(reachable(ATTEMPT_STATES, [s]).has('sent')).toBe(true);
+  it('reaches every status from a planned attempt (pending), and every status but preview can reach sent', () => {
+    expect(ATTEMPT_TRANSITIONS.plan.to).toEqual(['pending']);
+    expect(sorted(reachable(ATTEMPT_STATES, ATTEMPT_TRANSITIONS.plan.to))).toEqual(sorted(ATTEMPT_STATUSES));
+    for (const s of ATTEMPT_STATUSES.filter((x) => x !== 'preview')) expect(reachable(ATTEMPT_STATES, [s]).has('sent')).toBe(true);
+  });
+
+  it('lets only a job take an attempt, and a failed one only through a retry or a person\'s resend', () => {
+    expect(ATTEMPT_STATES.canMove('pending', 'sending')).toBe(true);
+    expect(ATTEMPT_STATES.canMove('pending', 'sent')).toBe(false);
+    expect(ATTEMPT_STATES.canMove('failed', 'sending')).toBe(true); // the retry schedule's job
+    expect(ATTEMPT_STATES.canMove('failed', 'queued')).toBe(true);
+    expect(ATTEMPT_STATES.canMove('sent', 'sending')).toBe(false);
   });
 
   it('is what the store writes: each write of the store is the row of the same name', () => {

@@ -51,6 +51,8 @@ export interface DeliveryRecord {
   reportId: string;
   channelId: string;
   channelType: string;
+  /** The channel's name now (attempts keep the name they were sent under). */
+  channelName: string;
   position: number;
   settings: DeliverySettings;
   version: number;
@@ -58,7 +60,7 @@ export interface DeliveryRecord {
   updatedAt: Date;
 }
 
-export const ATTEMPT_STATUSES = ['sending', 'sent', 'failed', 'queued', 'preview'] as const;
+export const ATTEMPT_STATUSES = ['pending', 'sending', 'sent', 'failed', 'queued', 'preview'] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
 /**
@@ -67,24 +69,27 @@ export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
  * (tests/unit/state-machines.test.ts). Only `sent` is terminal: an attempt sent is never sent again.
  */
 export const ATTEMPT_TRANSITIONS = {
+  /** A run's result file is made: each delivery it sends gets its attempt, pending, and a job. */
+  plan: { from: [], to: ['pending'] },
   /**
-   * An attempt is sent: a new one, or the row of the same run and delivery that a lost worker, a
-   * queued retry or a failed send left (under the same id; a `sent` row stays sent).
+   * Its job takes it: a pending one, one a stopped worker left sending (its job handed back), or
+   * one a person queued again. Only the job the attempt names (job_id) takes it.
    */
-  begin: { from: ['sending', 'failed', 'queued', 'preview'], to: ['sending'] },
-  /** The send ended: sent, failed, or shown instead of sent (a preview). */
-  finish: { from: ['sending', 'failed', 'queued', 'preview'], to: ['sent', 'failed', 'preview'] },
-  /** The send was stopped unfinished (a shutdown): left for the next worker, or queued again for a resend. */
-  handBack: { from: ['sending'], to: ['sending', 'queued'] },
-  /** Someone asked to send a failed attempt again. */
+  take: { from: ['pending', 'sending', 'queued'], to: ['sending'] },
+  /** The automatic retry schedule's job takes a failed attempt that has a retry planned (next_retry_at). */
+  retry: { from: ['failed'], to: ['sending'] },
+  /** The send ended: sent, failed (perhaps with an automatic retry planned), or shown instead of sent (a preview). */
+  finish: { from: ['sending'], to: ['sent', 'failed', 'preview'] },
+  /** The send was stopped unfinished (a shutdown): it stays sending, with the requests it made, for the next worker. */
+  handBack: { from: ['sending'], to: ['sending'] },
+  /** Someone asked to send a failed attempt again (it replaces an automatic retry). */
   queue: { from: ['failed'], to: ['queued'] },
-  /** A resend job takes the queued attempt. */
-  claim: { from: ['queued'], to: ['sending'] },
-  /** Its run was lost with its worker: what that worker left sending or queued ends failed. */
-  loseWithRun: { from: ['sending', 'queued'], to: ['failed'] },
-  /** A resend's worker went missing (its run long finished): the sending attempt ends failed. */
-  abandon: { from: ['sending'], to: ['failed'] },
+  /** Its job failed for good, or its run was cancelled before it was sent: it ends failed. */
+  giveUp: { from: ['pending', 'sending', 'queued'], to: ['failed'] },
 } as const satisfies Record<string, Transition<AttemptStatus>>;
+
+/** An attempt still on its way: its run's delivery step is not over while one is. */
+export const OPEN_ATTEMPT_STATUSES: ReadonlySet<AttemptStatus> = new Set(['pending', 'sending', 'queued']);
 
 export type AttemptTransitions = typeof ATTEMPT_TRANSITIONS;
 
@@ -126,6 +131,12 @@ export interface AttemptRecord {
   preview: RenderedMessage | null;
   /** Every request made, oldest first; a resend adds to it. */
   history: AttemptSend[];
+  /** When the automatic retry schedule sends this failed attempt again; null when none is planned. */
+  nextRetryAt: Date | null;
+  /** Automatic retries planned so far. */
+  retries: number;
+  /** The queue job that carries the attempt now; only it takes the attempt. */
+  jobId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

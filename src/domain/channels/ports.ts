@@ -2,7 +2,7 @@
 import type { Page, PageRequest } from '../../core/cursor.js';
 import type { Dependent } from '../../core/errors.js';
 import type {
-  AttemptRecord, AttemptSend, AttemptStatus, ChannelChanges, ChannelHealth, ChannelRecord, DeliveryRecord, DeliverySettings, NewChannel,
+  AttemptRecord, AttemptSend, ChannelChanges, ChannelHealth, ChannelRecord, DeliveryRecord, DeliverySettings, NewChannel,
 } from './model.js';
 
 export interface ChannelsRepo {
@@ -46,18 +46,21 @@ export interface DeliveriesRepo {
   delete(reportId: string, id: string): Promise<boolean>;
 }
 
-export interface AttemptStart {
+/** An attempt planned when a run's result file is made (pending, with its job's id). */
+export interface PlannedAttempt {
+  id: string;
   runId: string;
   deliveryId: string;
   channelId: string;
   channelName: string;
   channelType: string;
   position: number;
+  jobId: string;
   now: Date;
 }
 
 export interface AttemptEnd {
-  status: Exclude<AttemptStatus, 'sending' | 'queued'>;
+  status: 'sent' | 'failed' | 'preview';
   sends: number;
   finishedAt: Date;
   statusCode: number | null;
@@ -67,35 +70,45 @@ export interface AttemptEnd {
   preview?: AttemptRecord['preview'];
   /** The requests this end adds to the attempt's history. */
   history?: AttemptSend[];
+  /** A failed end's automatic retry: when, which step of the schedule, and the job that carries it. */
+  retry?: { at: Date; retries: number; jobId: string } | undefined;
+}
+
+/** An attempt that may have lost its job: the sweep looks the job up and queues it again. */
+export interface StuckAttempt {
+  id: string;
+  runId: string;
+  status: AttemptRecord['status'];
+  jobId: string | null;
 }
 
 export interface AttemptsRepo {
+  /** Inserts the planned attempts (pending); an attempt of the same run and delivery is left as it is. */
+  plan(attempts: PlannedAttempt[]): Promise<void>;
   /**
-   * The attempt of (run, delivery) to send now: a new one (status sending), or the one a lost
-   * worker left (sending, failed: the same id again). `alreadySent` when it was sent before.
+   * pending, sending (a stopped worker's) or queued → sending, or failed → sending when an
+   * automatic retry is planned: only for the job the attempt names. Undefined otherwise.
    */
-  begin(start: AttemptStart, id: string): Promise<{ attempt: AttemptRecord; alreadySent: boolean }>;
+  take(id: string, jobId: string, now: Date): Promise<AttemptRecord | undefined>;
   finish(id: string, end: AttemptEnd): Promise<AttemptRecord | undefined>;
   /**
    * A sending attempt stopped unfinished (the worker shutting down): adds the requests it made to
-   * `sends` and leaves it `status` (sending, or queued again) for the next worker to send.
+   * `sends` and its history and leaves it sending for the next worker (its job is handed back).
    */
-  handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date; history?: AttemptSend[] }): Promise<void>;
+  handBack(id: string, back: { sends: number; now: Date; history?: AttemptSend[] }): Promise<void>;
+  /** pending, sending or queued → failed with `error` (its job failed for good, its run was cancelled). */
+  giveUp(id: string, error: { code: string; message: string }, now: Date): Promise<AttemptRecord | undefined>;
   find(id: string): Promise<AttemptRecord | undefined>;
   listForRun(runId: string): Promise<AttemptRecord[]>;
-  /** failed → queued (answers the attempt when it moved; undefined otherwise). */
-  queue(id: string, now: Date): Promise<AttemptRecord | undefined>;
-  /**
-   * queued → sending; undefined otherwise (a second job for the same resend, or one retried after
-   * its worker was lost, finds it taken; the sweep ends resends left sending).
-   */
-  claim(id: string, now: Date): Promise<AttemptRecord | undefined>;
+  /** failed → queued under job `jobId`, replacing a planned automatic retry (the attempt when it moved). */
+  queue(id: string, now: Date, jobId: string): Promise<AttemptRecord | undefined>;
   /** The channel's failed attempts since `since` whose delivery still exists, newest first. */
   failedOfChannel(channelId: string, since: Date, limit: number): Promise<AttemptRecord[]>;
   /**
-   * Resends whose job went missing: queued attempts untouched since `queuedBefore` (their job is
-   * queued again by the caller), and sending ones of finished runs untouched since
-   * `sendingBefore` (their worker is gone: they end failed, and `lost` counts them).
+   * Attempts that may have lost their job: pending, sending or queued ones untouched since
+   * `before`, and failed ones whose automatic retry was due before it.
    */
-  stuckResends(queuedBefore: Date, sendingBefore: Date, now: Date): Promise<{ queued: Array<{ id: string; runId: string }>; lost: number }>;
+  stuck(before: Date, limit: number): Promise<StuckAttempt[]>;
+  /** Names a new job for the attempt (when it still names `fromJobId`); false when it moved meanwhile. */
+  rejob(id: string, fromJobId: string | null, toJobId: string): Promise<boolean>;
 }

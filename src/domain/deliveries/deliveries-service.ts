@@ -56,7 +56,7 @@ function sampleRun(reportId: string, now: Date): RunRecord {
     columns: [{ name: 'region', type: 'text' }, { name: 'orders', type: 'int8' }, { name: 'revenue', type: 'numeric' }],
     sample: [['EU', 120, '15320.50'], ['US', 98, '12877.00'], ['APAC', 41, '5120.75']],
     steps: [], error: null, resultKey: null, resultBytes: null, resultHash: null, attempts: 0, createdBy: null,
-    createdAt: now, startedAt: now, finishedAt: now, cancelRequestedAt: null,
+    createdAt: now, startedAt: now, finishedAt: now, cancelRequestedAt: null, deliveringSince: null,
   };
 }
 
@@ -190,7 +190,7 @@ export function createDeliveriesService(deps: {
         if (!input.channelId) throw validationFailed([{ field: 'channel_id', code: 'validation.required', message: 'give delivery_id, or channel_id and settings' }]);
         const { settings } = await settingsFor(input.channelId, input.settings ?? {});
         const channel = (await deps.channels.find(input.channelId))!;
-        delivery = { id: newId(), reportId: input.reportId, channelId: channel.id, channelType: channel.type, position: 1, settings, version: 1, createdAt: clock.now(), updatedAt: clock.now() };
+        delivery = { id: newId(), reportId: input.reportId, channelId: channel.id, channelType: channel.type, channelName: channel.name, position: 1, settings, version: 1, createdAt: clock.now(), updatedAt: clock.now() };
       }
       const latest = await deps.context.latestResultRun(input.reportId);
       const run = latest ?? sampleRun(input.reportId, clock.now());

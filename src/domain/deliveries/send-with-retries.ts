@@ -1,8 +1,10 @@
 /**
- * One delivery's send with its retries: transient failures (timeouts, connection errors, 5xx,
- * 429 with Retry-After) are sent again after a wait with equal jitter, a bounded number of times;
- * permanent ones are not. Every request is one entry of the attempt's history, a request cut
- * short by the signal included.
+ * One delivery's send with its quick retries: transient failures (timeouts, connection errors,
+ * 5xx, 429) are sent again after a wait with equal jitter, a bounded number of times; permanent
+ * ones are not. A Retry-After longer than the longest quick wait, or a circuit that opened
+ * meanwhile, ends the quick retries early: the attempt then waits for the automatic retry
+ * schedule (nextRetry) instead of holding its worker. Every request is one entry of the
+ * attempt's history, a request cut short by the signal included.
  */
 import type { Clock } from '../../core/clock.js';
 import type { AttemptSend } from '../channels/model.js';
@@ -19,6 +21,37 @@ import { RunCancelled, RunTimedOut } from '../runs/model.js';
 export function retryDelay(policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, sends: number, retryAfterMs: number | null | undefined, random: number): number {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (sends - 1));
   return Math.min(policy.maxDelayMs, Math.max(step / 2 + random * (step / 2), retryAfterMs ?? 0));
+}
+
+/**
+ * The automatic retry after an attempt's quick retries failed transiently: the schedule's next
+ * wait (a longer Retry-After wins), unless the schedule is spent or the retry would come later
+ * than `maxAgeMs` after the attempt was planned. Null: no automatic retry.
+ */
+export function nextRetry(schedule: { waitsMs: readonly number[]; maxAgeMs: number }, attempt: { retries: number; createdAt: Date },
+  failure: { transient: boolean; retryAfterMs: number | null; notBefore?: number | null | undefined }, now: Date): { at: Date; retries: number } | null {
+  if (!failure.transient || attempt.retries >= schedule.waitsMs.length) return null;
+  const wait = Math.max(schedule.waitsMs[attempt.retries]!, failure.retryAfterMs ?? 0);
+  const at = Math.max(now.getTime() + wait, failure.notBefore ?? 0);
+  if (at - attempt.createdAt.getTime() > schedule.maxAgeMs) return null;
+  return { at: new Date(at), retries: attempt.retries + 1 };
+}
+
+/** How a send with its quick retries ended: the attempt's end, and whether its failure is worth an automatic retry. */
+export interface SendOutcome {
+  end: Omit<AttemptEnd, 'finishedAt'>;
+  /** The last failure was transient (a timeout, a connection error, 5xx, 429): the schedule may retry it. */
+  transient: boolean;
+  /** The peer's Retry-After on the last failure. */
+  retryAfterMs: number | null;
+}
+
+/** What a send tells its channel's gate, and asks it between quick retries. */
+export interface SendHooks {
+  /** Each request's end: taken (true) or failed (false). */
+  onSend?(ok: boolean): void | Promise<void>;
+  /** Asked before each quick retry: false ends them (the channel's circuit opened meanwhile). */
+  mayRetry?(): boolean | Promise<boolean>;
 }
 
 export interface RetryPolicy {
@@ -54,7 +87,7 @@ export function createSendWithRetries(deps: {
    * as they are made, so that a caller stopped by the signal knows how many reached the peer.
    */
   return async function sendWithRetries(plugin: ChannelPlugin, settings: Record<string, unknown>, target: DeliveryTarget,
-    message: ChannelMessage, messageId: string, signal: AbortSignal, made: { sends: number; history: AttemptSend[] }): Promise<Omit<AttemptEnd, 'finishedAt'>> {
+    message: ChannelMessage, messageId: string, signal: AbortSignal, made: { sends: number; history: AttemptSend[] }, hooks: SendHooks = {}): Promise<SendOutcome> {
     let sends = 0;
     let last: ChannelSendError | undefined;
     for (;;) {
@@ -70,7 +103,11 @@ export function createSendWithRetries(deps: {
           signal, timeoutMs: deps.retry.sendTimeoutMs, http: deps.http, messageId, now: () => deps.clock.now(),
         });
         record(outcome.statusCode, null);
-        return { status: 'sent', sends, statusCode: outcome.statusCode, peerMessageId: outcome.peerMessageId, detail: outcome.detail, error: null, history: made.history };
+        await hooks.onSend?.(true);
+        return {
+          end: { status: 'sent', sends, statusCode: outcome.statusCode, peerMessageId: outcome.peerMessageId, detail: outcome.detail, error: null, history: made.history },
+          transient: false, retryAfterMs: null,
+        };
       } catch (err) {
         if (signal.aborted) {
           record(null, stoppedBy(signal.reason) ?? HANDED_BACK);
@@ -79,13 +116,21 @@ export function createSendWithRetries(deps: {
         last = err instanceof ChannelSendError ? err
           : new ChannelSendError('delivery.peer_error', `The channel failed: ${String((err as Error)?.message ?? err).slice(0, 300)}`, { transient: false });
         record(last.options.statusCode ?? null, { code: last.code, message: last.message });
+        // Only a transient failure counts against the channel: a refusal (4xx) shows the receiver is up.
+        await hooks.onSend?.(!last.options.transient);
         if (!last.options.transient || sends >= deps.retry.sends) break;
+        // A Retry-After past the longest quick wait is the schedule's to honour, not this worker's.
+        if ((last.options.retryAfterMs ?? 0) > deps.retry.maxDelayMs) break;
+        if (hooks.mayRetry && !(await hooks.mayRetry())) break;
         await deps.sleep(retryDelay(deps.retry, sends, last.options.retryAfterMs, Math.random()), signal);
       }
     }
     return {
-      status: 'failed', sends, statusCode: last.options.statusCode ?? null, peerMessageId: null, detail: null,
-      error: { code: last.code, message: last.message }, history: made.history,
+      end: {
+        status: 'failed', sends, statusCode: last.options.statusCode ?? null, peerMessageId: null, detail: null,
+        error: { code: last.code, message: last.message }, history: made.history,
+      },
+      transient: last.options.transient === true, retryAfterMs: last.options.retryAfterMs ?? null,
     };
   };
 }

@@ -77,24 +77,37 @@ export interface RunContext {
 /** The status a run has reached when its deliveries are sent: its condition met, or not. */
 export type DeliveringStatus = 'success' | 'skipped';
 
-/** How a run's deliveries ended (each one's own record is its delivery attempt). */
-export interface DeliveryCount {
-  sent: number;
-  failed: number;
-  previewed: number;
+/** One delivery a run sends: its attempt is planned (pending) in the run's unit of work. */
+export interface PlannedDelivery {
+  deliveryId: string;
+  channelId: string;
+  channelName: string;
+  channelType: string;
+  position: number;
 }
 
-/** The report's deliveries a run sends, in order, ready to send. */
-export interface PlannedDeliveries {
-  /** Sends them in order; stops at `signal` (the run's cancel, its time limit, a shutdown). */
-  send(run: RunRecord, context: RunContext, signal: AbortSignal, log: Log): Promise<DeliveryCount>;
+/** A planned attempt's job on the deliveries queue. */
+export interface DeliveryJob {
+  attemptId: string;
+  runId: string;
+  jobId: string;
 }
 
-/** Sends a run's deliveries after its result file (implemented by the deliveries feature). */
+/**
+ * A run's deliveries after its result file (implemented by the deliveries feature): the engine
+ * plans them (their attempts commit pending with the run's progress) and hands them to the
+ * deliveries queue after the commit; each is then a job of its own, and the last to settle ends
+ * the run.
+ */
 export interface DeliverRun {
-  /** The report's deliveries that a run ending `runStatus` sends; undefined when none apply (no delivery step). */
-  plan(reportId: string, runStatus: DeliveringStatus): Promise<PlannedDeliveries | undefined>;
+  /** The report's deliveries that a run ending `runStatus` sends, in order; empty when none apply (no delivery step). */
+  plan(reportId: string, runStatus: DeliveringStatus): Promise<PlannedDelivery[]>;
+  /** Queues the jobs of attempts already committed (a failure is left to the sweep, which finds them pending). */
+  enqueue(jobs: DeliveryJob[]): Promise<void>;
 }
+
+/** The job id of a planned attempt's first job. */
+export const firstDeliveryJobId = (attemptId: string): string => `deliver-${attemptId}`;
 
 export interface RunEngineStore {
   /**
@@ -125,8 +138,12 @@ export interface RunEngineStore {
   heartbeat(runId: string, attempt: number): Promise<boolean>;
   /** Ends a lost run failed (with `leaseMs`: only a pending one or one whose lease ran out); the record after, or undefined. */
   markLost(runId: string, error: RunError, now: Date, leaseMs?: number): Promise<RunRecord | undefined>;
-  /** Ends failed the delivery attempts a lost run's worker left sending or queued. */
-  failLostAttempts(runId: string, now: Date): Promise<void>;
+  /**
+   * The run's query and result file are done and its deliveries become jobs: saves the progress
+   * and marks it delivering (it stays running, no longer held by a worker: start, the lease sweep
+   * and markLost leave it alone). Undefined when it is no longer running in attempt `attempt`.
+   */
+  beginDeliveries(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<RunRecord | undefined>;
   /** Whether the run row still exists. */
   exists(runId: string): Promise<boolean>;
   /** The report's title and query, and the email of who queued the run (for deliveries); undefined when gone. */

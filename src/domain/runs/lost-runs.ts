@@ -1,8 +1,8 @@
 /**
  * Ending a run lost for good, the one way both paths use (the sweep when its workers were lost
- * too often, the worker when its job failed for good): in one unit of work the run ends failed,
- * the delivery attempts its lost worker left sending (or queued) end failed, and its events are
- * written, so no path leaves a run or an attempt half-ended.
+ * too often, the worker when its job failed for good): in one unit of work the run ends failed
+ * and its events are written. A run whose deliveries are under way is not lost (its attempts are
+ * jobs of their own, which end it); its query step had no attempts yet.
  */
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 import { runChanged } from './events.js';
@@ -14,7 +14,6 @@ export async function endLostRun(
   return uow.run(async (tx) => {
     const run = await tx.runEngine.markLost(runId, error, now, leaseMs);
     if (!run) return undefined;
-    await tx.runEngine.failLostAttempts(runId, now);
     await tx.outbox.add(runChanged(run));
     return run;
   });

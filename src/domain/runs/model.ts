@@ -104,6 +104,11 @@ export interface RunRecord {
   startedAt: Date | null;
   finishedAt: Date | null;
   cancelRequestedAt: Date | null;
+  /**
+   * When its query and result file were done and its deliveries became jobs of their own (the
+   * run stays running until they settle); null before that, or when it sends none.
+   */
+  deliveringSince: Date | null;
 }
 
 /** The job that executes a run: the BullMQ job id is the run id (ids are UUIDs: no ':'). */

@@ -71,6 +71,11 @@ export interface RunsRepo {
    * status its attempts now give; the run after when it changed.
    */
   settleDeliveries(runId: string, now: Date): Promise<RunRecord | undefined>;
+  /**
+   * Locks the run's row until the unit of work ends (the attempts of one run settle it one at a
+   * time, so the last one to end sees every other end) and answers it.
+   */
+  lockForSettling(runId: string): Promise<RunRecord | undefined>;
   /** Deletes Idempotency-Key records older than `before` (they answer nothing any more); answers how many. */
   purgeIdempotencyKeys(before: Date): Promise<number>;
 }

@@ -4,9 +4,13 @@
  * Steps: `query` (the rows stream from the user database into the result file, counted, hashed,
  * the first 20 kept as the sample; never the whole result in memory), `condition` (when the run
  * has one: false ends it `skipped`), `result_file`, then `delivery` when the run delivers and
- * the report has deliveries that apply (sent in order through the DeliverRun port). The start and
- * the end commit with their events (the outbox); the steps between commit the run's progress, and
- * no network call happens inside a transaction.
+ * the report has deliveries that apply. The start and the end commit with their events (the
+ * outbox); the steps between commit the run's progress, and no network call happens inside a
+ * transaction. A run that delivers does not end here: its progress, its delivery step (running)
+ * and one pending attempt per delivery commit together, each attempt's job goes to the deliveries
+ * queue, and the run's job is over; the run stays running until the last attempt settles it
+ * (deliveries/delivery-worker.ts). The run's time limit covers its query and file; each delivery
+ * has its own limits.
  *
  * The signal stops it: a RunCancelled reason ends the run `cancelled`, RunTimedOut ends it
  * `failed` (run.timeout); any other reason (the worker shutting down) records nothing and
@@ -24,7 +28,8 @@ import type { ConnectorPools } from '../connections/pools.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import { bindValues } from '../queries/parameters.js';
 import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/sql-template.js';
-import type { DeliverRun, JudgeCondition, RunEngineStore, RunMetrics, RunOutcome, RunProgress } from './engine-ports.js';
+import { newId } from '../../core/ids.js';
+import { firstDeliveryJobId, type DeliverRun, type JudgeCondition, type PlannedDelivery, type RunEngineStore, type RunMetrics, type RunOutcome, type RunProgress } from './engine-ports.js';
 import { runUpdated, runChanged } from './events.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
 
@@ -51,7 +56,7 @@ export interface RunEngineDeps {
   cancelPollMs?: number;
   /** Judges a run's condition (the reports feature's). */
   conditions: JudgeCondition;
-  /** Sends the report's deliveries after the result file (absent: runs end without delivering). */
+  /** Plans and queues the report's deliveries after the result file (absent: runs end without delivering). */
   deliveries?: DeliverRun | undefined;
 }
 
@@ -136,7 +141,7 @@ export function createRunEngine(deps: RunEngineDeps) {
       if (persist) await save();
     };
 
-    let outcome: Omit<RunOutcome, 'finishedAt' | 'steps'>;
+    let outcome: Outcome;
     try {
       if (run.cancelRequestedAt) {
         // Cancelled while no worker held it (its worker was lost or shutting down).
@@ -184,6 +189,10 @@ export function createRunEngine(deps: RunEngineDeps) {
       options.signal.removeEventListener('abort', onOuter);
     }
 
+    if (outcome.deliver) {
+      await handOver(run, outcome.deliver, { ...progress, steps }, key, wroteFile, log);
+      return;
+    }
     const finishedAt = clock.now();
     // The end and its events in one transaction.
     const ended = await deps.uow.run(async (tx) => {
@@ -202,6 +211,37 @@ export function createRunEngine(deps: RunEngineDeps) {
     else log.info('run finished', { status: ended.status, rows: ended.rowCount, seconds });
   }
 
+  /**
+   * The run's deliveries become jobs: its progress (the delivery step running), one pending
+   * attempt per delivery and its event commit together; the jobs are queued after the commit (a
+   * failed enqueue is the sweep's: it finds the attempts pending without a job).
+   */
+  async function handOver(run: RunRecord, planned: PlannedDelivery[], progress: RunProgress, key: string, wroteFile: boolean, log: Log) {
+    const now = clock.now();
+    const attempts = planned.map((d) => {
+      const id = newId();
+      return { ...d, id, runId: run.id, jobId: firstDeliveryJobId(id), now };
+    });
+    const handed = await deps.uow.run(async (tx) => {
+      const row = await tx.runEngine.beginDeliveries(run.id, run.attempts, progress, now);
+      if (!row) return undefined;
+      await tx.attempts.plan(attempts);
+      await tx.outbox.add([runUpdated(row)]);
+      return row;
+    });
+    if (!handed) {
+      if (wroteFile && !(await store.exists(run.id))) await deps.artifacts.remove(key).catch(() => undefined);
+      log.info('run ended elsewhere before its deliveries could be queued');
+      return;
+    }
+    try {
+      await deps.deliveries!.enqueue(attempts.map((a) => ({ attemptId: a.id, runId: run.id, jobId: a.jobId })));
+    } catch (err) {
+      log.warn('the run\'s deliveries could not be queued now; the sweep queues them', { err, deliveries: attempts.length });
+    }
+    log.info('run delivering', { deliveries: attempts.length, rows: handed.rowCount });
+  }
+
   /** The steps of one run; answers its outcome, or throws (a RunFailure, a DomainError, an abort). */
   async function carryOut(
     run: RunRecord,
@@ -210,7 +250,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     endStep: (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error?: RunError | null, persist?: boolean) => Promise<void>,
     progress: RunProgress,
     openFile: (columns: ResultColumn[]) => Promise<ResultWriter>,
-  ): Promise<Omit<RunOutcome, 'finishedAt' | 'steps'>> {
+  ): Promise<Outcome> {
     const query = await beginStep('query');
     const found = await store.source(run.reportId);
     if (!found) throw new RunGone();
@@ -275,27 +315,18 @@ export function createRunEngine(deps: RunEngineDeps) {
     if (!deps.deliveries || !run.deliver || !found.hasDeliveries) return { status: base, error: null };
 
     const planned = await deps.deliveries.plan(run.reportId, base);
-    if (!planned) return { status: base, error: null };
-    const context = await store.runContext(run.reportId, run.createdBy);
-    if (!context) throw new RunGone();
-    const step = await beginStep('delivery', true);
-    const tally = await planned.send({ ...run, ...progress } as RunRecord, context, signal, deps.log.child({ run_id: run.id, report_id: run.reportId }));
-    const detail = { sent: tally.sent, failed: tally.failed, previewed: tally.previewed };
-    if (tally.failed === 0) {
-      await endStep(step, 'success', detail);
-      return { status: base, error: null };
-    }
-    if (tally.sent > 0) {
-      await endStep(step, 'failed', detail, { code: 'delivery.partial', message: `${tally.failed} of ${tally.sent + tally.failed} deliveries failed` });
-      return { status: 'partial', error: null };
-    }
-    const error = { code: 'delivery.all_failed', message: `Every delivery failed (${tally.failed}); each delivery attempt says why` };
-    await endStep(step, 'failed', detail, error);
-    return { status: 'failed', error };
+    if (planned.length === 0) return { status: base, error: null };
+    signal.throwIfAborted();
+    // Saved with the attempts (handOver); it ends when the last attempt settles the run.
+    await beginStep('delivery');
+    return { status: base, error: null, deliver: planned };
   }
 
   return { execute };
 }
+
+/** How the steps ended: the run's outcome, or the deliveries it hands over (it ends when they settle). */
+type Outcome = Omit<RunOutcome, 'finishedAt' | 'steps'> & { deliver?: PlannedDelivery[] };
 
 /** The run row vanished (its report was deleted) while the run went on. */
 class RunGone extends Error {

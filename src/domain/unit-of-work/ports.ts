@@ -25,7 +25,7 @@ export interface TxRepos {
   attempts: AttemptsRepo;
   securityEvents: SecurityEventsRepo;
   outbox: Outbox;
-  runEngine: Pick<RunEngineStore, 'start' | 'finish' | 'markLost' | 'failLostAttempts'>;
+  runEngine: Pick<RunEngineStore, 'start' | 'finish' | 'markLost' | 'beginDeliveries'>;
   runs: RunsRepo;
   scheduleClaims: ScheduleClaims;
   reports: ReportsRepo;

@@ -148,6 +148,11 @@ export const runs = pgTable('runs', {
   cancelRequestedAt: ts('cancel_requested_at'),
   /** The store's time when the worker holding the run last said it is alive (its lease). */
   heartbeatAt: ts('heartbeat_at'),
+  /**
+   * Set when the run's query and result file are done and its deliveries became jobs of their
+   * own: the run stays running (no worker holds it; its attempts do) until they settle.
+   */
+  deliveringSince: ts('delivering_since'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('runs_report_slot_key').on(t.reportId, t.slot),
@@ -228,7 +233,7 @@ export const deliveryAttempts = pgTable('delivery_attempts', {
   channelName: text('channel_name').notNull(),
   channelType: text('channel_type').notNull(),
   position: integer('position').notNull(),
-  status: text('status').$type<'sending' | 'sent' | 'failed' | 'queued' | 'preview'>().notNull(),
+  status: text('status').$type<'pending' | 'sending' | 'sent' | 'failed' | 'queued' | 'preview'>().notNull(),
   sends: integer('sends').notNull().default(0),
   startedAt: ts('started_at'),
   finishedAt: ts('finished_at'),
@@ -239,10 +244,18 @@ export const deliveryAttempts = pgTable('delivery_attempts', {
   preview: jsonb('preview').$type<Record<string, unknown> | null>(),
   /** Every request of the attempt, oldest first (times as ISO text); ends and hand-backs append. */
   history: jsonb('history').$type<StoredAttemptSend[]>().notNull().default([]),
+  /** When the automatic retry schedule sends this failed attempt again (null: none planned). */
+  nextRetryAt: ts('next_retry_at'),
+  /** Automatic retries planned so far (the step of the schedule the next one takes). */
+  retries: integer('retries').notNull().default(0),
+  /** The id of the queue job that carries it now (the sweep looks it up when it seems stuck). */
+  jobId: text('job_id'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('delivery_attempts_run_delivery_key').on(t.runId, t.deliveryId),
+  index('delivery_attempts_open_idx').on(t.updatedAt).where(sql`${t.status} in ('pending', 'sending', 'queued')`),
+  index('delivery_attempts_retry_idx').on(t.nextRetryAt).where(sql`${t.nextRetryAt} is not null`),
   index('delivery_attempts_run_idx').on(t.runId, t.position),
   index('delivery_attempts_channel_idx').on(t.channelId, t.finishedAt),
 ]);

@@ -30,7 +30,7 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
       id: newId(), reportId, trigger: 'manual', status: 'pending', deliver: false, slot: null, parameters: {}, condition: null,
       conditionMet: null, queryVersion: null, rowCount: null, columns: null, sample: null, steps: [], error: null,
       resultKey: null, resultBytes: null, resultHash: null, attempts: 0, createdBy: null, createdAt: new Date(0),
-      startedAt: null, finishedAt: null, cancelRequestedAt: null, ...extra,
+      startedAt: null, finishedAt: null, cancelRequestedAt: null, deliveringSince: null, ...extra,
     });
   }
 
@@ -42,7 +42,7 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
 
   async start(runId: string, now: Date, steps: RunStep[] = []): Promise<RunRecord | undefined> {
     const run = this.runs.get(runId);
-    if (!unfinished(run)) return undefined;
+    if (!unfinished(run) || run.deliveringSince) return undefined;
     return this.runs.put({
       ...run, status: 'running', startedAt: run.startedAt ?? now, attempts: run.attempts + 1, steps,
       rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
@@ -94,13 +94,15 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
 
   async markLost(runId: string, error: RunError, now: Date): Promise<RunRecord | undefined> {
     const run = this.runs.get(runId);
-    if (!unfinished(run)) return undefined;
+    if (!unfinished(run) || run.deliveringSince) return undefined;
     const steps = run.steps.map((s) => (s.status === 'running' ? { ...s, status: 'failed' as const, finishedAt: now, error } : s));
     return this.runs.put({ ...run, status: 'failed', error, finishedAt: now, steps });
   }
 
-  async failLostAttempts(): Promise<void> {
-    // No delivery attempts in this fake.
+  async beginDeliveries(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<RunRecord | undefined> {
+    const run = this.holding(runId, attempt);
+    if (!run || run.deliveringSince) return undefined;
+    return this.runs.put({ ...run, ...progress, deliveringSince: now });
   }
 
   async exists(runId: string): Promise<boolean> {

@@ -4,15 +4,15 @@
  * use cannot go (foreign key), positions move under the report's row lock in the caller's unit of work,
  * an attempt is unique per (run, delivery), and health follows the latest attempt in one update.
  */
-import { and, asc, desc, eq, gt, gte, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { channels, deliveries, deliveryAttempts, reports } from '../schema.js';
 import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
-import { ATTEMPT_WRITES, attemptLeaves, statusIn } from './status-writes.js';
+import { ATTEMPT_WRITES, attemptLeaves } from './status-writes.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
-import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../../../domain/channels/ports.js';
-import type { AttemptSend } from '../../../domain/channels/model.js';
+import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo, PlannedAttempt, StuckAttempt } from '../../../domain/channels/ports.js';
+import type { AttemptRecord, AttemptSend } from '../../../domain/channels/model.js';
 
 type ChannelColumns = typeof channels.$inferSelect;
 type DeliveryColumns = typeof deliveries.$inferSelect;
@@ -116,16 +116,16 @@ export function createChannelsRepo(db: Tx): ChannelsRepo {
   };
 }
 
-const deliveryOf = (r: DeliveryColumns & { channelType: string }) => ({
-  id: r.id, reportId: r.reportId, channelId: r.channelId, channelType: r.channelType, position: r.position,
+const deliveryOf = (r: DeliveryColumns & { channelType: string; channelName: string }) => ({
+  id: r.id, reportId: r.reportId, channelId: r.channelId, channelType: r.channelType, channelName: r.channelName, position: r.position,
   // Deliveries saved before csvFormulaSafe existed have it on, its default.
   settings: { csvFormulaSafe: true, ...r.settings } as unknown as DeliverySettings, version: r.version, createdAt: r.createdAt, updatedAt: r.updatedAt,
 });
 
 export function createDeliveriesRepo(db: Tx): DeliveriesRepo {
-  const select = (tx: Tx) => tx.select({ d: deliveries, channelType: channels.type }).from(deliveries)
+  const select = (tx: Tx) => tx.select({ d: deliveries, channelType: channels.type, channelName: channels.name }).from(deliveries)
     .innerJoin(channels, eq(channels.id, deliveries.channelId));
-  const view = (r: { d: DeliveryColumns; channelType: string }) => deliveryOf({ ...r.d, channelType: r.channelType });
+  const view = (r: { d: DeliveryColumns; channelType: string; channelName: string }) => deliveryOf({ ...r.d, channelType: r.channelType, channelName: r.channelName });
   const lockReport = async (tx: Tx, reportId: string) => {
     const [r] = await tx.select({ id: reports.id }).from(reports).where(eq(reports.id, reportId)).for('update');
     if (!r) throw notFound('report');
@@ -219,36 +219,38 @@ const appended = (history: AttemptSend[] | undefined) => (history && history.len
 
 export function createAttemptsRepo(db: Tx): AttemptsRepo {
   return {
-    async begin(start: { runId: string; deliveryId: string; channelId: string; channelName: string; channelType: string; position: number; now: Date }, id: string) {
-      // Insert, or take over the row a lost worker (or a queued retry) left; a sent row stays sent.
-      const taken = attemptLeaves('begin');
-      const [row] = await db.insert(deliveryAttempts).values({
-        id, runId: start.runId, deliveryId: start.deliveryId, channelId: start.channelId, channelName: start.channelName,
-        channelType: start.channelType, position: start.position, status: 'sending', startedAt: start.now, createdAt: start.now, updatedAt: start.now,
-      }).onConflictDoUpdate({
-        target: [deliveryAttempts.runId, deliveryAttempts.deliveryId],
-        set: {
-          status: sql`case when ${taken} then 'sending' else ${deliveryAttempts.status} end`,
-          startedAt: sql`case when ${taken} then excluded.started_at else ${deliveryAttempts.startedAt} end`,
-          channelId: sql`case when ${taken} then excluded.channel_id else ${deliveryAttempts.channelId} end`,
-          channelName: sql`case when ${taken} then excluded.channel_name else ${deliveryAttempts.channelName} end`,
-          updatedAt: start.now,
-        },
-      }).returning();
-      // A row that comes back `sent` was sent before: a new or taken-over one is `sending`.
-      return { attempt: attemptOf(row!), alreadySent: row!.status === 'sent' };
+    async plan(planned: PlannedAttempt[]): Promise<void> {
+      if (planned.length === 0) return;
+      await db.insert(deliveryAttempts).values(planned.map((a) => ({
+        id: a.id, runId: a.runId, deliveryId: a.deliveryId, channelId: a.channelId, channelName: a.channelName, channelType: a.channelType,
+        position: a.position, status: ATTEMPT_WRITES.plan.to[0], jobId: a.jobId, createdAt: a.now, updatedAt: a.now,
+      }))).onConflictDoNothing({ target: [deliveryAttempts.runId, deliveryAttempts.deliveryId] });
+    },
+    async take(id: string, jobId: string, now: Date) {
+      // Only the job the attempt names; a failed one only when its automatic retry is planned.
+      const [row] = await db.update(deliveryAttempts).set({ status: 'sending', startedAt: now, nextRetryAt: null, updatedAt: now })
+        .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.jobId, jobId),
+          or(attemptLeaves('take'), and(attemptLeaves('retry'), isNotNull(deliveryAttempts.nextRetryAt))))).returning();
+      return row ? attemptOf(row) : undefined;
     },
     async finish(id: string, end: AttemptEnd) {
       const [row] = await db.update(deliveryAttempts).set({
         status: end.status, sends: sql`${deliveryAttempts.sends} + ${end.sends}`, finishedAt: end.finishedAt, statusCode: end.statusCode,
         peerMessageId: end.peerMessageId, detail: end.detail, error: end.error,
         preview: (end.preview ?? null) as Record<string, unknown> | null, history: appended(end.history), updatedAt: end.finishedAt,
+        nextRetryAt: end.retry?.at ?? null,
+        ...(end.retry ? { retries: end.retry.retries, jobId: end.retry.jobId } : {}),
       }).where(and(eq(deliveryAttempts.id, id), attemptLeaves('finish'))).returning();
       return row ? attemptOf(row) : undefined;
     },
-    async handBack(id: string, back: { sends: number; status: 'sending' | 'queued'; now: Date; history?: AttemptSend[] }): Promise<void> {
-      await db.update(deliveryAttempts).set({ status: back.status, sends: sql`${deliveryAttempts.sends} + ${back.sends}`, history: appended(back.history), updatedAt: back.now })
+    async handBack(id: string, back: { sends: number; now: Date; history?: AttemptSend[] }): Promise<void> {
+      await db.update(deliveryAttempts).set({ status: ATTEMPT_WRITES.handBack.to[0], sends: sql`${deliveryAttempts.sends} + ${back.sends}`, history: appended(back.history), updatedAt: back.now })
         .where(and(eq(deliveryAttempts.id, id), attemptLeaves('handBack')));
+    },
+    async giveUp(id: string, error: { code: string; message: string }, now: Date) {
+      const [row] = await db.update(deliveryAttempts).set({ status: 'failed', error, finishedAt: now, updatedAt: now, nextRetryAt: null })
+        .where(and(eq(deliveryAttempts.id, id), attemptLeaves('giveUp'))).returning();
+      return row ? attemptOf(row) : undefined;
     },
     async find(id: string) {
       const [row] = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.id, id));
@@ -258,32 +260,27 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo {
       const rows = await db.select().from(deliveryAttempts).where(eq(deliveryAttempts.runId, runId)).orderBy(asc(deliveryAttempts.position), asc(deliveryAttempts.createdAt));
       return rows.map(attemptOf);
     },
-    async queue(id: string, now: Date) {
-      const [row] = await db.update(deliveryAttempts).set({ status: 'queued', updatedAt: now })
+    async queue(id: string, now: Date, jobId: string) {
+      const [row] = await db.update(deliveryAttempts).set({ status: 'queued', updatedAt: now, nextRetryAt: null, jobId })
         .where(and(eq(deliveryAttempts.id, id), attemptLeaves('queue'))).returning();
       return row ? attemptOf(row) : undefined;
     },
-    async claim(id: string, now: Date) {
-      const [row] = await db.update(deliveryAttempts).set({ status: 'sending', updatedAt: now })
-        .where(and(eq(deliveryAttempts.id, id), attemptLeaves('claim'))).returning();
-      return row ? attemptOf(row) : undefined;
+    async stuck(before: Date, limit: number): Promise<StuckAttempt[]> {
+      const at = before.toISOString();
+      const rows = await db.execute<{ id: string; run_id: string; status: AttemptRecord['status']; job_id: string | null }>(sql`
+        (select id, run_id, status, job_id from delivery_attempts
+          where status in ('pending', 'sending', 'queued') and updated_at < ${at}::timestamptz order by updated_at limit ${limit})
+        union all
+        (select id, run_id, status, job_id from delivery_attempts
+          where next_retry_at is not null and next_retry_at < ${at}::timestamptz and status = 'failed' order by next_retry_at limit ${limit})`);
+      return (rows as unknown as Array<{ id: string; run_id: string; status: AttemptRecord['status']; job_id: string | null }>)
+        .map((r) => ({ id: r.id, runId: r.run_id, status: r.status, jobId: r.job_id }));
     },
-    /**
-     * Resends whose job went missing: queued attempts untouched since `queuedBefore` (their job is
-     * queued again by the caller), and sending ones of finished runs untouched since
-     * `sendingBefore` (their worker is gone: they end failed).
-     */
-    async stuckResends(queuedBefore: Date, sendingBefore: Date, now: Date) {
-      const queued = await db.select({ id: deliveryAttempts.id, runId: deliveryAttempts.runId }).from(deliveryAttempts)
-        .where(and(eq(deliveryAttempts.status, 'queued'), sql`${deliveryAttempts.updatedAt} < ${queuedBefore.toISOString()}::timestamptz`)).limit(500);
-      const lost = await db.execute<{ id: string }>(sql`
-        update delivery_attempts a set status = 'failed', finished_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz,
-          error = '{"code":"delivery.worker_lost","message":"The worker sending it stopped; retry the attempt"}'::jsonb
-        from runs r
-        where r.id = a.run_id and ${statusIn(sql`a.status`, ATTEMPT_WRITES.abandon.from)} and r.status not in ('pending', 'running')
-          and a.updated_at < ${sendingBefore.toISOString()}::timestamptz
-        returning a.id`) as unknown as Array<{ id: string }>;
-      return { queued, lost: lost.length };
+    async rejob(id: string, fromJobId: string | null, toJobId: string): Promise<boolean> {
+      const rows = await db.update(deliveryAttempts).set({ jobId: toJobId })
+        .where(and(eq(deliveryAttempts.id, id), fromJobId === null ? isNull(deliveryAttempts.jobId) : eq(deliveryAttempts.jobId, fromJobId)))
+        .returning({ id: deliveryAttempts.id });
+      return rows.length > 0;
     },
     async failedOfChannel(channelId: string, since: Date, limit: number) {
       const rows = await db.select().from(deliveryAttempts)

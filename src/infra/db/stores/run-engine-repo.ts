@@ -1,12 +1,12 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
-import { and, desc, eq, lt, ne, or, sql as rawSql } from 'drizzle-orm';
-import { connections, deliveries, deliveryAttempts, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
+import { and, desc, eq, isNull, lt, ne, or, sql as rawSql } from 'drizzle-orm';
+import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Tx } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
 import type { RunEngineStore, RunOutcome, RunProgress } from '../../../domain/runs/engine-ports.js';
 import type { RunStep } from '../../../domain/runs/model.js';
-import { attemptLeaves, runLeaves } from './status-writes.js';
+import { runLeaves } from './status-writes.js';
 
 const storedSteps = (steps: RunStep[]): StoredRunStep[] => steps.map((s) => ({
   name: s.name, status: s.status, startedAt: s.startedAt.toISOString(), finishedAt: s.finishedAt?.toISOString() ?? null,
@@ -25,8 +25,6 @@ const columnsOf = (p: RunProgress) => ({
   ...(p.resultHash !== undefined ? { resultHash: p.resultHash } : {}),
 });
 
-/** The error of a delivery attempt whose run was lost with it. */
-const LOST_DELIVERY = { code: 'delivery.worker_lost', message: 'The worker sending it stopped; retry the attempt' };
 
 export function createRunEngineRepo(db: Tx): RunEngineStore {
   return {
@@ -35,7 +33,7 @@ export function createRunEngineRepo(db: Tx): RunEngineStore {
         status: 'running', startedAt: rawSql`coalesce(${runs.startedAt}, ${now.toISOString()}::timestamptz)`,
         attempts: rawSql`${runs.attempts} + 1`, steps: storedSteps(steps), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()`,
         rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
-      }).where(and(eq(runs.id, runId), runLeaves('start'))).returning();
+      }).where(and(eq(runs.id, runId), runLeaves('start'), isNull(runs.deliveringSince))).returning();
       return row ? runRecordOf(row) : undefined;
     },
 
@@ -124,15 +122,15 @@ export function createRunEngineRepo(db: Tx): RunEngineStore {
       const [row] = await db.update(runs).set({
         status: 'failed', errorCode: error.code, errorMessage: error.message, finishedAt: now, updatedAt: now, steps: closedSteps,
       })
-        .where(and(eq(runs.id, runId), runLeaves('lose'),
+        .where(and(eq(runs.id, runId), runLeaves('lose'), isNull(runs.deliveringSince),
           leaseMs === undefined ? undefined : or(eq(runs.status, 'pending'), leaseExpired(leaseMs)))).returning();
       return row ? runRecordOf(row) : undefined;
     },
 
-    /** The delivery attempts a lost run's worker left sending (or queued) end failed delivery.worker_lost. */
-    async failLostAttempts(runId: string, now: Date): Promise<void> {
-      await db.update(deliveryAttempts).set({ status: 'failed', error: LOST_DELIVERY, finishedAt: now, updatedAt: now })
-        .where(and(eq(deliveryAttempts.runId, runId), attemptLeaves('loseWithRun')));
+    async beginDeliveries(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<RunRecordRow | undefined> {
+      const [row] = await db.update(runs).set({ ...columnsOf(progress), deliveringSince: now, updatedAt: now, heartbeatAt: rawSql`clock_timestamp()` })
+        .where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt), isNull(runs.deliveringSince))).returning();
+      return row ? runRecordOf(row) : undefined;
     },
   };
 }

@@ -44,6 +44,7 @@ export function runRecordOf(r: RunRow) {
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,
     cancelRequestedAt: r.cancelRequestedAt,
+    deliveringSince: r.deliveringSince,
   };
 }
 
@@ -102,6 +103,11 @@ export function createRunsRepo(db: Tx): RunsRepo {
      * locked first, so that two resends of one run finishing together take turns and the second
      * counts, in a statement begun after the first committed, both attempts sent.
      */
+    async lockForSettling(runId: string): Promise<RunRecordRow | undefined> {
+      const [row] = await db.select().from(runs).where(eq(runs.id, runId)).for('update');
+      return row ? runRecordOf(row) : undefined;
+    },
+
     async settleDeliveries(runId: string, now: Date): Promise<RunRecordRow | undefined> {
       await db.execute(rawSql`select 1 from runs where id = ${runId} for update`);
       const [row] = await db.execute<{ id: string }>(rawSql`

@@ -77,7 +77,8 @@ export function createSchedulingRepo(db: Db): Omit<SchedulingStore, 'markLost'> 
     async unfinishedBefore(before: Date, limit: number, after: { createdAt: Date; id: string } | undefined, leaseMs: number) {
       const from = after ? or(gt(runs.createdAt, after.createdAt), and(eq(runs.createdAt, after.createdAt), gt(runs.id, after.id))) : undefined;
       const pending = and(eq(runs.status, 'pending'), lt(runs.createdAt, before));
-      const leaseOver = and(eq(runs.status, 'running'), leaseExpired(leaseMs));
+      // A delivering run is held by its attempts' jobs, not a worker's lease.
+      const leaseOver = and(eq(runs.status, 'running'), isNull(runs.deliveringSince), leaseExpired(leaseMs));
       return db.select({
         id: runs.id, reportId: runs.reportId, status: runs.status, trigger: runs.trigger, createdAt: runs.createdAt, attempts: runs.attempts,
       }).from(runs)

@@ -23,13 +23,13 @@ export const RUN_WRITES = {
 } as const satisfies Record<string, Write<StoredRunStatus>>;
 
 export const ATTEMPT_WRITES = {
-  begin: { from: ['sending', 'failed', 'queued', 'preview'], to: ['sending'] },
-  finish: { from: ['sending', 'failed', 'queued', 'preview'], to: ['sent', 'failed', 'preview'] },
-  handBack: { from: ['sending'], to: ['sending', 'queued'] },
+  plan: { from: [], to: ['pending'] },
+  take: { from: ['pending', 'sending', 'queued'], to: ['sending'] },
+  retry: { from: ['failed'], to: ['sending'] },
+  finish: { from: ['sending'], to: ['sent', 'failed', 'preview'] },
+  handBack: { from: ['sending'], to: ['sending'] },
   queue: { from: ['failed'], to: ['queued'] },
-  claim: { from: ['queued'], to: ['sending'] },
-  loseWithRun: { from: ['sending', 'queued'], to: ['failed'] },
-  abandon: { from: ['sending'], to: ['failed'] },
+  giveUp: { from: ['pending', 'sending', 'queued'], to: ['failed'] },
 } as const satisfies Record<string, Write<StoredAttemptStatus>>;
 
 /** The transitions of `W` that leave some status (an update, not the first insert). */

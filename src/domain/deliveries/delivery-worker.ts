@@ -1,0 +1,254 @@
+/**
+ * Deliveries as jobs of their own. A run's result file made, each delivery it sends has its
+ * attempt (pending, committed with the run's progress) and a job on the deliveries queue, apart
+ * from the runs' queue and with its own concurrency, so a receiver that hangs holds up no run.
+ *
+ * A job takes its attempt (only the job the attempt names does, so a stale or repeated job sends
+ * nothing), passes the channel's gate (at most SVC_DELIVERY_CHANNEL_LIMIT sends in flight to one
+ * channel; a busy channel's job waits on the queue holding no worker; an open circuit fails it
+ * fast with delivery.channel_failing), sends with its quick retries, and records the end in one
+ * unit of work with the run's settling (the last attempt ends the run: settle-run.ts), the
+ * channel's health and their events. A transient failure gets an automatic retry on the schedule
+ * (nextRetry: delayed jobs, surviving restarts; the sweep re-queues one whose job went missing);
+ * a permanent one does not.
+ *
+ * A send stopped by a shutdown records the requests it made and stays sending: its job is handed
+ * back and the next worker sends it again under the same id (webhook-id), so receivers
+ * deduplicate. Stopped by its run's cancellation it ends run.cancelled, by its job's time limit
+ * delivery.timeout (retried on the schedule).
+ */
+import type { Clock } from '../../core/clock.js';
+import type { Log } from '../../core/log.js';
+import type { AttemptRecord } from '../channels/model.js';
+import { OPEN_ATTEMPT_STATUSES } from '../channels/model.js';
+import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
+import { channelHealthChanged } from '../events/model.js';
+import type { DeliveringStatus, DeliverRun, DeliveryJob, PlannedDelivery } from '../runs/engine-ports.js';
+import type { RunRecord, RunStatus, RunTrigger } from '../runs/model.js';
+import type { RunsRepo } from '../runs/ports.js';
+import type { UnitOfWork } from '../unit-of-work/ports.js';
+import type { DeliveryContextSource } from './deliveries-service.js';
+import type { ChannelGate, DeliveryQueue, GatePass } from './ports.js';
+import { nextRetry, stoppedBy, type SendOutcome } from './send-with-retries.js';
+import { permanent, type DeliverySender } from './sender.js';
+import { settleRun } from './settle-run.js';
+
+/** The automatic retry schedule (SVC_DELIVERY_RETRY_SCHEDULE, SVC_DELIVERY_RETRY_MAX_HOURS). */
+export interface RetrySchedule {
+  waitsMs: readonly number[];
+  maxAgeMs: number;
+}
+
+export interface DeliveryMetrics {
+  sent(channelType: string, status: 'sent' | 'failed', seconds: number): void;
+  runFinished(status: RunStatus, trigger: RunTrigger, seconds: number): void;
+}
+
+/** The job id of an attempt's automatic retry number `n`, and of a person's resend. */
+export const retryJobId = (attemptId: string, n: number): string => `deliver-${attemptId}-retry-${n}`;
+export const resendJobId = (attemptId: string, at: Date): string => `deliver-${attemptId}-resend-${at.getTime()}`;
+
+/** A job's time limit passed while it sent: the attempt ends delivery.timeout (transient: retried on the schedule). */
+export class DeliveryTimedOut extends Error {
+  constructor(readonly limitMs: number) { super(`The delivery took longer than its limit of ${Math.round(limitMs / 1000)} s`); this.name = 'DeliveryTimedOut'; }
+}
+
+/** How a job ended: done, or to be tried again after `deferMs` (its channel was busy). */
+export type DeliverOutcome = { deferMs?: number };
+
+export function createDeliveryWorker(deps: {
+  attempts: Pick<AttemptsRepo, 'find' | 'take' | 'handBack'>;
+  runs: Pick<RunsRepo, 'find'>;
+  deliveries: Pick<DeliveriesRepo, 'findById'>;
+  channels: Pick<ChannelsRepo, 'find'>;
+  context: Pick<DeliveryContextSource, 'runContext'>;
+  sender: Pick<DeliverySender, 'send'>;
+  gate: ChannelGate;
+  /** SVC_DELIVERY_CHANNEL_LIMIT. */
+  channelLimit: number;
+  schedule: RetrySchedule;
+  queue: Pick<DeliveryQueue, 'enqueue'>;
+  uow: UnitOfWork;
+  metrics: DeliveryMetrics;
+  clock: Clock;
+  log: Log;
+}) {
+  const { clock } = deps;
+
+  /**
+   * Records an attempt's end with the run's settling, the channel's health and their events (one
+   * unit of work; the run's row locked first, then the attempt's, then the channel's), then
+   * queues its automatic retry when one is planned.
+   */
+  async function record(attempt: AttemptRecord, outcome: SendOutcome, log: Log, notBefore?: number): Promise<void> {
+    const now = clock.now();
+    const planned = outcome.end.status === 'failed'
+      ? nextRetry(deps.schedule, attempt, { transient: outcome.transient, retryAfterMs: outcome.retryAfterMs, notBefore }, now) : null;
+    const retry = planned ? { ...planned, jobId: retryJobId(attempt.id, planned.retries) } : undefined;
+    const end: AttemptEnd = { ...outcome.end, finishedAt: now, retry };
+    const { runEnded, health } = await deps.uow.run(async (tx) => {
+      const run = await tx.runs.lockForSettling(attempt.runId);
+      const row = await tx.attempts.finish(attempt.id, end);
+      if (!run || !row) return { runEnded: undefined, health: undefined };
+      const ended = await settleRun(tx, run, now);
+      const refreshed = attempt.channelId ? await tx.channels.refreshHealth(attempt.channelId) : undefined;
+      if (refreshed && refreshed.before !== refreshed.after) await tx.outbox.add([channelHealthChanged(attempt.channelId!, refreshed.after, refreshed.before)]);
+      return { runEnded: ended, health: refreshed };
+    });
+    if (end.status === 'sent') log.info('delivery sent', { attempt_id: attempt.id, sends: end.sends, status_code: end.statusCode });
+    else if (end.status === 'failed') {
+      log.warn('delivery failed', {
+        attempt_id: attempt.id, sends: end.sends, error_code: end.error?.code, error: end.error?.message,
+        ...(retry ? { next_retry_at: retry.at.toISOString() } : {}),
+      });
+    }
+    if (health && health.before !== health.after) log.info('channel health changed', { health: health.after, previous: health.before });
+    if (runEnded) {
+      const seconds = runEnded.startedAt && runEnded.finishedAt ? Math.max(0, (runEnded.finishedAt.getTime() - runEnded.startedAt.getTime()) / 1000) : 0;
+      deps.metrics.runFinished(runEnded.status, runEnded.trigger, seconds);
+      log.info('run finished', { status: runEnded.status, seconds, ...(runEnded.error ? { error_code: runEnded.error.code } : {}) });
+    }
+    if (retry) {
+      try {
+        await deps.queue.enqueue([{ attemptId: attempt.id, runId: attempt.runId, jobId: retry.jobId, channelId: attempt.channelId, delayMs: retry.at.getTime() - now.getTime() }]);
+      } catch (err) {
+        log.warn('a delivery\'s automatic retry could not be queued now; the sweep queues it when it is due', { attempt_id: attempt.id, err });
+      }
+    }
+  }
+
+  /** An attempt whose job must stop short of sending. */
+  const failNow = (error: { code: string; message: string }, transient = false): SendOutcome => ({ ...permanent(error), transient });
+
+  async function send(attempt: AttemptRecord, run: RunRecord, pass: GatePass | undefined, signal: AbortSignal, log: Log): Promise<void> {
+    if (run.status === 'running' && run.cancelRequestedAt) {
+      await record(attempt, failNow({ code: 'run.cancelled', message: 'The run was cancelled before this delivery was sent' }), log);
+      return;
+    }
+    if (pass?.kind === 'open') {
+      await record(attempt, failNow({ code: 'delivery.channel_failing', message: 'The channel\'s recent sends failed one after another, so it was not tried now; it is retried automatically' }, true),
+        log, pass.until);
+      return;
+    }
+    const delivery = attempt.deliveryId ? await deps.deliveries.findById(attempt.deliveryId) : undefined;
+    const channel = delivery ? await deps.channels.find(delivery.channelId) : undefined;
+    const context = await deps.context.runContext(run.reportId, run.createdBy);
+    if (!delivery || !channel || !context) {
+      await record(attempt, failNow({ code: 'delivery.gone', message: 'The delivery, its channel or its report was removed, so the attempt cannot be sent' }), log);
+      return;
+    }
+    const started = performance.now();
+    const result = await deps.sender.send(attempt, run, context, delivery, channel, signal, log, {
+      onSend: async (ok) => {
+        await deps.gate.record(channel.id, ok).catch((err: unknown) => log.warn('the channel\'s circuit could not be updated', { err }));
+      },
+      mayRetry: async () => !(await deps.gate.isOpen(channel.id).catch(() => false)),
+    });
+    if (result.kind === 'stopped') {
+      const stopped = result.reason instanceof DeliveryTimedOut
+        ? { code: 'delivery.timeout', message: result.reason.message } : stoppedBy(result.reason);
+      if (stopped) {
+        await record(attempt, { end: { status: 'failed', sends: result.sends, statusCode: null, peerMessageId: null, detail: null, error: stopped, history: result.history },
+          transient: result.reason instanceof DeliveryTimedOut, retryAfterMs: null }, log);
+        log.warn('delivery stopped', { attempt_id: attempt.id, sends: result.sends, error_code: stopped.code });
+        return;
+      }
+      // A shutdown: keep what was sent, leave it sending; the job is handed back (the caller rethrows).
+      await deps.attempts.handBack(attempt.id, { sends: result.sends, now: clock.now(), history: result.history })
+        .catch((e: unknown) => log.warn('could not record the sends of a delivery handed back', { attempt_id: attempt.id, err: e }));
+      log.info('delivery handed back unfinished; the next worker sends it again', { attempt_id: attempt.id, sends: result.sends });
+      throw result.reason instanceof Error ? result.reason : new Error(String(result.reason));
+    }
+    if (result.outcome.end.status !== 'preview') {
+      deps.metrics.sent(channel.type, result.outcome.end.status === 'sent' ? 'sent' : 'failed', (performance.now() - started) / 1000);
+    }
+    await record(attempt, result.outcome, log);
+  }
+
+  return {
+    /**
+     * Carries one attempt's job: take, gate, send, record. Answers deferMs when the channel was
+     * busy (the job waits on the queue and comes back).
+     */
+    async deliver(job: DeliveryJob & { channelId?: string | null | undefined }, signal: AbortSignal): Promise<DeliverOutcome> {
+      const log0 = deps.log.child({ run_id: job.runId, attempt_id: job.attemptId });
+      const pass = job.channelId ? await deps.gate.enter(job.channelId, deps.channelLimit) : undefined;
+      if (pass?.kind === 'busy') return { deferMs: pass.retryInMs };
+      try {
+        const attempt = await deps.attempts.take(job.attemptId, job.jobId, clock.now());
+        if (!attempt) {
+          log0.info('delivery job not taken: its attempt is gone, ended or carried by another job');
+          return {};
+        }
+        const run = await deps.runs.find(attempt.runId);
+        if (!run) return {};
+        const log = deps.log.child({ run_id: run.id, report_id: run.reportId, channel: attempt.channelName, channel_type: attempt.channelType, delivery_id: attempt.deliveryId });
+        await send(attempt, run, pass, signal, log);
+        return {};
+      } finally {
+        if (pass?.kind === 'go') await pass.release().catch((err: unknown) => log0.warn('could not release the channel\'s place in flight', { err }));
+      }
+    },
+
+    /** The job failed for good (its workers lost too often, or the store failing): the attempt ends failed and the run settles. */
+    async giveUp(job: DeliveryJob, error: { code: string; message: string }): Promise<void> {
+      const now = clock.now();
+      const ended = await deps.uow.run(async (tx) => {
+        const attempt = await tx.attempts.find(job.attemptId);
+        if (!attempt || attempt.jobId !== job.jobId || !OPEN_ATTEMPT_STATUSES.has(attempt.status)) return undefined;
+        const run = await tx.runs.lockForSettling(attempt.runId);
+        if (!(await tx.attempts.giveUp(attempt.id, error, now)) || !run) return undefined;
+        return settleRun(tx, run, now);
+      });
+      deps.log.warn('delivery job failed for good; its attempt ends failed', { attempt_id: job.attemptId, run_id: job.runId, error_code: error.code });
+      if (ended) deps.metrics.runFinished(ended.status, ended.trigger, ended.startedAt && ended.finishedAt ? (ended.finishedAt.getTime() - ended.startedAt.getTime()) / 1000 : 0);
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
+
+/** The run engine's DeliverRun: which deliveries a run sends, and their jobs to the queue. */
+export function createDeliveryPlanner(deps: { deliveries: Pick<DeliveriesRepo, 'list'>; queue: Pick<DeliveryQueue, 'enqueue'> }): DeliverRun {
+  return {
+    async plan(reportId: string, runStatus: DeliveringStatus): Promise<PlannedDelivery[]> {
+      const all = await deps.deliveries.list(reportId);
+      return all.filter((d) => runStatus === 'success' || d.settings.sendWhenSkipped).map((d) => ({
+        deliveryId: d.id, channelId: d.channelId, channelName: d.channelName, channelType: d.channelType, position: d.position,
+      }));
+    },
+    async enqueue(jobs: DeliveryJob[]) {
+      await deps.queue.enqueue(jobs);
+    },
+  };
+}
+
+/** How long an attempt may sit open (or its automatic retry overdue) before the sweep looks at its job. */
+export const DELIVERY_SWEEP_AFTER_MS = 60_000;
+
+/**
+ * The sweep's half for deliveries: attempts that sat open (pending, sending, queued) for a
+ * minute, or whose automatic retry is a minute overdue, are looked up on the queue; one whose job
+ * is gone (Redis lost it, an enqueue failed after the commit) or finished without ending it gets
+ * a new job, named on the attempt first so that the old one, should it come back, takes nothing.
+ */
+export function createDeliverySweep(deps: {
+  attempts: Pick<AttemptsRepo, 'stuck' | 'rejob'>;
+  queue: DeliveryQueue;
+  log: Log;
+}) {
+  return async function sweepDeliveries(now: Date): Promise<{ requeued: number }> {
+    const stuck = await deps.attempts.stuck(new Date(now.getTime() - DELIVERY_SWEEP_AFTER_MS), 500);
+    let requeued = 0;
+    for (const a of stuck) {
+      const state = a.jobId ? await deps.queue.state(a.jobId) : 'missing';
+      if (state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized') continue;
+      const jobId = `deliver-${a.id}-sweep-${now.getTime()}`;
+      if (!(await deps.attempts.rejob(a.id, a.jobId, jobId))) continue;
+      await deps.queue.enqueue([{ attemptId: a.id, runId: a.runId, jobId }]);
+      requeued += 1;
+    }
+    if (requeued > 0) deps.log.warn('deliveries whose job went missing were queued again', { requeued });
+    return { requeued };
+  };
+}

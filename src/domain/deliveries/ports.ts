@@ -1,0 +1,39 @@
+/**
+ * The deliveries feature's own ports: the queue its jobs go to, and the gate each send passes
+ * (a channel's sends in flight, its circuit). The store's ports are the channels feature's
+ * (AttemptsRepo, DeliveriesRepo, ChannelsRepo).
+ */
+import type { DeliveryJob } from '../runs/engine-ports.js';
+
+/** The deliveries queue. */
+export interface DeliveryQueue {
+  /**
+   * Queues the jobs (one round trip for a run's deliveries); `delayMs` waits before the job is
+   * taken (an automatic retry). A job whose id is already queued is not queued twice.
+   */
+  enqueue(jobs: Array<DeliveryJob & { channelId?: string | null | undefined; delayMs?: number | undefined }>): Promise<void>;
+  /** The state of a job by its id ('missing' when the queue no longer has it). */
+  state(jobId: string): Promise<'waiting' | 'active' | 'delayed' | 'prioritized' | 'completed' | 'failed' | 'missing' | 'other'>;
+}
+
+/** What a channel's gate answers a send that asks to go. */
+export type GatePass =
+  /** Go: one of the channel's places in flight is this send's until `release`. `probe`: the circuit's trial send. */
+  | { kind: 'go'; probe: boolean; release(): Promise<void> }
+  /** Every place is taken: try again after `retryInMs` (the job waits on the queue, holding no worker). */
+  | { kind: 'busy'; retryInMs: number }
+  /** The channel's circuit is open until `until` (epoch ms): fail fast, retry after it. */
+  | { kind: 'open'; until: number };
+
+/**
+ * One channel's gate, shared by every worker of the fleet: at most `limit` sends in flight, and
+ * a circuit breaker that opens after a run of failed sends and lets one trial send through once
+ * its time is up (a success closes it, a failure opens it again).
+ */
+export interface ChannelGate {
+  enter(channelId: string, limit: number): Promise<GatePass>;
+  /** One request's end: a success closes the circuit, a (transient) failure counts toward opening it. */
+  record(channelId: string, ok: boolean): Promise<void>;
+  /** Whether the channel's circuit is open now. */
+  isOpen(channelId: string): Promise<boolean>;
+}
