@@ -35,8 +35,8 @@ export const deliverJobSpec: JobSpec<DeliverPayload> = {
 };
 
 /** What a job knows of its attempt: the payload and its own id (the attempt names the job that may take it). */
-const jobOf = (p: DeliverPayload, jobId: string | undefined): DeliveryJob & { channelId?: string | undefined } =>
-  ({ attemptId: p.attemptId, runId: p.runId, jobId: jobId ?? '', ...(p.channelId ? { channelId: p.channelId } : {}) });
+const jobOf = (p: DeliverPayload, jobId: string | undefined): DeliveryJob =>
+  ({ attemptId: p.attemptId, runId: p.runId, jobId: jobId ?? '', channelId: p.channelId ?? null });
 
 export function deliverJob(deps: { worker: DeliveryWorker; active: ActiveRuns }): JobType<DeliverPayload> {
   return {

@@ -7,7 +7,6 @@
  * connection, timer or subscription (those belong to the roles).
  */
 import { CONNECTOR_LIMITS, type Container } from './container.js';
-import { newId } from '../core/ids.js';
 import { createSchemaCheck } from '../infra/validation/json-schema.js';
 import {
   addressKey, createAttemptGuard, createQuota, PASSKEY_SIGN_IN_POLICY, PASSWORD_CHANGE_POLICY, RESET_MAIL_QUOTA, RESET_POLICY,

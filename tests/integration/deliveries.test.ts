@@ -36,7 +36,9 @@ let other: HttpPeer;
 
 beforeAll(async () => {
   h = await startHerald({
-    env: { SVC_ROLES: 'api,worker', SVC_OUTBOUND_ALLOW: '127.0.0.1', SVC_DELIVERY_BACKOFF_MS: '20', SVC_DELIVERY_SENDS: '4', SVC_RUN_TIMEOUT_SECONDS: '30' },
+    env: { SVC_ROLES: 'api,worker', SVC_OUTBOUND_ALLOW: '127.0.0.1', SVC_DELIVERY_BACKOFF_MS: '20', SVC_DELIVERY_SENDS: '4', SVC_RUN_TIMEOUT_SECONDS: '30',
+      // Resends here are a person's: no automatic retries, no circuit (tests/integration/delivery-jobs.test.ts has those).
+      SVC_DELIVERY_RETRY_SCHEDULE: 'off', SVC_DELIVERY_BREAKER_FAILURES: '1000' },
   });
   admin = await setupAdmin(h);
   editor = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
@@ -475,7 +477,7 @@ describe('a delivery stopped while its peer holds the request', () => {
   }
 
   const deliver = (runId: string, attemptId: string, signal: AbortSignal, jobId = firstDeliveryJobId(attemptId)) =>
-    h.process.services.deliveryWorker.deliver({ attemptId, runId, jobId }, signal);
+    h.process.services.deliveryWorker.deliver({ attemptId, runId, jobId, channelId: null }, signal);
 
   const attemptOf = async (runId: string) => (await h.process.container.sql`
     select id, status, sends, error, finished_at, next_retry_at, history, job_id from delivery_attempts where run_id = ${runId}`)[0]!;
@@ -492,8 +494,8 @@ describe('a delivery stopped while its peer holds the request', () => {
   it('ends the attempt failed run.cancelled when the run is cancelled, delivery.timeout (retried later) when its job runs out of time, counting the request the peer got', async () => {
     const peerThatHangs = await hangingPeer();
     try {
-      for (const [reason, code, runStatus, retried] of [
-        [new RunCancelled(), 'run.cancelled', 'cancelled', false], [new DeliveryTimedOut(900_000), 'delivery.timeout', 'failed', true],
+      for (const [reason, code, runStatus] of [
+        [new RunCancelled(), 'run.cancelled', 'cancelled'], [new DeliveryTimedOut(900_000), 'delivery.timeout', 'failed'],
       ] as const) {
         const { runId, attemptId } = await deliveringRun(peerThatHangs.url);
         const before = peerThatHangs.received.length;
@@ -509,8 +511,8 @@ describe('a delivery stopped while its peer holds the request', () => {
         expect(attempt).toMatchObject({ status: 'failed', sends: 1, error: { code } });
         expect(attempt.finished_at).not.toBeNull();
         expect(attempt.history).toEqual([expect.objectContaining({ error: expect.objectContaining({ code }) })]);
-        // A job out of time is a transient failure: the schedule sends it again; a cancelled run's is not.
-        expect(attempt.next_retry_at !== null).toBe(retried);
+        // No automatic retry in this file (SVC_DELIVERY_RETRY_SCHEDULE off; delivery-jobs.test.ts retries a timed-out one).
+        expect(attempt.next_retry_at).toBeNull();
       }
     } finally {
       await peerThatHangs.close();
@@ -548,7 +550,7 @@ describe('a delivery stopped while its peer holds the request', () => {
       expect(await runRow(runId)).toMatchObject({ status: 'running', error_code: null });
       const handedBack = await attemptOf(runId);
       expect(handedBack).toMatchObject({ status: 'sending', sends: 1, error: null, finished_at: null });
-      expect(handedBack.history).toEqual([expect.objectContaining({ status_code: null, error: expect.objectContaining({ code: 'worker.shutdown' }) })]);
+      expect(handedBack.history).toEqual([expect.objectContaining({ statusCode: null, error: expect.objectContaining({ code: 'worker.shutdown' }) })]);
 
       // Another job (a stale one) takes nothing; the job handed back, taken again, sends it: the peer answers now.
       expect(await deliver(runId, attemptId, new AbortController().signal, `deliver-${attemptId}-stale`)).toEqual({});

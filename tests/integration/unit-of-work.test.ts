@@ -6,6 +6,7 @@
  * the audit trail; when the outbox refuses an event (a trigger on events), a report's change or a
  * manual run (with its Idempotency-Key) is not made either.
  */
+import { settleRun } from '../../src/domain/deliveries/settle-run.js';
 import postgres from 'postgres';
 import { startHerald, type Herald } from '../support/harness.js';
 import { setupAdmin, type SessionClient } from '../support/identity.js';
@@ -199,14 +200,14 @@ describe('identity, deliveries and runs commit through the unit of work', () => 
   });
 });
 
-it('two resends of one run that end together settle it by both attempts: the second waits for the first\'s commit', async () => {
+it('two resends of one run that end together settle it by both attempts: the second waits for the first\'s commit (the run\'s row is locked first)', async () => {
   const conn = (await admin.post('/api/v1/connections').send(src.connection('For resends')).expect(201)).body;
   const query = (await admin.post('/api/v1/queries').send({ name: 'For resends', connection_id: conn.id, sql: 'select 1 as one' }).expect(201)).body;
   const report = (await admin.post('/api/v1/reports').send({ title: 'Resent', query_id: query.id }).expect(201)).body;
   const [run] = await store`insert into runs (id, report_id, trigger, status, attempts, finished_at)
     values (gen_random_uuid(), ${report.id}, 'manual', 'partial', 1, now()) returning id`;
   const attempts = await store`insert into delivery_attempts (id, run_id, channel_name, channel_type, position, status)
-    values (gen_random_uuid(), ${run!.id}, 'one', 'webhook', 0, 'failed'), (gen_random_uuid(), ${run!.id}, 'two', 'webhook', 1, 'failed')
+    values (gen_random_uuid(), ${run!.id}, 'one', 'webhook', 0, 'sending'), (gen_random_uuid(), ${run!.id}, 'two', 'webhook', 1, 'sending')
     returning id`;
   const uow = h.process.container.uow;
   const sent = { status: 'sent' as const, sends: 1, finishedAt: new Date(), statusCode: 200, peerMessageId: null, detail: null, error: null };
@@ -215,17 +216,20 @@ it('two resends of one run that end together settle it by both attempts: the sec
   let firstSettled!: () => void;
   const settledOnce = new Promise<void>((r) => { firstSettled = r; });
   // The first resend records its attempt sent and settles the run, then holds its transaction open.
+  // As the delivery worker records an end: the run's row locked, the attempt's end, the run settled.
   const first = uow.run(async (tx) => {
+    const locked = await tx.runs.lockForSettling(run!.id);
     await tx.attempts.finish(attempts[0]!.id, sent);
-    await tx.runs.settleDeliveries(run!.id, new Date());
+    await settleRun(tx, locked!, new Date());
     firstSettled();
     await gate;
   });
   await settledOnce;
   // The second, meanwhile: it must not count the first's attempt as failed.
   const second = uow.run(async (tx) => {
+    const locked = await tx.runs.lockForSettling(run!.id);
     await tx.attempts.finish(attempts[1]!.id, sent);
-    await tx.runs.settleDeliveries(run!.id, new Date());
+    await settleRun(tx, locked!, new Date());
   });
   const waiting = async () => {
     for (;;) {

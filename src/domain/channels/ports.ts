@@ -78,6 +78,7 @@ export interface AttemptEnd {
 export interface StuckAttempt {
   id: string;
   runId: string;
+  channelId: string | null;
   status: AttemptRecord['status'];
   jobId: string | null;
 }

@@ -29,7 +29,7 @@ import type { RunsRepo } from '../runs/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { DeliveryContextSource } from './deliveries-service.js';
 import type { ChannelGate, DeliveryQueue, GatePass } from './ports.js';
-import { nextRetry, stoppedBy, type SendOutcome } from './send-with-retries.js';
+import { DeliveryTimedOut, nextRetry, stoppedBy, type SendOutcome } from './send-with-retries.js';
 import { permanent, type DeliverySender } from './sender.js';
 import { settleRun } from './settle-run.js';
 
@@ -48,10 +48,7 @@ export interface DeliveryMetrics {
 export const retryJobId = (attemptId: string, n: number): string => `deliver-${attemptId}-retry-${n}`;
 export const resendJobId = (attemptId: string, at: Date): string => `deliver-${attemptId}-resend-${at.getTime()}`;
 
-/** A job's time limit passed while it sent: the attempt ends delivery.timeout (transient: retried on the schedule). */
-export class DeliveryTimedOut extends Error {
-  constructor(readonly limitMs: number) { super(`The delivery took longer than its limit of ${Math.round(limitMs / 1000)} s`); this.name = 'DeliveryTimedOut'; }
-}
+export { DeliveryTimedOut };
 
 /** How a job ended: done, or to be tried again after `deferMs` (its channel was busy). */
 export type DeliverOutcome = { deferMs?: number };
@@ -145,8 +142,7 @@ export function createDeliveryWorker(deps: {
       mayRetry: async () => !(await deps.gate.isOpen(channel.id).catch(() => false)),
     });
     if (result.kind === 'stopped') {
-      const stopped = result.reason instanceof DeliveryTimedOut
-        ? { code: 'delivery.timeout', message: result.reason.message } : stoppedBy(result.reason);
+      const stopped = stoppedBy(result.reason);
       if (stopped) {
         await record(attempt, { end: { status: 'failed', sends: result.sends, statusCode: null, peerMessageId: null, detail: null, error: stopped, history: result.history },
           transient: result.reason instanceof DeliveryTimedOut, retryAfterMs: null }, log);
@@ -170,7 +166,7 @@ export function createDeliveryWorker(deps: {
      * Carries one attempt's job: take, gate, send, record. Answers deferMs when the channel was
      * busy (the job waits on the queue and comes back).
      */
-    async deliver(job: DeliveryJob & { channelId?: string | null | undefined }, signal: AbortSignal): Promise<DeliverOutcome> {
+    async deliver(job: DeliveryJob, signal: AbortSignal): Promise<DeliverOutcome> {
       const log0 = deps.log.child({ run_id: job.runId, attempt_id: job.attemptId });
       const pass = job.channelId ? await deps.gate.enter(job.channelId, deps.channelLimit) : undefined;
       if (pass?.kind === 'busy') return { deferMs: pass.retryInMs };
@@ -245,7 +241,7 @@ export function createDeliverySweep(deps: {
       if (state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized') continue;
       const jobId = `deliver-${a.id}-sweep-${now.getTime()}`;
       if (!(await deps.attempts.rejob(a.id, a.jobId, jobId))) continue;
-      await deps.queue.enqueue([{ attemptId: a.id, runId: a.runId, jobId }]);
+      await deps.queue.enqueue([{ attemptId: a.id, runId: a.runId, jobId, channelId: a.channelId }]);
       requeued += 1;
     }
     if (requeued > 0) deps.log.warn('deliveries whose job went missing were queued again', { requeued });

@@ -11,7 +11,7 @@ export interface DeliveryQueue {
    * Queues the jobs (one round trip for a run's deliveries); `delayMs` waits before the job is
    * taken (an automatic retry). A job whose id is already queued is not queued twice.
    */
-  enqueue(jobs: Array<DeliveryJob & { channelId?: string | null | undefined; delayMs?: number | undefined }>): Promise<void>;
+  enqueue(jobs: Array<DeliveryJob & { delayMs?: number | undefined }>): Promise<void>;
   /** The state of a job by its id ('missing' when the queue no longer has it). */
   state(jobId: string): Promise<'waiting' | 'active' | 'delayed' | 'prioritized' | 'completed' | 'failed' | 'missing' | 'other'>;
 }

@@ -65,15 +65,21 @@ export interface RetryPolicy {
   sendTimeoutMs: number;
 }
 
+/** A delivery job's time limit passed while it sent: the attempt ends delivery.timeout (transient: retried on the schedule). */
+export class DeliveryTimedOut extends Error {
+  constructor(readonly limitMs: number) { super(`The delivery took longer than its limit of ${Math.round(limitMs / 1000)} s`); this.name = 'DeliveryTimedOut'; }
+}
+
 /** How a send cut short by the worker's shutdown shows in the attempt's history. */
 const HANDED_BACK = { code: 'worker.shutdown', message: 'The worker stopped while this request was under way; the attempt was handed back to be sent again' };
 
 /**
  * How an attempt whose send the signal stopped ends: failed with the run's reason when the run
- * was cancelled or ran out of time; undefined for any other reason (the worker shutting down, a
- * resend's job out of time), when the attempt is handed back for the next try.
+ * was cancelled or ran out of time, delivery.timeout when its job did; undefined for any other
+ * reason (the worker shutting down), when the attempt is handed back for the next try.
  */
 export function stoppedBy(reason: unknown): { code: string; message: string } | undefined {
+  if (reason instanceof DeliveryTimedOut) return { code: 'delivery.timeout', message: reason.message };
   if (reason instanceof RunCancelled) return { code: 'run.cancelled', message: 'The run was cancelled while this delivery was being sent' };
   if (reason instanceof RunTimedOut) return { code: 'run.timeout', message: 'The run reached its time limit while this delivery was being sent' };
   return undefined;

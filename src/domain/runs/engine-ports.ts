@@ -4,7 +4,6 @@
  * reports) and the sending of its deliveries (DeliverRun: the deliveries feature implements it),
  * so runs know neither reports nor deliveries.
  */
-import type { Log } from '../../core/log.js';
 import type { QueryParameter } from '../queries/parameters.js';
 import type { RunCondition, RunError, RunRecord, RunStatus, RunStep, RunTrigger } from './model.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
@@ -91,6 +90,8 @@ export interface DeliveryJob {
   attemptId: string;
   runId: string;
   jobId: string;
+  /** The attempt's channel, for its gate before the store is read (null: the channel was deleted). */
+  channelId: string | null;
 }
 
 /**

@@ -267,14 +267,14 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo {
     },
     async stuck(before: Date, limit: number): Promise<StuckAttempt[]> {
       const at = before.toISOString();
-      const rows = await db.execute<{ id: string; run_id: string; status: AttemptRecord['status']; job_id: string | null }>(sql`
-        (select id, run_id, status, job_id from delivery_attempts
+      type Row = { id: string; run_id: string; channel_id: string | null; status: AttemptRecord['status']; job_id: string | null };
+      const rows = await db.execute<Row>(sql`
+        (select id, run_id, channel_id, status, job_id from delivery_attempts
           where status in ('pending', 'sending', 'queued') and updated_at < ${at}::timestamptz order by updated_at limit ${limit})
         union all
-        (select id, run_id, status, job_id from delivery_attempts
+        (select id, run_id, channel_id, status, job_id from delivery_attempts
           where next_retry_at is not null and next_retry_at < ${at}::timestamptz and status = 'failed' order by next_retry_at limit ${limit})`);
-      return (rows as unknown as Array<{ id: string; run_id: string; status: AttemptRecord['status']; job_id: string | null }>)
-        .map((r) => ({ id: r.id, runId: r.run_id, status: r.status, jobId: r.job_id }));
+      return (rows as unknown as Row[]).map((r) => ({ id: r.id, runId: r.run_id, channelId: r.channel_id, status: r.status, jobId: r.job_id }));
     },
     async rejob(id: string, fromJobId: string | null, toJobId: string): Promise<boolean> {
       const rows = await db.update(deliveryAttempts).set({ jobId: toJobId })
