@@ -116,10 +116,14 @@ export async function benchApi(place: BenchPlace, env: Record<string, string> = 
   };
 }
 
-/** `herald <role>` as a child process on the place; resolves once its log says `ready`. */
+/**
+ * `herald <role>` as a child process on the place; resolves once its log says `ready`.
+ * BENCH_NODE_ARGS adds arguments to its node (for instance --cpu-prof --cpu-prof-dir=/tmp/prof).
+ */
 export async function spawnRole(role: 'worker' | 'scheduler', place: BenchPlace, env: Record<string, string>, ready: string,
   onLine: (line: string) => void = () => undefined): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', role], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', role], {
     cwd: ROOT, env: { ...place.env, PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -156,7 +156,7 @@ export function deliveryServices(c: DeliveryContainer) {
     sender,
     deliveryPlanner: createDeliveryPlanner({ deliveries: repos.deliveries, queue }),
     deliveryWorker: createDeliveryWorker({
-      attempts: repos.attempts, runs: repos.runs, deliveries: repos.deliveries, channels: repos.channels, context, sender,
+      attempts: repos.attempts, sender,
       gate: createChannelGate({
         redis: c.redis, prefix: c.settings.queuePrefix,
         breaker: { failures: c.settings.deliveryBreakerFailures, openMs: c.settings.deliveryBreakerSeconds * 1000 },

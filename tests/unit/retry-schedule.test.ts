@@ -5,7 +5,7 @@
  * maximum age and the end of the schedule stop it; a permanent failure is never retried.
  */
 import { nextRetry, retryDelay } from '../../src/domain/deliveries/send-with-retries.js';
-import { deliveredOutcome } from '../../src/domain/deliveries/settle-run.js';
+import { deliveredOutcome, tallyOf } from '../../src/domain/deliveries/settle-run.js';
 import { deliverySettings } from '../../src/infra/config/outbound.js';
 import type { RunStep } from '../../src/domain/runs/model.js';
 
@@ -69,7 +69,7 @@ describe('a run\'s end from its attempts', () => {
     { name: 'delivery', status: 'running', startedAt: new Date(2), finishedAt: null, error: null },
   ];
   const run = { conditionMet: null, cancelRequestedAt: null, steps };
-  const of = (...statuses: string[]) => statuses.map((status) => ({ status }));
+  const of = (...statuses: string[]) => tallyOf(statuses.map((status) => ({ status })));
 
   it('waits while an attempt is pending, sending or queued', () => {
     for (const open of ['pending', 'sending', 'queued']) expect(deliveredOutcome(run, of('sent', open), now)).toBeUndefined();

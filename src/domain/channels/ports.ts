@@ -17,11 +17,6 @@ export interface ChannelsRepo {
   dependents(id: string): Promise<Dependent[]>;
   /** By name (case-folded). */
   list(q: PageRequest): Promise<Page<ChannelRecord>>;
-  /**
-   * Sets health, last error and last attempt time from the channel's latest finished attempt,
-   * in one statement; answers the health before and after (undefined when the channel is gone).
-   */
-  refreshHealth(id: string): Promise<{ before: ChannelHealth; after: ChannelHealth } | undefined>;
 }
 
 export interface NewDelivery {
@@ -74,6 +69,15 @@ export interface AttemptEnd {
   retry?: { at: Date; retries: number; jobId: string } | undefined;
 }
 
+/** A run's attempts by status. */
+export interface AttemptTally {
+  /** Pending, sending or queued. */
+  open: number;
+  sent: number;
+  failed: number;
+  previewed: number;
+}
+
 /** An attempt that may have lost its job: the sweep looks the job up and queues it again. */
 export interface StuckAttempt {
   id: string;
@@ -92,6 +96,14 @@ export interface AttemptsRepo {
    */
   take(id: string, jobId: string, now: Date): Promise<AttemptRecord | undefined>;
   finish(id: string, end: AttemptEnd): Promise<AttemptRecord | undefined>;
+  /**
+   * Records a sending attempt's end (with its automatic retry) in one statement, in the unit of
+   * work that locked its run's row first: answers the run's attempts by status (this one's new
+   * status included) and, when this end is the channel's latest, its health before and after
+   * (a failure becomes its last error; a success keeps the one before). Undefined when the
+   * attempt was not sending.
+   */
+  finishAndTally(id: string, runId: string, end: AttemptEnd): Promise<{ tally: AttemptTally; health: { before: ChannelHealth; after: ChannelHealth } | undefined } | undefined>;
   /**
    * A sending attempt stopped unfinished (the worker shutting down): adds the requests it made to
    * `sends` and its history and leaves it sending for the next worker (its job is handed back).

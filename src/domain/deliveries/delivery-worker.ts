@@ -21,14 +21,12 @@ import type { Clock } from '../../core/clock.js';
 import type { Log } from '../../core/log.js';
 import type { AttemptRecord } from '../channels/model.js';
 import { OPEN_ATTEMPT_STATUSES } from '../channels/model.js';
-import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
+import type { AttemptEnd, AttemptsRepo, DeliveriesRepo } from '../channels/ports.js';
 import { channelHealthChanged } from '../events/model.js';
 import type { DeliveringStatus, DeliverRun, DeliveryJob, PlannedDelivery } from '../runs/engine-ports.js';
-import type { RunRecord, RunStatus, RunTrigger } from '../runs/model.js';
-import type { RunsRepo } from '../runs/ports.js';
+import type { RunStatus, RunTrigger } from '../runs/model.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
-import type { DeliveryContextSource } from './deliveries-service.js';
-import type { ChannelGate, DeliveryQueue, GatePass } from './ports.js';
+import type { ChannelGate, DeliveryQueue, GatePass, SendingContextSource } from './ports.js';
 import { DeliveryTimedOut, nextRetry, stoppedBy, type SendOutcome } from './send-with-retries.js';
 import { permanent, type DeliverySender } from './sender.js';
 import { settleRun } from './settle-run.js';
@@ -54,11 +52,7 @@ export { DeliveryTimedOut };
 export type DeliverOutcome = { deferMs?: number };
 
 export function createDeliveryWorker(deps: {
-  attempts: Pick<AttemptsRepo, 'find' | 'take' | 'handBack'>;
-  runs: Pick<RunsRepo, 'find'>;
-  deliveries: Pick<DeliveriesRepo, 'findById'>;
-  channels: Pick<ChannelsRepo, 'find'>;
-  context: Pick<DeliveryContextSource, 'runContext'>;
+  attempts: Pick<AttemptsRepo, 'take' | 'handBack'> & SendingContextSource;
   sender: Pick<DeliverySender, 'send'>;
   gate: ChannelGate;
   /** SVC_DELIVERY_CHANNEL_LIMIT. */
@@ -85,12 +79,13 @@ export function createDeliveryWorker(deps: {
     const end: AttemptEnd = { ...outcome.end, finishedAt: now, retry };
     const { runEnded, health } = await deps.uow.run(async (tx) => {
       const run = await tx.runs.lockForSettling(attempt.runId);
-      const row = await tx.attempts.finish(attempt.id, end);
-      if (!run || !row) return { runEnded: undefined, health: undefined };
-      const ended = await settleRun(tx, run, now);
-      const refreshed = attempt.channelId ? await tx.channels.refreshHealth(attempt.channelId) : undefined;
-      if (refreshed && refreshed.before !== refreshed.after) await tx.outbox.add([channelHealthChanged(attempt.channelId!, refreshed.after, refreshed.before)]);
-      return { runEnded: ended, health: refreshed };
+      if (!run) return { runEnded: undefined, health: undefined };
+      const finished = await tx.attempts.finishAndTally(attempt.id, run.id, end);
+      if (!finished) return { runEnded: undefined, health: undefined };
+      const ended = await settleRun(tx, run, now, finished.tally);
+      const changed = finished.health && finished.health.before !== finished.health.after ? finished.health : undefined;
+      if (changed) await tx.outbox.add([channelHealthChanged(attempt.channelId!, changed.after, changed.before)]);
+      return { runEnded: ended, health: changed };
     });
     if (end.status === 'sent') log.info('delivery sent', { attempt_id: attempt.id, sends: end.sends, status_code: end.statusCode });
     else if (end.status === 'failed') {
@@ -99,7 +94,7 @@ export function createDeliveryWorker(deps: {
         ...(retry ? { next_retry_at: retry.at.toISOString() } : {}),
       });
     }
-    if (health && health.before !== health.after) log.info('channel health changed', { health: health.after, previous: health.before });
+    if (health) log.info('channel health changed', { health: health.after, previous: health.before });
     if (runEnded) {
       const seconds = runEnded.startedAt && runEnded.finishedAt ? Math.max(0, (runEnded.finishedAt.getTime() - runEnded.startedAt.getTime()) / 1000) : 0;
       deps.metrics.runFinished(runEnded.status, runEnded.trigger, seconds);
@@ -117,27 +112,29 @@ export function createDeliveryWorker(deps: {
   /** An attempt whose job must stop short of sending. */
   const failNow = (error: { code: string; message: string }, transient = false): SendOutcome => ({ ...permanent(error), transient });
 
-  async function send(attempt: AttemptRecord, run: RunRecord, pass: GatePass | undefined, signal: AbortSignal, log: Log): Promise<void> {
+  /** Sends a taken attempt and records its end; answers whether the peer answered (for the channel's circuit). */
+  async function send(attempt: AttemptRecord, pass: GatePass | undefined, signal: AbortSignal, log0: Log): Promise<boolean> {
+    const found = await deps.attempts.sendingContext(attempt.runId, attempt.deliveryId);
+    if (!found) return false; // the run is gone (its report deleted): nothing to record
+    const { run, context, delivery, channel } = found;
+    const log = log0.child({ report_id: run.reportId, channel: attempt.channelName, channel_type: attempt.channelType, delivery_id: attempt.deliveryId });
     if (run.status === 'running' && run.cancelRequestedAt) {
       await record(attempt, failNow({ code: 'run.cancelled', message: 'The run was cancelled before this delivery was sent' }), log);
-      return;
+      return false;
     }
     if (pass?.kind === 'open') {
       await record(attempt, failNow({ code: 'delivery.channel_failing', message: 'The channel\'s recent sends failed one after another, so it was not tried now; it is retried automatically' }, true),
         log, pass.until);
-      return;
+      return false;
     }
-    const delivery = attempt.deliveryId ? await deps.deliveries.findById(attempt.deliveryId) : undefined;
-    const channel = delivery ? await deps.channels.find(delivery.channelId) : undefined;
-    const context = await deps.context.runContext(run.reportId, run.createdBy);
-    if (!delivery || !channel || !context) {
-      await record(attempt, failNow({ code: 'delivery.gone', message: 'The delivery, its channel or its report was removed, so the attempt cannot be sent' }), log);
-      return;
+    if (!delivery || !channel) {
+      await record(attempt, failNow({ code: 'delivery.gone', message: 'The delivery or its channel was removed, so the attempt cannot be sent' }), log);
+      return false;
     }
     const started = performance.now();
     const result = await deps.sender.send(attempt, run, context, delivery, channel, signal, log, {
       onSend: async (ok) => {
-        await deps.gate.record(channel.id, ok).catch((err: unknown) => log.warn('the channel\'s circuit could not be updated', { err }));
+        if (!ok) await deps.gate.recordFailure(channel.id).catch((err: unknown) => log.warn('the channel\'s circuit could not be updated', { err }));
       },
       mayRetry: async () => !(await deps.gate.isOpen(channel.id).catch(() => false)),
     });
@@ -147,18 +144,19 @@ export function createDeliveryWorker(deps: {
         await record(attempt, { end: { status: 'failed', sends: result.sends, statusCode: null, peerMessageId: null, detail: null, error: stopped, history: result.history },
           transient: result.reason instanceof DeliveryTimedOut, retryAfterMs: null }, log);
         log.warn('delivery stopped', { attempt_id: attempt.id, sends: result.sends, error_code: stopped.code });
-        return;
+        return false;
       }
-      // A shutdown: keep what was sent, leave it sending; the job is handed back (the caller rethrows).
+      // A shutdown: keep what was sent, leave it sending; the job is handed back (rethrown to the caller).
       await deps.attempts.handBack(attempt.id, { sends: result.sends, now: clock.now(), history: result.history })
         .catch((e: unknown) => log.warn('could not record the sends of a delivery handed back', { attempt_id: attempt.id, err: e }));
       log.info('delivery handed back unfinished; the next worker sends it again', { attempt_id: attempt.id, sends: result.sends });
       throw result.reason instanceof Error ? result.reason : new Error(String(result.reason));
     }
-    if (result.outcome.end.status !== 'preview') {
-      deps.metrics.sent(channel.type, result.outcome.end.status === 'sent' ? 'sent' : 'failed', (performance.now() - started) / 1000);
-    }
+    const { end } = result.outcome;
+    if (end.status !== 'preview') deps.metrics.sent(channel.type, end.status === 'sent' ? 'sent' : 'failed', (performance.now() - started) / 1000);
     await record(attempt, result.outcome, log);
+    // The peer answered: it took the message, or refused it for good (a 4xx shows it is up).
+    return end.status === 'sent' || (end.status === 'failed' && !result.outcome.transient && end.sends > 0);
   }
 
   return {
@@ -167,22 +165,20 @@ export function createDeliveryWorker(deps: {
      * busy (the job waits on the queue and comes back).
      */
     async deliver(job: DeliveryJob, signal: AbortSignal): Promise<DeliverOutcome> {
-      const log0 = deps.log.child({ run_id: job.runId, attempt_id: job.attemptId });
+      const log = deps.log.child({ run_id: job.runId, attempt_id: job.attemptId });
       const pass = job.channelId ? await deps.gate.enter(job.channelId, deps.channelLimit) : undefined;
       if (pass?.kind === 'busy') return { deferMs: pass.retryInMs };
+      let answered = false;
       try {
         const attempt = await deps.attempts.take(job.attemptId, job.jobId, clock.now());
         if (!attempt) {
-          log0.info('delivery job not taken: its attempt is gone, ended or carried by another job');
+          log.info('delivery job not taken: its attempt is gone, ended or carried by another job');
           return {};
         }
-        const run = await deps.runs.find(attempt.runId);
-        if (!run) return {};
-        const log = deps.log.child({ run_id: run.id, report_id: run.reportId, channel: attempt.channelName, channel_type: attempt.channelType, delivery_id: attempt.deliveryId });
-        await send(attempt, run, pass, signal, log);
+        answered = await send(attempt, pass, signal, log);
         return {};
       } finally {
-        if (pass?.kind === 'go') await pass.release().catch((err: unknown) => log0.warn('could not release the channel\'s place in flight', { err }));
+        if (pass?.kind === 'go') await pass.release(answered).catch((err: unknown) => log.warn('could not release the channel\'s place in flight', { err }));
       }
     },
 

@@ -3,7 +3,9 @@
  * (a channel's sends in flight, its circuit). The store's ports are the channels feature's
  * (AttemptsRepo, DeliveriesRepo, ChannelsRepo).
  */
-import type { DeliveryJob } from '../runs/engine-ports.js';
+import type { ChannelRecord, DeliveryRecord } from '../channels/model.js';
+import type { DeliveryJob, RunContext } from '../runs/engine-ports.js';
+import type { RunRecord } from '../runs/model.js';
 
 /** The deliveries queue. */
 export interface DeliveryQueue {
@@ -18,8 +20,11 @@ export interface DeliveryQueue {
 
 /** What a channel's gate answers a send that asks to go. */
 export type GatePass =
-  /** Go: one of the channel's places in flight is this send's until `release`. `probe`: the circuit's trial send. */
-  | { kind: 'go'; probe: boolean; release(): Promise<void> }
+  /**
+   * Go: one of the channel's places in flight is this send's until `release`; `taken` (the peer
+   * took the message) closes the circuit. `probe`: the circuit's trial send.
+   */
+  | { kind: 'go'; probe: boolean; release(taken: boolean): Promise<void> }
   /** Every place is taken: try again after `retryInMs` (the job waits on the queue, holding no worker). */
   | { kind: 'busy'; retryInMs: number }
   /** The channel's circuit is open until `until` (epoch ms): fail fast, retry after it. */
@@ -32,8 +37,16 @@ export type GatePass =
  */
 export interface ChannelGate {
   enter(channelId: string, limit: number): Promise<GatePass>;
-  /** One request's end: a success closes the circuit, a (transient) failure counts toward opening it. */
-  record(channelId: string, ok: boolean): Promise<void>;
+  /** A request failed transiently: it counts toward opening the circuit (or opens it again after a trial). */
+  recordFailure(channelId: string): Promise<void>;
   /** Whether the channel's circuit is open now. */
   isOpen(channelId: string): Promise<boolean>;
+}
+
+/** What sending one attempt reads (one read of the store, joining runs, reports and channels). */
+export interface SendingContextSource {
+  /** The run, its context, the delivery and its channel for sending one of its attempts; undefined when the run is gone. */
+  sendingContext(runId: string, deliveryId: string | null): Promise<{
+    run: RunRecord; context: RunContext; delivery: DeliveryRecord | undefined; channel: ChannelRecord | undefined;
+  } | undefined>;
 }

@@ -9,18 +9,23 @@
  *   (a resend or an automatic retry that succeeded), as RUN_TRANSITIONS.settle says.
  */
 import { OPEN_ATTEMPT_STATUSES } from '../channels/model.js';
+import type { AttemptTally } from '../channels/ports.js';
 import { reportUpdated } from '../events/model.js';
 import { runChanged, runUpdated } from '../runs/events.js';
 import type { RunError, RunRecord, RunStatus, RunStep } from '../runs/model.js';
 import type { TxRepos } from '../unit-of-work/ports.js';
 
+/** A run's attempts by status, counted. */
+export function tallyOf(attempts: Array<{ status: string }>): AttemptTally {
+  const count = (s: string) => attempts.filter((a) => a.status === s).length;
+  return { open: attempts.filter((a) => OPEN_ATTEMPT_STATUSES.has(a.status as never)).length, sent: count('sent'), failed: count('failed'), previewed: count('preview') };
+}
+
 /** The run's end once its last attempt settled; undefined while one is still open. */
-export function deliveredOutcome(run: Pick<RunRecord, 'conditionMet' | 'cancelRequestedAt' | 'steps'>, attempts: Array<{ status: string }>, now: Date)
+export function deliveredOutcome(run: Pick<RunRecord, 'conditionMet' | 'cancelRequestedAt' | 'steps'>, tally: AttemptTally, now: Date)
   : { status: Exclude<RunStatus, 'pending' | 'running'>; error: RunError | null; steps: RunStep[] } | undefined {
-  if (attempts.some((a) => OPEN_ATTEMPT_STATUSES.has(a.status as never))) return undefined;
-  const sent = attempts.filter((a) => a.status === 'sent').length;
-  const failed = attempts.filter((a) => a.status === 'failed').length;
-  const previewed = attempts.filter((a) => a.status === 'preview').length;
+  if (tally.open > 0) return undefined;
+  const { sent, failed, previewed } = tally;
   const base = run.conditionMet === false ? 'skipped' : 'success';
   let status: Exclude<RunStatus, 'pending' | 'running'> = base;
   let error: RunError | null = null;
@@ -47,12 +52,13 @@ export function deliveredOutcome(run: Pick<RunRecord, 'conditionMet' | 'cancelRe
 }
 
 /**
- * Settles the locked run after one of its attempts ended (in the same unit of work); answers the
- * run when it ended now (for the caller's metrics).
+ * Settles the locked run after one of its attempts ended (in the same unit of work), from the
+ * run's attempts by status (`tally`, read when not given); answers the run when it ended now (for
+ * the caller's metrics).
  */
-export async function settleRun(tx: Pick<TxRepos, 'attempts' | 'runs' | 'runEngine' | 'outbox'>, run: RunRecord, now: Date): Promise<RunRecord | undefined> {
+export async function settleRun(tx: Pick<TxRepos, 'attempts' | 'runs' | 'runEngine' | 'outbox'>, run: RunRecord, now: Date, tally?: AttemptTally): Promise<RunRecord | undefined> {
   if (run.status === 'running' && run.deliveringSince) {
-    const outcome = deliveredOutcome(run, await tx.attempts.listForRun(run.id), now);
+    const outcome = deliveredOutcome(run, tally ?? tallyOf(await tx.attempts.listForRun(run.id)), now);
     if (!outcome) return undefined;
     const ended = await tx.runEngine.finish(run.id, run.attempts, { ...outcome, finishedAt: now });
     if (ended) await tx.outbox.add(runChanged(ended));

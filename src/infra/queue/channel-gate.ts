@@ -5,8 +5,9 @@
  *   renewed while its send lasts and released at its end, and one a crashed worker left expires
  *   within LEASE_MS;
  * - the circuit: a hash per channel with the run of failed sends, `open_until` and, once that
- *   has passed, `probe_until` (one trial send at a time). A success deletes the hash (closed); a
- *   failure while it was open or on trial opens it again; `threshold` failures in a row open it.
+ *   has passed, `probe_until` (one trial send at a time). A send the peer took deletes the hash
+ *   when it gives its place back (closed: one script for both); a failure while it was open or on
+ *   trial opens it again; `threshold` failures in a row open it.
  * Times are the callers' clocks (ms since the epoch); the keys expire on their own when idle.
  */
 import { randomUUID } from 'node:crypto';
@@ -38,12 +39,15 @@ redis.call('ZADD', KEYS[1], now + lease, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], lease * 2)
 return {'go', probe}`;
 
-const RECORD = `
+const LEAVE = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then redis.call('DEL', KEYS[2]) end
+return 0`;
+
+const FAILED = `
 local now = tonumber(ARGV[1])
-local ok = tonumber(ARGV[2])
-local threshold = tonumber(ARGV[3])
-local openMs = tonumber(ARGV[4])
-if ok == 1 then redis.call('DEL', KEYS[1]) return 0 end
+local threshold = tonumber(ARGV[2])
+local openMs = tonumber(ARGV[3])
 local openUntil = tonumber(redis.call('HGET', KEYS[1], 'open_until') or '0')
 if openUntil > 0 then
   redis.call('HSET', KEYS[1], 'open_until', now + openMs)
@@ -87,14 +91,14 @@ export function createChannelGate(deps: {
       return {
         kind: 'go',
         probe: Number(value) === 1,
-        async release() {
+        async release(taken: boolean) {
           clearInterval(renew);
-          await deps.redis.zrem(inflight(channelId), token);
+          await deps.redis.eval(LEAVE, 2, inflight(channelId), circuit(channelId), token, taken ? '1' : '0');
         },
       };
     },
-    async record(channelId: string, ok: boolean): Promise<void> {
-      await deps.redis.eval(RECORD, 1, circuit(channelId), now(), ok ? 1 : 0, deps.breaker.failures, deps.breaker.openMs);
+    async recordFailure(channelId: string): Promise<void> {
+      await deps.redis.eval(FAILED, 1, circuit(channelId), now(), deps.breaker.failures, deps.breaker.openMs);
     },
     async isOpen(channelId: string): Promise<boolean> {
       const until = await deps.redis.hget(circuit(channelId), 'open_until');

@@ -5,13 +5,15 @@
  * an attempt is unique per (run, delivery), and health follows the latest attempt in one update.
  */
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, or, sql } from 'drizzle-orm';
-import { channels, deliveries, deliveryAttempts, reports } from '../schema.js';
+import { channels, deliveries, deliveryAttempts, queries, reports, runs, users } from '../schema.js';
+import { runRecordOf } from './runs-repo.js';
 import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
-import { ATTEMPT_WRITES, attemptLeaves } from './status-writes.js';
+import { ATTEMPT_WRITES, attemptLeaves, statusIn } from './status-writes.js';
 import { updateVersioned } from '../versioned.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
-import type { AttemptEnd, AttemptsRepo, ChannelsRepo, DeliveriesRepo, PlannedAttempt, StuckAttempt } from '../../../domain/channels/ports.js';
+import type { AttemptEnd, AttemptsRepo, AttemptTally, ChannelsRepo, DeliveriesRepo, PlannedAttempt, StuckAttempt } from '../../../domain/channels/ports.js';
+import type { SendingContextSource } from '../../../domain/deliveries/ports.js';
 import type { AttemptRecord, AttemptSend } from '../../../domain/channels/model.js';
 
 type ChannelColumns = typeof channels.$inferSelect;
@@ -91,27 +93,6 @@ export function createChannelsRepo(db: Tx): ChannelsRepo {
       const where = q.cursor ? gt(key, decodeStringCursor(q.cursor, 2)[0]!) : undefined;
       const rows = await db.select({ row: channels, sortKey: key }).from(channels).where(where).orderBy(asc(key)).limit(q.limit + 1);
       return toPage(rows, q.limit, (r) => [r.sortKey, r.row.id], (r) => channelOf(r.row));
-    },
-    async refreshHealth(id: string): Promise<{ before: Health; after: Health } | undefined> {
-      // One statement: lock the channel row, read the latest finished attempt, set health from it.
-      // Only the latest attempt is read (index channel_id, finished_at); a failure becomes the
-      // last error, a success keeps the one before (the channel's most recent error stays visible).
-      const rows = await db.execute<{ before: Health; after: Health }>(sql`
-        with prev as (select id, health from channels where id = ${id} for update),
-        latest as (
-          select status, error, finished_at from delivery_attempts
-          where channel_id = ${id} and finished_at is not null and status in ('sent', 'failed')
-          order by finished_at desc, id desc limit 1
-        )
-        update channels c set
-          health = coalesce((select case when status = 'sent' then 'healthy' else 'failing' end from latest), 'unknown'),
-          last_error = coalesce((select jsonb_build_object('code', error->>'code', 'message', error->>'message',
-            'at', to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) from latest where status = 'failed' and error is not null), c.last_error),
-          last_attempt_at = (select finished_at from latest)
-        from prev where c.id = prev.id
-        returning prev.health as before, c.health as after`);
-      const row = (rows as unknown as Array<{ before: Health; after: Health }>)[0];
-      return row ? { before: row.before, after: row.after } : undefined;
     },
   };
 }
@@ -217,7 +198,7 @@ const appended = (history: AttemptSend[] | undefined) => (history && history.len
   ? sql`${deliveryAttempts.history} || ${JSON.stringify(history.map((h) => ({ ...h, at: h.at.toISOString() })))}::jsonb`
   : sql`${deliveryAttempts.history}`);
 
-export function createAttemptsRepo(db: Tx): AttemptsRepo {
+export function createAttemptsRepo(db: Tx): AttemptsRepo & SendingContextSource {
   return {
     async plan(planned: PlannedAttempt[]): Promise<void> {
       if (planned.length === 0) return;
@@ -232,6 +213,65 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo {
         .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.jobId, jobId),
           or(attemptLeaves('take'), and(attemptLeaves('retry'), isNotNull(deliveryAttempts.nextRetryAt))))).returning();
       return row ? attemptOf(row) : undefined;
+    },
+    async sendingContext(runId: string, deliveryId: string | null) {
+      // One read: the run, its report's title and query, who queued it, the delivery and its channel.
+      const [r] = await db.select({
+        run: runs, reportTitle: reports.title, reportDescription: reports.description, queryId: queries.id, queryName: queries.name,
+        callerEmail: users.email, delivery: deliveries, channel: channels,
+      }).from(runs)
+        .innerJoin(reports, eq(reports.id, runs.reportId))
+        .innerJoin(queries, eq(queries.id, reports.queryId))
+        .leftJoin(users, eq(users.id, runs.createdBy))
+        .leftJoin(deliveries, deliveryId === null ? sql`false` : eq(deliveries.id, deliveryId))
+        .leftJoin(channels, eq(channels.id, deliveries.channelId))
+        .where(eq(runs.id, runId));
+      if (!r) return undefined;
+      return {
+        run: runRecordOf(r.run),
+        context: { report: { id: r.run.reportId, title: r.reportTitle, description: r.reportDescription }, query: { id: r.queryId, name: r.queryName }, callerEmail: r.callerEmail ?? null },
+        delivery: r.delivery && r.channel ? deliveryOf({ ...r.delivery, channelType: r.channel.type, channelName: r.channel.name }) : undefined,
+        channel: r.channel ? channelOf(r.channel) : undefined,
+      };
+    },
+    async finishAndTally(id: string, runId: string, end: AttemptEnd) {
+      // One statement, after the caller locked the run's row: the attempt's end; the run's other
+      // attempts by status (their ends committed before the lock was granted are seen); and the
+      // channel's health, last error and last attempt from this end unless a later one is recorded.
+      const fin = end.finishedAt.toISOString();
+      const history = JSON.stringify((end.history ?? []).map((h) => ({ ...h, at: h.at.toISOString() })));
+      type Row = { open: number; sent: number; failed: number; previewed: number; before: Health | null; after: Health | null };
+      const rows = await db.execute<Row>(sql`
+        with f as (
+          update delivery_attempts set status = ${end.status}, sends = sends + ${end.sends}, finished_at = ${fin}::timestamptz,
+            status_code = ${end.statusCode}, peer_message_id = ${end.peerMessageId}, detail = ${end.detail},
+            error = ${end.error ? JSON.stringify(end.error) : null}::jsonb, preview = ${end.preview ? JSON.stringify(end.preview) : null}::jsonb,
+            history = history || ${history}::jsonb, updated_at = ${fin}::timestamptz, next_retry_at = ${end.retry?.at.toISOString() ?? null}::timestamptz,
+            retries = coalesce(${end.retry?.retries ?? null}::int, retries), job_id = coalesce(${end.retry?.jobId ?? null}::text, job_id)
+          where id = ${id} and ${statusIn(sql`status`, ATTEMPT_WRITES.finish.from)}
+          returning channel_id
+        ),
+        others as (
+          select count(*) filter (where status in ('pending', 'sending', 'queued'))::int as open, count(*) filter (where status = 'sent')::int as sent,
+                 count(*) filter (where status = 'failed')::int as failed, count(*) filter (where status = 'preview')::int as previewed
+          from delivery_attempts where run_id = ${runId} and id <> ${id}
+        ),
+        prev as (select c.id, c.health from channels c join f on f.channel_id = c.id where ${end.status} in ('sent', 'failed') for update of c),
+        h as (
+          update channels c set health = ${end.status === 'sent' ? 'healthy' : 'failing'}, last_attempt_at = ${fin}::timestamptz,
+            last_error = coalesce(${end.status === 'failed' && end.error ? JSON.stringify({ code: end.error.code, message: end.error.message, at: fin }) : null}::jsonb, c.last_error)
+          from prev where c.id = prev.id and (c.last_attempt_at is null or c.last_attempt_at <= ${fin}::timestamptz)
+          returning prev.health as before, c.health as after
+        )
+        select o.open, o.sent, o.failed, o.previewed, (select before from h) as before, (select after from h) as after
+        from f cross join others o`);
+      const row = (rows as unknown as Row[])[0];
+      if (!row) return undefined;
+      const tally: AttemptTally = { open: row.open, sent: row.sent, failed: row.failed, previewed: row.previewed };
+      if (end.status === 'sent') tally.sent += 1;
+      else if (end.status === 'failed') tally.failed += 1;
+      else tally.previewed += 1;
+      return { tally, health: row.before && row.after ? { before: row.before, after: row.after } : undefined };
     },
     async finish(id: string, end: AttemptEnd) {
       const [row] = await db.update(deliveryAttempts).set({
