@@ -15,8 +15,10 @@ import type { ActiveRuns } from './run-report.js';
 export interface DeliverPayload {
   attemptId: string;
   runId: string;
-  /** The channel, for its gate before the store is read (absent: the attempt's is used). */
+  /** The channel, for its gate before the store is read (absent: the channel was deleted). */
   channelId?: string | undefined;
+  /** The delivery, read with the attempt (absent: the delivery was removed). */
+  deliveryId?: string | undefined;
 }
 
 export const deliverJobSpec: JobSpec<DeliverPayload> = {
@@ -26,17 +28,18 @@ export const deliverJobSpec: JobSpec<DeliverPayload> = {
   backoffMs: 5_000,
   timeoutMs: 15 * 60_000,
   parse(data) {
-    const { attemptId, runId, channelId } = (data ?? {}) as { attemptId?: unknown; runId?: unknown; channelId?: unknown };
+    const { attemptId, runId, channelId, deliveryId } = (data ?? {}) as { attemptId?: unknown; runId?: unknown; channelId?: unknown; deliveryId?: unknown };
     if (typeof attemptId !== 'string' || !isUuid(attemptId)) throw new Error('attemptId must be a UUID');
     if (typeof runId !== 'string' || !isUuid(runId)) throw new Error('runId must be a UUID');
     if (channelId !== undefined && channelId !== null && (typeof channelId !== 'string' || !isUuid(channelId))) throw new Error('channelId must be a UUID');
-    return { attemptId, runId, ...(typeof channelId === 'string' ? { channelId } : {}) };
+    if (deliveryId !== undefined && deliveryId !== null && (typeof deliveryId !== 'string' || !isUuid(deliveryId))) throw new Error('deliveryId must be a UUID');
+    return { attemptId, runId, ...(typeof channelId === 'string' ? { channelId } : {}), ...(typeof deliveryId === 'string' ? { deliveryId } : {}) };
   },
 };
 
 /** What a job knows of its attempt: the payload and its own id (the attempt names the job that may take it). */
 const jobOf = (p: DeliverPayload, jobId: string | undefined): DeliveryJob =>
-  ({ attemptId: p.attemptId, runId: p.runId, jobId: jobId ?? '', channelId: p.channelId ?? null });
+  ({ attemptId: p.attemptId, runId: p.runId, jobId: jobId ?? '', channelId: p.channelId ?? null, deliveryId: p.deliveryId ?? null });
 
 export function deliverJob(deps: { worker: DeliveryWorker; active: ActiveRuns }): JobType<DeliverPayload> {
   return {

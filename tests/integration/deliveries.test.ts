@@ -476,8 +476,11 @@ describe('a delivery stopped while its peer holds the request', () => {
     return { runId, attemptId: attempt.id as string };
   }
 
-  const deliver = (runId: string, attemptId: string, signal: AbortSignal, jobId = firstDeliveryJobId(attemptId)) =>
-    h.process.services.deliveryWorker.deliver({ attemptId, runId, jobId, channelId: null }, signal);
+  /** The attempt's job, as the run engine queues it. */
+  const deliver = async (runId: string, attemptId: string, signal: AbortSignal, jobId = firstDeliveryJobId(attemptId)) => {
+    const [a] = await h.process.container.sql`select channel_id, delivery_id from delivery_attempts where id = ${attemptId}`;
+    return h.process.services.deliveryWorker.deliver({ attemptId, runId, jobId, channelId: a!.channel_id, deliveryId: a!.delivery_id }, signal);
+  };
 
   const attemptOf = async (runId: string) => (await h.process.container.sql`
     select id, status, sends, error, finished_at, next_retry_at, history, job_id from delivery_attempts where run_id = ${runId}`)[0]!;

@@ -83,6 +83,7 @@ export interface StuckAttempt {
   id: string;
   runId: string;
   channelId: string | null;
+  deliveryId: string | null;
   status: AttemptRecord['status'];
   jobId: string | null;
 }

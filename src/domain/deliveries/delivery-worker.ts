@@ -48,11 +48,14 @@ export const resendJobId = (attemptId: string, at: Date): string => `deliver-${a
 
 export { DeliveryTimedOut };
 
+/** An attempt taken by its job, with what sending it reads. */
+type Taken = NonNullable<Awaited<ReturnType<SendingContextSource['takeWithContext']>>>;
+
 /** How a job ended: done, or to be tried again after `deferMs` (its channel was busy). */
 export type DeliverOutcome = { deferMs?: number };
 
 export function createDeliveryWorker(deps: {
-  attempts: Pick<AttemptsRepo, 'take' | 'handBack'> & SendingContextSource;
+  attempts: Pick<AttemptsRepo, 'handBack'> & SendingContextSource;
   sender: Pick<DeliverySender, 'send'>;
   gate: ChannelGate;
   /** SVC_DELIVERY_CHANNEL_LIMIT. */
@@ -102,7 +105,9 @@ export function createDeliveryWorker(deps: {
     }
     if (retry) {
       try {
-        await deps.queue.enqueue([{ attemptId: attempt.id, runId: attempt.runId, jobId: retry.jobId, channelId: attempt.channelId, delayMs: retry.at.getTime() - now.getTime() }]);
+        await deps.queue.enqueue([{
+          attemptId: attempt.id, runId: attempt.runId, jobId: retry.jobId, channelId: attempt.channelId, deliveryId: attempt.deliveryId, delayMs: retry.at.getTime() - now.getTime(),
+        }]);
       } catch (err) {
         log.warn('a delivery\'s automatic retry could not be queued now; the sweep queues it when it is due', { attempt_id: attempt.id, err });
       }
@@ -113,10 +118,8 @@ export function createDeliveryWorker(deps: {
   const failNow = (error: { code: string; message: string }, transient = false): SendOutcome => ({ ...permanent(error), transient });
 
   /** Sends a taken attempt and records its end; answers whether the peer answered (for the channel's circuit). */
-  async function send(attempt: AttemptRecord, pass: GatePass | undefined, signal: AbortSignal, log0: Log): Promise<boolean> {
-    const found = await deps.attempts.sendingContext(attempt.runId, attempt.deliveryId);
-    if (!found) return false; // the run is gone (its report deleted): nothing to record
-    const { run, context, delivery, channel } = found;
+  async function send(taken: Taken, pass: GatePass | undefined, signal: AbortSignal, log0: Log): Promise<boolean> {
+    const { attempt, run, context, delivery, channel } = taken;
     const log = log0.child({ report_id: run.reportId, channel: attempt.channelName, channel_type: attempt.channelType, delivery_id: attempt.deliveryId });
     if (run.status === 'running' && run.cancelRequestedAt) {
       await record(attempt, failNow({ code: 'run.cancelled', message: 'The run was cancelled before this delivery was sent' }), log);
@@ -170,12 +173,12 @@ export function createDeliveryWorker(deps: {
       if (pass?.kind === 'busy') return { deferMs: pass.retryInMs };
       let answered = false;
       try {
-        const attempt = await deps.attempts.take(job.attemptId, job.jobId, clock.now());
-        if (!attempt) {
+        const taken = await deps.attempts.takeWithContext(job.attemptId, job.jobId, job.deliveryId, clock.now());
+        if (!taken) {
           log.info('delivery job not taken: its attempt is gone, ended or carried by another job');
           return {};
         }
-        answered = await send(attempt, pass, signal, log);
+        answered = await send(taken, pass, signal, log);
         return {};
       } finally {
         if (pass?.kind === 'go') await pass.release(answered).catch((err: unknown) => log.warn('could not release the channel\'s place in flight', { err }));
@@ -237,7 +240,7 @@ export function createDeliverySweep(deps: {
       if (state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized') continue;
       const jobId = `deliver-${a.id}-sweep-${now.getTime()}`;
       if (!(await deps.attempts.rejob(a.id, a.jobId, jobId))) continue;
-      await deps.queue.enqueue([{ attemptId: a.id, runId: a.runId, jobId, channelId: a.channelId }]);
+      await deps.queue.enqueue([{ attemptId: a.id, runId: a.runId, jobId, channelId: a.channelId, deliveryId: a.deliveryId }]);
       requeued += 1;
     }
     if (requeued > 0) deps.log.warn('deliveries whose job went missing were queued again', { requeued });

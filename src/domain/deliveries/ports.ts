@@ -3,7 +3,7 @@
  * (a channel's sends in flight, its circuit). The store's ports are the channels feature's
  * (AttemptsRepo, DeliveriesRepo, ChannelsRepo).
  */
-import type { ChannelRecord, DeliveryRecord } from '../channels/model.js';
+import type { AttemptRecord, ChannelRecord, DeliveryRecord } from '../channels/model.js';
 import type { DeliveryJob, RunContext } from '../runs/engine-ports.js';
 import type { RunRecord } from '../runs/model.js';
 
@@ -43,10 +43,14 @@ export interface ChannelGate {
   isOpen(channelId: string): Promise<boolean>;
 }
 
-/** What sending one attempt reads (one read of the store, joining runs, reports and channels). */
+/** Taking an attempt to send it, with what sending it reads (one statement, joining runs, reports and channels). */
 export interface SendingContextSource {
-  /** The run, its context, the delivery and its channel for sending one of its attempts; undefined when the run is gone. */
-  sendingContext(runId: string, deliveryId: string | null): Promise<{
-    run: RunRecord; context: RunContext; delivery: DeliveryRecord | undefined; channel: ChannelRecord | undefined;
+  /**
+   * The attempt taken for job `jobId` (as AttemptsRepo.take), with its run, the run's context, the
+   * delivery `deliveryId` and its channel; undefined when it was not taken (gone, ended, or
+   * carried by another job).
+   */
+  takeWithContext(id: string, jobId: string, deliveryId: string | null, now: Date): Promise<{
+    attempt: AttemptRecord; run: RunRecord; context: RunContext; delivery: DeliveryRecord | undefined; channel: ChannelRecord | undefined;
   } | undefined>;
 }

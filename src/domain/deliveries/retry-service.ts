@@ -51,7 +51,7 @@ export function createRetryService(deps: {
       return { attempt: (await deps.attempts.find(attempt.id)) ?? attempt, queued: false };
     }
     try {
-      await deps.queue.enqueue([{ attemptId: queued.id, runId: run.id, jobId, channelId: queued.channelId }]);
+      await deps.queue.enqueue([{ attemptId: queued.id, runId: run.id, jobId, channelId: queued.channelId, deliveryId: queued.deliveryId }]);
     } catch (err) {
       deps.log.warn('a delivery resend could not be queued now; the sweep will queue it', { run_id: run.id, report_id: run.reportId, attempt_id: attempt.id, err });
     }

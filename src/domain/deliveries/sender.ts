@@ -23,6 +23,42 @@ import { createSendWithRetries, type RetryPolicy, type SendHooks, type SendOutco
 /** Rows the templates' `rows` variable holds at most. */
 export const TEMPLATE_ROWS = 100;
 
+/**
+ * Attachments made lately, by result file, format and formula safety: a run's result file never
+ * changes once written, so the deliveries of one run (a report sending to ten channels) read and
+ * convert it once. Bounded in entries, bytes and age.
+ */
+export function createAttachmentCache(limits: { entries: number; bytes: number; ageMs: number }, now: () => number = Date.now) {
+  const entries = new Map<string, { content: Buffer; at: number }>();
+  let bytes = 0;
+  const drop = (key: string) => {
+    const e = entries.get(key);
+    if (e) { bytes -= e.content.length; entries.delete(key); }
+  };
+  return {
+    async get(key: string, make: () => Promise<Buffer>): Promise<Buffer> {
+      const hit = entries.get(key);
+      if (hit && now() - hit.at <= limits.ageMs) {
+        // Most recently used last.
+        entries.delete(key);
+        entries.set(key, hit);
+        return hit.content;
+      }
+      drop(key);
+      const content = await make();
+      if (content.length > limits.bytes) return content;
+      entries.set(key, { content, at: now() });
+      bytes += content.length;
+      for (const oldest of entries.keys()) {
+        if (entries.size <= limits.entries && bytes <= limits.bytes) break;
+        drop(oldest);
+      }
+      return content;
+    },
+    size: () => entries.size,
+  };
+}
+
 export interface DeliveryMetrics {
   sent(channelType: string, status: 'sent' | 'failed', seconds: number): void;
 }
@@ -53,6 +89,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
     retry: deps.retry, http: deps.http, clock: deps.clock, sleep: deps.sleep ?? ((ms: number, signal: AbortSignal) => deps.clock.sleep(ms, signal)),
   });
   const base = deps.publicUrl.replace(/\/+$/, '');
+  const attachments = createAttachmentCache({ entries: 32, bytes: 64 * 1024 * 1024, ageMs: 5 * 60_000 });
 
   /** The first rows of the stored result (for templates and inline tables). */
   async function firstRows(run: RunRecord, count: number): Promise<CellValue[][]> {
@@ -121,9 +158,14 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
       const filename = resultFileName(ctx.report.title, run.slot ?? run.createdAt, s.attach);
       attachmentView = { filename, contentType: CONTENT_TYPES[s.attach] };
       if (withAttachment) {
-        const stored = run.resultKey ? await deps.artifacts.readResult(run.resultKey) : undefined;
-        if (!stored) throw new DomainError('run.no_result', 'The run\'s result file is gone (removed by retention), so there is nothing to attach');
-        attachment = { filename, contentType: CONTENT_TYPES[s.attach], content: await resultFile(stored, s.attach, { formulaSafe: s.csvFormulaSafe }) };
+        const key = run.resultKey;
+        if (!key) throw noResult();
+        const content = await attachments.get(`${key}|${s.attach}|${s.csvFormulaSafe}`, async () => {
+          const stored = await deps.artifacts.readResult(key);
+          if (!stored) throw noResult();
+          return resultFile(stored, s.attach!, { formulaSafe: s.csvFormulaSafe });
+        });
+        attachment = { filename, contentType: CONTENT_TYPES[s.attach], content };
       }
     }
     const message: ChannelMessage = {
@@ -181,6 +223,8 @@ export type SendResult =
   | { kind: 'stopped'; reason: unknown; sends: number; history: AttemptSend[] };
 
 const ended = (outcome: SendOutcome): SendResult => ({ kind: 'ended', outcome });
+
+const noResult = () => new DomainError('run.no_result', 'The run\'s result file is gone (removed by retention), so there is nothing to attach');
 
 /** A failure no retry mends (a bad setting, a missing plugin, a template that fails). */
 export const permanent = (error: { code: string; message: string }): SendOutcome => ({

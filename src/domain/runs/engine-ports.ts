@@ -92,6 +92,8 @@ export interface DeliveryJob {
   jobId: string;
   /** The attempt's channel, for its gate before the store is read (null: the channel was deleted). */
   channelId: string | null;
+  /** The attempt's delivery, read with the attempt when it is taken (null: the delivery was removed). */
+  deliveryId: string | null;
 }
 
 /**

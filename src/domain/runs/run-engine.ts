@@ -235,7 +235,7 @@ export function createRunEngine(deps: RunEngineDeps) {
       return;
     }
     try {
-      await deps.deliveries!.enqueue(attempts.map((a) => ({ attemptId: a.id, runId: run.id, jobId: a.jobId, channelId: a.channelId })));
+      await deps.deliveries!.enqueue(attempts.map((a) => ({ attemptId: a.id, runId: run.id, jobId: a.jobId, channelId: a.channelId, deliveryId: a.deliveryId })));
     } catch (err) {
       log.warn('the run\'s deliveries could not be queued now; the sweep queues them', { err, deliveries: attempts.length });
     }

@@ -13,7 +13,7 @@ export function createDeliveryQueue(queue: Queue, spec: QueuedJobSpec<string>): 
       if (jobs.length === 0) return;
       await queue.addBulk(jobs.map((j) => ({
         name: spec.name,
-        data: { attemptId: j.attemptId, runId: j.runId, ...(j.channelId ? { channelId: j.channelId } : {}) },
+        data: { attemptId: j.attemptId, runId: j.runId, ...(j.channelId ? { channelId: j.channelId } : {}), ...(j.deliveryId ? { deliveryId: j.deliveryId } : {}) },
         opts: {
           jobId: j.jobId, attempts: spec.attempts, backoff: { type: 'exponential', delay: spec.backoffMs },
           ...(j.delayMs && j.delayMs > 0 ? { delay: Math.round(j.delayMs) } : {}),

@@ -214,20 +214,25 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo & SendingContextSource 
           or(attemptLeaves('take'), and(attemptLeaves('retry'), isNotNull(deliveryAttempts.nextRetryAt))))).returning();
       return row ? attemptOf(row) : undefined;
     },
-    async sendingContext(runId: string, deliveryId: string | null) {
-      // One read: the run, its report's title and query, who queued it, the delivery and its channel.
-      const [r] = await db.select({
-        run: runs, reportTitle: reports.title, reportDescription: reports.description, queryId: queries.id, queryName: queries.name,
-        callerEmail: users.email, delivery: deliveries, channel: channels,
-      }).from(runs)
+    async takeWithContext(id: string, jobId: string, deliveryId: string | null, now: Date) {
+      // The take and the read in one statement: the run, its report's title and query, who queued
+      // it, the delivery and its channel come back with the attempt taken.
+      const [r] = await db.update(deliveryAttempts).set({ status: 'sending', startedAt: now, nextRetryAt: null, updatedAt: now })
+        .from(runs)
         .innerJoin(reports, eq(reports.id, runs.reportId))
         .innerJoin(queries, eq(queries.id, reports.queryId))
         .leftJoin(users, eq(users.id, runs.createdBy))
         .leftJoin(deliveries, deliveryId === null ? sql`false` : eq(deliveries.id, deliveryId))
         .leftJoin(channels, eq(channels.id, deliveries.channelId))
-        .where(eq(runs.id, runId));
+        .where(and(eq(deliveryAttempts.id, id), eq(runs.id, deliveryAttempts.runId), eq(deliveryAttempts.jobId, jobId),
+          or(attemptLeaves('take'), and(attemptLeaves('retry'), isNotNull(deliveryAttempts.nextRetryAt)))))
+        .returning({
+          attempt: deliveryAttempts, run: runs, reportTitle: reports.title, reportDescription: reports.description, queryId: queries.id, queryName: queries.name,
+          callerEmail: users.email, delivery: deliveries, channel: channels,
+        });
       if (!r) return undefined;
       return {
+        attempt: attemptOf(r.attempt),
         run: runRecordOf(r.run),
         context: { report: { id: r.run.reportId, title: r.reportTitle, description: r.reportDescription }, query: { id: r.queryId, name: r.queryName }, callerEmail: r.callerEmail ?? null },
         delivery: r.delivery && r.channel ? deliveryOf({ ...r.delivery, channelType: r.channel.type, channelName: r.channel.name }) : undefined,
@@ -307,14 +312,14 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo & SendingContextSource 
     },
     async stuck(before: Date, limit: number): Promise<StuckAttempt[]> {
       const at = before.toISOString();
-      type Row = { id: string; run_id: string; channel_id: string | null; status: AttemptRecord['status']; job_id: string | null };
+      type Row = { id: string; run_id: string; channel_id: string | null; delivery_id: string | null; status: AttemptRecord['status']; job_id: string | null };
       const rows = await db.execute<Row>(sql`
-        (select id, run_id, channel_id, status, job_id from delivery_attempts
+        (select id, run_id, channel_id, delivery_id, status, job_id from delivery_attempts
           where status in ('pending', 'sending', 'queued') and updated_at < ${at}::timestamptz order by updated_at limit ${limit})
         union all
-        (select id, run_id, channel_id, status, job_id from delivery_attempts
+        (select id, run_id, channel_id, delivery_id, status, job_id from delivery_attempts
           where next_retry_at is not null and next_retry_at < ${at}::timestamptz and status = 'failed' order by next_retry_at limit ${limit})`);
-      return (rows as unknown as Row[]).map((r) => ({ id: r.id, runId: r.run_id, channelId: r.channel_id, status: r.status, jobId: r.job_id }));
+      return (rows as unknown as Row[]).map((r) => ({ id: r.id, runId: r.run_id, channelId: r.channel_id, deliveryId: r.delivery_id, status: r.status, jobId: r.job_id }));
     },
     async rejob(id: string, fromJobId: string | null, toJobId: string): Promise<boolean> {
       const rows = await db.update(deliveryAttempts).set({ jobId: toJobId })
