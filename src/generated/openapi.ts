@@ -3572,6 +3572,10 @@ export interface components {
             /** @description The peer's HTTP status or SMTP reply code, when it answered */
             status_code: number | null;
             error: components["schemas"]["DeliveryError"];
+            /** @description Bytes of the request bodies this send wrote (HTTP channels; null where the channel does not say, as for email) */
+            bytes_sent: number | null;
+            /** @description The start of the peer's answer (whitespace collapsed, at most 200 characters), when it answered over HTTP */
+            response_excerpt: string | null;
         };
         /**
          * @description Five-field cron (minute hour day-of-month month day-of-week), minute precision: numbers,

@@ -66,6 +66,8 @@ export function attemptView(a: AttemptRecord): DeliveryAttempt {
     channel_type: a.channelType, position: a.position, status: a.status, sends: a.sends,
     started_at: iso(a.startedAt), finished_at: iso(a.finishedAt), status_code: a.statusCode, peer_message_id: a.peerMessageId,
     detail: a.detail, error: a.error, preview: a.preview ? renderedView(a.preview) : null, next_retry_at: iso(a.nextRetryAt),
-    history: a.history.map((h) => ({ at: h.at.toISOString(), duration_ms: h.durationMs, status_code: h.statusCode, error: h.error })),
+    history: a.history.map((h) => ({
+      at: h.at.toISOString(), duration_ms: h.durationMs, status_code: h.statusCode, error: h.error, bytes_sent: h.bytesSent, response_excerpt: h.responseExcerpt,
+    })),
   };
 }

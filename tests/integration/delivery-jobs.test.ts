@@ -212,6 +212,12 @@ describe('the automatic retry schedule', () => {
     const after = await runOf(limited.id, (r) => r.status === 'success');
     expect(after.delivery_attempts[0]).toMatchObject({ status: 'sent', sends: 2, next_retry_at: null });
     expect(after.delivery_attempts[0].history.map((s: { status_code: number }) => s.status_code)).toEqual([429, 200]);
+    // Each request's entry says how much was sent and how the peer answered.
+    const [first, second] = after.delivery_attempts[0].history;
+    expect(first).toMatchObject({ response_excerpt: 'slow down', error: { code: 'delivery.peer_error' } });
+    expect(second).toMatchObject({ response_excerpt: 'ok', error: null });
+    expect(first.bytes_sent).toBe(Buffer.byteLength(peer.requests[0]!.raw));
+    expect(second.bytes_sent).toBe(first.bytes_sent);
 
     peer.script.push({ status: 410, body: 'gone' });
     const refused = await runOf(await queueRun(await reportTo([await webhook(`${peer.url}/gone`)])));

@@ -110,6 +110,10 @@ export interface AttemptSend {
   statusCode: number | null;
   /** Null when the peer took it. */
   error: { code: string; message: string } | null;
+  /** Bytes of the request bodies written (HTTP channels); null where the channel does not say. */
+  bytesSent: number | null;
+  /** The start of the peer's answer over HTTP (at most 200 characters); null otherwise. */
+  responseExcerpt: string | null;
 }
 
 export interface AttemptRecord {

@@ -9,7 +9,7 @@
 import type { Clock } from '../../core/clock.js';
 import type { AttemptSend } from '../channels/model.js';
 import type { AttemptEnd } from '../channels/ports.js';
-import { ChannelSendError, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp } from '../plugins/channel.js';
+import { ChannelSendError, type ChannelMessage, type ChannelPlugin, type DeliveryTarget, type OutboundHttp, type OutboundRequest, type OutboundResponse } from '../plugins/channel.js';
 import { RunCancelled, RunTimedOut } from '../runs/model.js';
 
 /**
@@ -85,6 +85,30 @@ export function stoppedBy(reason: unknown): { code: string; message: string } | 
   return undefined;
 }
 
+/**
+ * The outbound client as one send's plugin sees it, noting the bytes of the bodies it writes and
+ * the start of the last answer, for the send's entry in the attempt's history.
+ */
+function watched(http: OutboundHttp) {
+  const seen = {
+    bytes: null as number | null,
+    excerpt: null as string | null,
+    http: {
+      ...http,
+      agents: (url?: string) => http.agents(url),
+      allowsHost: (url: string) => http.allowsHost(url),
+      async request(req: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
+        seen.bytes = (seen.bytes ?? 0) + (req.body === undefined ? 0 : Buffer.byteLength(req.body));
+        const res = await http.request(req, signal);
+        const said = res.body.replace(/\s+/g, ' ').trim().slice(0, 200);
+        seen.excerpt = said === '' ? null : said;
+        return res;
+      },
+    } satisfies OutboundHttp,
+  };
+  return seen;
+}
+
 export function createSendWithRetries(deps: {
   retry: RetryPolicy; http: OutboundHttp; clock: Clock; sleep(ms: number, signal: AbortSignal): Promise<void>;
 }) {
@@ -102,11 +126,13 @@ export function createSendWithRetries(deps: {
       made.sends = sends;
       const at = deps.clock.now();
       const began = performance.now();
-      const record = (statusCode: number | null, error: AttemptSend['error']) =>
-        made.history.push({ at, durationMs: Math.round(performance.now() - began), statusCode, error });
+      const seen = watched(deps.http);
+      const record = (statusCode: number | null, error: AttemptSend['error']) => made.history.push({
+        at, durationMs: Math.round(performance.now() - began), statusCode, error, bytesSent: seen.bytes, responseExcerpt: seen.excerpt,
+      });
       try {
         const outcome = await plugin.send(settings, target, message, {
-          signal, timeoutMs: deps.retry.sendTimeoutMs, http: deps.http, messageId, now: () => deps.clock.now(),
+          signal, timeoutMs: deps.retry.sendTimeoutMs, http: seen.http, messageId, now: () => deps.clock.now(),
         });
         record(outcome.statusCode, null);
         await hooks.onSend?.(true);

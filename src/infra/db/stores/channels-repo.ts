@@ -190,7 +190,8 @@ export function createDeliveriesRepo(db: Tx): DeliveriesRepo {
 
 const attemptOf = (r: AttemptColumns) => ({
   ...r, preview: (r.preview ?? null) as never,
-  history: (r.history ?? []).map((h) => ({ ...h, at: new Date(h.at) })),
+  // Entries written before bytes_sent and response_excerpt existed have neither.
+  history: (r.history ?? []).map((h) => ({ ...h, at: new Date(h.at), bytesSent: h.bytesSent ?? null, responseExcerpt: h.responseExcerpt ?? null })),
 });
 
 /** Requests to append to an attempt's history (jsonb ||), or the column unchanged. */
