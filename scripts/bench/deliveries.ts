@@ -16,6 +16,7 @@
  * Prints figures; asserts nothing.
  *   npx tsx scripts/bench/deliveries.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
     const body = Buffer.alloc(Math.max(1, Math.round(bytes / Math.max(1, received))), 'x');
     const client = createOutboundHttp({ allow: ['127.0.0.1'] });
     const signal = new AbortController().signal;
+    setMaxListeners(DELIVERY_CONCURRENCY * 2, signal); // one signal for every request in flight
     let next = 0;
     const started = performance.now();
     await Promise.all(Array.from({ length: DELIVERY_CONCURRENCY }, async () => {
