@@ -10,7 +10,14 @@
  *   trial opens it again; `threshold` failures in a row open it.
  * Times are the callers' clocks (ms since the epoch); the keys expire on their own when idle.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+
+const shas = new Map<string, string>();
+const sha = (script: string): string => {
+  let s = shas.get(script);
+  if (!s) { s = createHash('sha1').update(script).digest('hex'); shas.set(script, s); }
+  return s;
+};
 import type { Redis } from 'ioredis';
 import type { ChannelGate, GatePass } from '../../domain/deliveries/ports.js';
 
@@ -78,10 +85,16 @@ export function createChannelGate(deps: {
   const inflight = (id: string) => `${deps.prefix}:gate:${id}:inflight`;
   const circuit = (id: string) => `${deps.prefix}:gate:${id}:circuit`;
   const busyRetry = deps.busyRetryMs ?? (() => 500 + Math.floor(Math.random() * 1000));
+  // By their SHA once loaded (EVALSHA), not their text on every call.
+  const run = (script: string, keys: string[], ...args: Array<string | number>) => deps.redis.evalsha(sha(script), keys.length, ...keys, ...args)
+    .catch((err: Error) => {
+      if (!/NOSCRIPT/.test(err.message)) throw err;
+      return deps.redis.eval(script, keys.length, ...keys, ...args);
+    });
   return {
     async enter(channelId: string, limit: number): Promise<GatePass> {
       const token = randomUUID();
-      const [kind, value] = await deps.redis.eval(ENTER, 2, inflight(channelId), circuit(channelId), now(), LEASE_MS, limit, token) as [string, number];
+      const [kind, value] = await run(ENTER, [inflight(channelId), circuit(channelId)], now(), LEASE_MS, limit, token) as [string, number];
       if (kind === 'open') return { kind: 'open', until: Number(value) };
       if (kind === 'busy') return { kind: 'busy', retryInMs: busyRetry() };
       const renew = setInterval(() => {
@@ -93,12 +106,12 @@ export function createChannelGate(deps: {
         probe: Number(value) === 1,
         async release(taken: boolean) {
           clearInterval(renew);
-          await deps.redis.eval(LEAVE, 2, inflight(channelId), circuit(channelId), token, taken ? '1' : '0');
+          await run(LEAVE, [inflight(channelId), circuit(channelId)], token, taken ? '1' : '0');
         },
       };
     },
     async recordFailure(channelId: string): Promise<void> {
-      await deps.redis.eval(FAILED, 1, circuit(channelId), now(), deps.breaker.failures, deps.breaker.openMs);
+      await run(FAILED, [circuit(channelId)], now(), deps.breaker.failures, deps.breaker.openMs);
     },
     async isOpen(channelId: string): Promise<boolean> {
       const until = await deps.redis.hget(circuit(channelId), 'open_until');
