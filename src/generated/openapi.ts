@@ -12,12 +12,43 @@ export interface paths {
         put?: never;
         /**
          * Export reports, queries, connections, channels as YAML
-         * @description Writes reports, queries, connections and channels (all of them, or the kinds and ids
+         * @description Writes reports, queries, connections and channels (all of them, or the kinds, ids or keys
          *     asked for) as YAML: one document per resource, in the format that POST /import and the
-         *     configuration directory (SVC_GITOPS_DIR) read, resources referring to each other by name.
-         *     Secret fields are never exported; an import keeps the stored values.
+         *     configuration directory (SVC_GITOPS_DIR) read (its JSON Schema: GET
+         *     /api/v1/config.schema.json). Each document is `apiVersion: herald/v1`, `kind`
+         *     (Connection, Query, Channel, Report), `metadata.name` (the resource's key) and `spec`;
+         *     resources refer to each other by key, never by id (a query's `connection`, a report's
+         *     `query`, each delivery's `channel`). The answer is deterministic: kinds in dependency order
+         *     (connections, queries, channels, reports), resources by key, fields sorted, no ids or
+         *     timestamps, so two exports of the same state are byte-identical and diffs in git are
+         *     clean. With `include_dependencies` (the default) a report's query and channels and a
+         *     query's connection come along. Secret fields are never exported: they read
+         *     `{configured: true}`, which an import takes as "keep the stored value".
          */
         post: operations["exportConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/config.schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON Schema of the configuration files
+         * @description The JSON Schema (draft 2020-12) of one document of the configuration files that POST
+         *     /export writes and POST /import and SVC_GITOPS_DIR read, for editors' completion and
+         *     checks (for instance `# yaml-language-server: $schema=<base_url>/api/v1/config.schema.json`).
+         *     The repository keeps the same file as config.schema.json. Public: it holds no data.
+         */
+        get: operations["getConfigSchema"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -35,11 +66,23 @@ export interface paths {
         put?: never;
         /**
          * Plan or apply YAML documents
-         * @description Reads YAML documents in the format of POST /export. Mode plan says what would be created,
-         *     changed or left as it is and changes nothing; mode apply makes those changes in one
-         *     transaction. Resources are matched by kind and name. A document that does not validate
-         *     answers 422 validation.failed with fields such as documents.2.sql; a resource the
-         *     configuration directory manages answers 409 gitops.managed.
+         * @description Reads YAML documents in the format of POST /export. Mode plan says, for every document,
+         *     whether it creates, updates or leaves a resource unchanged (with a field-level diff;
+         *     secrets only as set, unchanged or missing), and with `prune` which resources that earlier
+         *     imports created and this YAML no longer has would be deleted; it changes nothing and
+         *     answers a `plan_hash`. Mode apply makes the same changes in one transaction, in
+         *     dependency order, through the same rules as the API (validation, sealed secrets, audit,
+         *     events): everything or nothing. Given the `plan_hash` of a plan, apply refuses with 409
+         *     import.plan_stale when the state moved since. Applying the same YAML twice makes the
+         *     second plan all `unchanged`. Resources are matched by kind and key (`metadata.name`).
+         *     A secret may be written as `${env:NAME}` (the applying process's environment),
+         *     `${file:/path}` or a literal; `{configured: true}` keeps the stored value (and is an
+         *     error for a resource that does not exist yet). Documents that do not validate (unknown
+         *     kinds or fields, duplicate names, dangling references, a missing secret, YAML that is
+         *     not safe: custom tags, too many aliases, duplicate keys) answer 422 validation.failed
+         *     with fields such as `documents.2.spec.sql` and the line where known; nothing is applied.
+         *     A resource the configuration directory manages answers 409 gitops.managed. Every apply is
+         *     a `config.applied` security event with its counts.
          */
         post: operations["importConfig"];
         delete?: never;
@@ -2220,6 +2263,8 @@ export interface components {
             code: string;
             /** @description A readable explanation; never match on it */
             message?: string;
+            /** @description The line of the submitted text the field is on (YAML imports), where known */
+            line?: number;
         };
         Dependent: {
             type: string;
@@ -2665,7 +2710,7 @@ export interface components {
         SecurityEvent: {
             id: components["schemas"]["Uuid"];
             /**
-             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used: reason auth.key_revoked, auth.key_expired or auth.user_disabled; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin, connection.created, connection.updated (details.password_changed), connection.deleted, channel.created, channel.updated (details.secrets_changed), channel.deleted, delivery.created, delivery.updated, delivery.deleted (details name the report and channel). Later features add types; treat an unknown one as informational.
+             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used: reason auth.key_revoked, auth.key_expired or auth.user_disabled; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin, connection.created, connection.updated (details.password_changed), connection.deleted, channel.created, channel.updated (details.secrets_changed), channel.deleted, delivery.created, delivery.updated, delivery.deleted (details name the report and channel), config.applied (an import applied: details.created, updated, deleted, unchanged, source import or gitops). Later features add types; treat an unknown one as informational.
              * @example auth.sign_in
              */
             type: string;
@@ -3633,6 +3678,13 @@ export interface components {
             kinds?: components["schemas"]["ConfigKind"][];
             /** @description Only these resources; every resource of the kinds when left out */
             ids?: components["schemas"]["Uuid"][];
+            /** @description Only these resources, as kind/key (report/daily-sales); with ids, either matches */
+            keys?: string[];
+            /**
+             * @description Also export what the chosen resources refer to (a report's query and channels, a query's connection)
+             * @default true
+             */
+            include_dependencies?: boolean;
         };
         ImportRequest: {
             /** @description YAML documents in the format of POST /export (separated by ---) */
@@ -3642,26 +3694,58 @@ export interface components {
              * @enum {string}
              */
             mode: "plan" | "apply";
+            /**
+             * @description Also delete the resources that earlier imports created and this YAML no longer has (never ones made through the API or the UI)
+             * @default false
+             */
+            prune?: boolean;
+            /** @description With mode apply, the plan_hash of a plan made before; the apply is refused (409 import.plan_stale) when it would now do something else */
+            plan_hash?: string;
         };
         ImportChange: {
             kind: components["schemas"]["ConfigKind"];
-            /** @description The resource's name (a report's title) */
+            /** @description The resource's key (its metadata.name) */
             name: string;
             /** @enum {string} */
-            action: "create" | "update" | "unchanged";
+            action: "create" | "update" | "delete" | "unchanged";
             /**
              * Format: uuid
              * @description The resource's id; null for a resource a plan would create
              */
             id: string | null;
+            /** @description The index of the document (0-based); null for a deletion */
+            document?: number | null;
+            /** @description The fields that change, by dotted path (empty for unchanged and for a deletion) */
+            diff: components["schemas"]["ImportFieldChange"][];
+        };
+        ImportFieldChange: {
+            /** @example spec.schedule.cron */
+            path: string;
+            /** @description The value now (absent for a field a change adds, and for a secret) */
+            before?: unknown;
+            /** @description The value after (absent for a field a change removes, and for a secret) */
+            after?: unknown;
+            /**
+             * @description For a secret field, what happens to it; its values are never shown
+             * @enum {string}
+             */
+            secret?: "set" | "unchanged" | "missing";
         };
         ImportResult: {
             /** @enum {string} */
             mode: "plan" | "apply";
             /** @description True when the changes were made (mode apply) */
             applied: boolean;
-            /** @description One per document, in the order of the documents */
+            /** @description One per document, in the order of the documents, then the deletions */
             changes: components["schemas"]["ImportChange"][];
+            /** @description Identifies this plan over the state it was made on; give it to apply to refuse a stale plan */
+            plan_hash: string;
+            summary: {
+                create: number;
+                update: number;
+                delete: number;
+                unchanged: number;
+            };
         };
         ManagedResourceRef: {
             kind: components["schemas"]["ConfigKind"];
@@ -4019,6 +4103,28 @@ export interface operations {
                 };
             };
             501: components["responses"]["NotImplemented"];
+            "4XX": components["responses"]["Problem"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getConfigSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/schema+json": Record<string, never>;
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

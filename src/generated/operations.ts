@@ -15,6 +15,7 @@ export interface OperationMeta {
 
 export const operationMeta = {
   exportConfig: { method: 'post', path: '/api/v1/export', tag: 'config', access: { public: false, minRole: 'editor', minScope: 'read', sessionOnly: false } },
+  getConfigSchema: { method: 'get', path: '/api/v1/config.schema.json', tag: 'config', access: { public: true } },
   importConfig: { method: 'post', path: '/api/v1/import', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   detachManagedResource: { method: 'post', path: '/api/v1/gitops/detach', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   attachManagedResource: { method: 'post', path: '/api/v1/gitops/attach', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
