@@ -110,6 +110,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
   return {
     exportConfig: NOT_IMPLEMENTED,
     importConfig: NOT_IMPLEMENTED,
+    getConfigSchema: NOT_IMPLEMENTED,
     detachManagedResource: NOT_IMPLEMENTED,
     attachManagedResource: NOT_IMPLEMENTED,
     getAiStatus: NOT_IMPLEMENTED,
