@@ -2,8 +2,16 @@
  * Every repository bound to the store (outside a transaction), made once per process by the
  * container. Each is typed as the domain port it implements; the services of every process kind
  * (src/main/services.ts) read through these, and change through the unit of work's bound copies.
+ *
+ * They are made on `ambientDb(db)` (src/infra/db/ambient.ts): inside a unit of work (a service's,
+ * or a feature's `uow.run` around several services) they read and write through its transaction,
+ * so a step sees what the earlier steps of the same work wrote and is undone with them; outside
+ * one, through the pool. The event log alone stays on the pool: the relay's numbering and the
+ * feed's history never run in somebody's transaction (a relay pass woken from inside a unit of
+ * work keeps that async context).
  */
 import type { Db, Sql } from '../infra/db/client.js';
+import { ambientDb } from '../infra/db/ambient.js';
 import { connectionsRepo } from '../infra/db/stores/connections-repo.js';
 import { createQueryUsage, queriesRepo } from '../infra/db/stores/queries-repo.js';
 import { createReportsRepo } from '../infra/db/stores/reports-repo.js';
@@ -16,7 +24,8 @@ import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
 import { createEventLog, outboxRepo } from '../infra/db/stores/events-repo.js';
 import { createIdentityStore } from '../infra/db/stores/identity-store.js';
 
-export function createRepositories(sql: Sql, db: Db) {
+export function createRepositories(sql: Sql, pool: Db) {
+  const db = ambientDb(pool);
   return {
     identity: createIdentityStore(db),
     connections: connectionsRepo(db),
@@ -34,7 +43,7 @@ export function createRepositories(sql: Sql, db: Db) {
     /** Events written after a commit (a change not yet on the unit of work); still in the store. */
     outbox: outboxRepo(db),
     /** The outbox's numbered events: the relay's log, the feed's history, the retention's purge. */
-    events: createEventLog(db),
+    events: createEventLog(pool),
   };
 }
 

@@ -44,6 +44,29 @@ export interface TxRepos {
   lockSetup(): Promise<void>;
 }
 
+/**
+ * Nesting (one transaction around several services): a `run` called while another `run` of the
+ * same unit of work is in progress in the same async context joins it instead of opening a
+ * second transaction. So a feature that must apply many changes all or nothing calls the
+ * existing services, each with its rules, inside one run:
+ *
+ *     await uow.run(async () => {
+ *       const c = await connections.create(input, actor);
+ *       await queries.create({ ...query, connectionId: c.id }, actor);
+ *     });
+ *
+ * - The inner work runs in a savepoint of the outer transaction: when it throws, its changes are
+ *   undone and the error reaches its caller; the outer work may catch it and go on (the outer
+ *   transaction is unharmed), or let it go and everything is undone.
+ * - The repositories bound to the store (the services' reads outside their own run) read through
+ *   the running transaction too: a step sees what the earlier steps wrote.
+ * - Events are numbered and published once, after the outermost commit; nothing an inner run
+ *   wrote is visible to others before it.
+ * - Inner runs of one transaction run one after another, even when started together.
+ * - A service's code after its own `run` (a pool dropped, a file removed) runs before the outer
+ *   commit and is not undone by an outer rollback; and nothing slow belongs in the outer work
+ *   either (a connection or channel test, a user database): do it before or after.
+ */
 export interface UnitOfWork {
   run<T>(work: (tx: TxRepos) => Promise<T>): Promise<T>;
 }

@@ -3,9 +3,12 @@
  * UnitOfWork and its TxRepos, bound by txReposOf). This is the one place a transaction is opened
  * for the services; repositories never open one of their own. When the work wrote events, the
  * transaction's last statement numbers them unless the numbering lock is taken (events-repo
- * `numberWritten`); `committed` then gets them, after the commit, to publish at once.
+ * `numberWritten`); `committed` then gets them, after the commit, to publish at once. A run inside
+ * a run of the same unit of work joins it (a savepoint; see createUnitOfWork), and the
+ * repositories bound to the database follow the running transaction (src/infra/db/ambient.ts).
  */
 import type { Db, Tx } from './client.js';
+import { activeFrame, currentFrame, inFrame, newFrame, type Frame } from './ambient.js';
 import { connectionsRepo } from './stores/connections-repo.js';
 import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from './stores/channels-repo.js';
 import { securityEventsRepo } from './stores/security-events-repo.js';
@@ -32,20 +35,72 @@ export function txReposOf(tx: Tx) {
 export interface NumberingOutbox {
   numberWritten(): Promise<SequencedRow[]>;
   readonly wrote: boolean;
+  /** The rows written (and adopted from nested units of work). */
+  readonly ids: readonly number[];
+  /** Takes over the rows of a nested unit of work whose savepoint was released. */
+  adopt(ids: readonly number[]): void;
 }
 
+/**
+ * `db` is the database itself (not `ambientDb(db)`): the repositories made on `ambientDb(db)`
+ * follow this unit of work's transactions.
+ *
+ * Nesting: a `run` called while a `run` of this same unit of work is in progress in the same async
+ * context (the work calls a service that runs its own unit of work) joins it: no second
+ * transaction, no second connection. The inner work runs in a savepoint of the outer transaction
+ * (drizzle's `tx.transaction`), with repositories bound to it:
+ * - it succeeds: the savepoint is released, its events are adopted by the enclosing outbox, and
+ *   nothing is numbered or published yet: the outermost run numbers every event of the whole
+ *   work as its last statement and calls `committed` once, after its commit;
+ * - it throws: the savepoint is rolled back (its rows and events are gone) and the error goes to
+ *   the caller; when the outer work catches it (a duplicate name refused, for instance) the outer
+ *   transaction goes on unharmed, which a plain join without savepoint could not give (Postgres
+ *   refuses every statement of a transaction after a failed one); when the outer work lets it
+ *   go, everything rolls back.
+ * Nested runs that join one transaction run one after another, even when started together
+ * (Promise.all): two savepoints open at once on the one connection would interleave. The work of
+ * a nested run (the service's code after its `uow.run`, too) runs before the outer commit, so
+ * what a service does after its own commit (a pool dropped, a file removed) happens before the
+ * outer transaction commits, and is not undone when it rolls back.
+ */
 export function createUnitOfWork<R extends { outbox: NumberingOutbox }>(
   db: Db, reposOf: (tx: Tx) => R,
-  /** After each commit: the events the transaction numbered itself, and whether it wrote any. */
+  /** After each outermost commit: the events the transaction numbered itself, and whether it wrote any. */
   committed: (numbered: SequencedRow[], wrote: boolean) => void = () => undefined,
 ) {
+  const self = {};
+
+  /** Joins the running `outer` frame: the work in a savepoint of its transaction. */
+  async function nested<T>(outer: Frame<R>, work: (tx: R) => Promise<T>): Promise<T> {
+    const before = outer.tail;
+    let release!: () => void;
+    outer.tail = new Promise<void>((resolve) => { release = resolve; });
+    await before;
+    try {
+      let repos: R | undefined;
+      const value = await outer.tx.transaction(async (sp) => {
+        const inner = reposOf(sp);
+        repos = inner;
+        return inFrame(newFrame(db, self, sp, inner, outer), () => work(inner));
+      });
+      // Released: its rows are the outer transaction's now, numbered at the outer commit.
+      outer.repos.outbox.adopt(repos!.outbox.ids);
+      return value;
+    } finally {
+      release();
+    }
+  }
+
   return {
     async run<T>(work: (tx: R) => Promise<T>): Promise<T> {
+      const outer = activeFrame<R>((f) => f.owner === self);
+      if (outer) return nested(outer, work);
       let numbered: SequencedRow[] = [];
       let wrote = false;
+      const parent = currentFrame();
       const result = await db.transaction(async (tx) => {
         const repos = reposOf(tx);
-        const value = await work(repos);
+        const value = await inFrame(newFrame(db, self, tx, repos, parent), () => work(repos));
         wrote = repos.outbox.wrote;
         if (wrote) numbered = await repos.outbox.numberWritten();
         return value;

@@ -31,8 +31,15 @@ export function outboxRepo(db: Db): Outbox {
   };
 }
 
-/** Writes events in the transaction of `tx` (a unit of work's), keeping their ids for its last statement. */
-export function transactionOutbox(tx: Tx): Outbox & { numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean } {
+/**
+ * Writes events in the transaction of `tx` (a unit of work's), keeping their ids for its last
+ * statement. A nested unit of work (a savepoint) has an outbox of its own; when its savepoint is
+ * released, the enclosing one adopts its ids (so the outermost numbers them all, once, at its
+ * commit), and when it is rolled back they are dropped with the rows.
+ */
+export function transactionOutbox(tx: Tx): Outbox & {
+  numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean; readonly ids: readonly number[]; adopt(ids: readonly number[]): void;
+} {
   const written: number[] = [];
   return {
     async add(list) {
@@ -54,8 +61,12 @@ export function transactionOutbox(tx: Tx): Outbox & { numberWritten(): Promise<S
       const rows = await tx.execute(sql`select seq, type, data, user_id from herald_number_events(${`{${written.join(',')}}`}::bigint[])`);
       return sequenced(rows);
     },
-    /** Whether this transaction wrote events. */
+    /** Whether this transaction wrote events (its own, and those of the nested units of work it adopted). */
     get wrote(): boolean { return written.length > 0; },
+    /** The ids of the rows written (and adopted), in the order written. */
+    get ids(): readonly number[] { return written; },
+    /** Takes over the rows a nested unit of work wrote, once its savepoint is released. */
+    adopt(ids) { written.push(...ids); },
   };
 }
 
