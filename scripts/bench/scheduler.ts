@@ -23,8 +23,8 @@ async function main(): Promise<void> {
     api = await benchApi(place);
     const { queryId } = await api.selfQuery('select 1 as one');
     const slot = new Date(Math.ceil((Date.now() + 20_000) / 60_000) * 60_000);
-    await store`insert into reports (id, title, query_id, schedule_cron, schedule_timezone, next_run_at, parameters)
-      select gen_random_uuid(), 'due ' || g, ${queryId}, '* * * * *', 'UTC', ${slot.toISOString()}::timestamptz, '{}'::jsonb
+    await store`insert into reports (id, key, title, query_id, schedule_cron, schedule_timezone, next_run_at, parameters)
+      select gen_random_uuid(), 'due-' || g, 'due ' || g, ${queryId}, '* * * * *', 'UTC', ${slot.toISOString()}::timestamptz, '{}'::jsonb
         from generate_series(1, ${REPORTS}) g`;
     const made = [0, 0];
     for (const i of [0, 1]) {

@@ -2238,6 +2238,13 @@ export interface components {
         Timestamp: string;
         /** @description Optimistic-concurrency version; 1 at creation, +1 on every change. Updates must send the current value. */
         Version: number;
+        /**
+         * @description A stable slug, unique per kind, that configuration files (POST /export, /import) use to
+         *     refer to the resource; made from the name when the resource is created, kept when it is
+         *     renamed; change it with PATCH.
+         * @example sales-eu-daily
+         */
+        ResourceKey: string;
         /** @description Pass back as cursor for the next page; absent on the last page */
         NextCursor: string;
         /** @description A stored secret reads as {configured true}; its value is never returned */
@@ -2788,6 +2795,7 @@ export interface components {
         ConnectionName: string;
         Connection: {
             id: components["schemas"]["Uuid"];
+            key: components["schemas"]["ResourceKey"];
             name: string;
             /**
              * @description The connector plugin (GET /plugins)
@@ -2822,6 +2830,7 @@ export interface components {
         };
         CreateConnection: {
             name: components["schemas"]["ConnectionName"];
+            key?: components["schemas"]["ResourceKey"];
             /** @example postgres */
             type: string;
             /** @example db.internal.example.com */
@@ -2842,6 +2851,7 @@ export interface components {
         UpdateConnection: {
             version: components["schemas"]["Version"];
             name?: components["schemas"]["ConnectionName"];
+            key?: components["schemas"]["ResourceKey"];
             host?: string;
             port?: number;
             database?: string;
@@ -2913,6 +2923,7 @@ export interface components {
         QueryName: string;
         Query: {
             id: components["schemas"]["Uuid"];
+            key: components["schemas"]["ResourceKey"];
             name: string;
             description: string | null;
             connection_id: components["schemas"]["Uuid"];
@@ -2933,6 +2944,7 @@ export interface components {
         };
         CreateQuery: {
             name: components["schemas"]["QueryName"];
+            key?: components["schemas"]["ResourceKey"];
             description?: string | null;
             connection_id: components["schemas"]["Uuid"];
             sql: components["schemas"]["QuerySql"];
@@ -2941,6 +2953,7 @@ export interface components {
         UpdateQuery: {
             version: components["schemas"]["Version"];
             name?: components["schemas"]["QueryName"];
+            key?: components["schemas"]["ResourceKey"];
             description?: string | null;
             connection_id?: components["schemas"]["Uuid"];
             sql?: components["schemas"]["QuerySql"];
@@ -3040,6 +3053,7 @@ export interface components {
         } | null;
         Report: {
             id: components["schemas"]["Uuid"];
+            key: components["schemas"]["ResourceKey"];
             title: string;
             description: string | null;
             query_id: components["schemas"]["Uuid"];
@@ -3075,6 +3089,7 @@ export interface components {
         };
         CreateReport: {
             title: components["schemas"]["ReportTitle"];
+            key?: components["schemas"]["ResourceKey"];
             description?: string | null;
             query_id: components["schemas"]["Uuid"];
             /** @description Pin a version of the query (null or absent follows its current version) */
@@ -3088,6 +3103,7 @@ export interface components {
         UpdateReport: {
             version: components["schemas"]["Version"];
             title?: components["schemas"]["ReportTitle"];
+            key?: components["schemas"]["ResourceKey"];
             description?: string | null;
             query_id?: components["schemas"]["Uuid"];
             query_version?: number | null;
@@ -3242,6 +3258,7 @@ export interface components {
         } | null;
         Channel: {
             id: components["schemas"]["Uuid"];
+            key: components["schemas"]["ResourceKey"];
             name: string;
             type: components["schemas"]["ChannelType"];
             settings: components["schemas"]["ChannelSettings"];
@@ -3263,11 +3280,13 @@ export interface components {
         ChannelName: string;
         CreateChannel: {
             name: components["schemas"]["ChannelName"];
+            key?: components["schemas"]["ResourceKey"];
             type: components["schemas"]["ChannelType"];
             settings: components["schemas"]["ChannelSettings"];
         };
         UpdateChannel: {
             name?: components["schemas"]["ChannelName"];
+            key?: components["schemas"]["ResourceKey"];
             settings?: components["schemas"]["ChannelSettings"];
             version: components["schemas"]["Version"];
         };

@@ -10,7 +10,7 @@ type TestResult = components['schemas']['ChannelTestResult'];
 
 export function channelView(c: ChannelRecord, settings: Record<string, unknown>): Channel {
   return {
-    id: c.id, name: c.name, type: c.type, settings, health: c.health,
+    id: c.id, key: c.key, name: c.name, type: c.type, settings, health: c.health,
     last_error: c.lastError ? { code: c.lastError.code, message: c.lastError.message, at: c.lastError.at.toISOString() } : null,
     last_attempt_at: c.lastAttemptAt ? c.lastAttemptAt.toISOString() : null,
     created_at: c.createdAt.toISOString(), updated_at: c.updatedAt.toISOString(), version: c.version,

@@ -16,7 +16,7 @@ export function pluginView(m: PluginManifest): Schemas['Plugin'] {
 
 export function connectionView(c: ConnectionRecord): Schemas['Connection'] {
   return {
-    id: c.id, name: c.name, type: c.type, host: c.host, port: c.port, database: c.database, username: c.username,
+    id: c.id, key: c.key, name: c.name, type: c.type, host: c.host, port: c.port, database: c.database, username: c.username,
     ...(c.passwordSealed ? { password: { configured: true as const } } : {}),
     ssl_mode: c.sslMode, ssl_ca: c.sslCa, options: c.options,
     schema_refreshed_at: c.schemaRefreshedAt ? iso(c.schemaRefreshedAt) : null,
@@ -48,7 +48,7 @@ const parameterView = (p: QueryParameter): Schemas['Query']['parameters'][number
 
 export function queryView(q: QueryRecord): Schemas['Query'] {
   return {
-    id: q.id, name: q.name, description: q.description, connection_id: q.connectionId, sql: q.sql,
+    id: q.id, key: q.key, name: q.name, description: q.description, connection_id: q.connectionId, sql: q.sql,
     parameters: q.parameters.map(parameterView), current_version: q.currentVersion,
     created_at: iso(q.createdAt), updated_at: iso(q.updatedAt), created_by: q.createdBy, version: q.version,
   };

@@ -23,7 +23,7 @@ const lastRunView = (r: LastRun | null): Schemas['LastRun'] => (r ? {
 
 export function reportView(r: ReportRecord): Schemas['Report'] {
   return {
-    id: r.id, title: r.title, description: r.description, query_id: r.queryId, query_version: r.queryVersion,
+    id: r.id, key: r.key, title: r.title, description: r.description, query_id: r.queryId, query_version: r.queryVersion,
     parameters: r.parameters,
     schedule: r.schedule ? { cron: r.schedule.cron, timezone: r.schedule.timezone } : null,
     schedule_description: scheduleDescription(r.schedule),

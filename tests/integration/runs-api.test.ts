@@ -37,8 +37,8 @@ let queryId: string;
 /** A report row (the reports API is exercised in reports.test.ts). */
 async function insertReport(title: string, queryId: string): Promise<string> {
   const id = newId();
-  await store`insert into reports (id, title, query_id, parameters, condition)
-    values (${id}, ${title}, ${queryId}, ${store.json({ region: 'EU' })}, ${store.json({ type: 'rows_exist' })})`;
+  await store`insert into reports (id, key, title, query_id, parameters, condition)
+    values (${id}, ${id}, ${title}, ${queryId}, ${store.json({ region: 'EU' })}, ${store.json({ type: 'rows_exist' })})`;
   return id;
 }
 

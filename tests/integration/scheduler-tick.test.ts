@@ -123,7 +123,7 @@ describe('what a tick claims', () => {
     try {
       const ids = Array.from({ length: 300 }, () => newId());
       await store`insert into reports ${store(ids.map((id, i) => ({
-        id, title: `race ${i}`, query_id: queryId, schedule_cron: '*/5 * * * *', schedule_timezone: 'UTC',
+        id, key: `race-${i}`, title: `race ${i}`, query_id: queryId, schedule_cron: '*/5 * * * *', schedule_timezone: 'UTC',
         next_run_at: new Date('2026-11-03T09:05:00.000Z'), parameters: {},
       })))}`;
       clock.set(new Date('2026-11-03T09:05:20.000Z'));

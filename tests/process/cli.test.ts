@@ -181,12 +181,12 @@ describe('herald serve, healthcheck and SIGTERM', () => {
       const queryId = newId();
       const manual = newId();
       const due = newId();
-      await store`insert into connections (id, name, type, host, port, database, username, ssl_mode)
-        values (${connectionId}, 'Src', 'postgres', '127.0.0.1', 5432, 'postgres', 'postgres', 'disable')`;
-      await store`insert into queries (id, name, connection_id, sql) values (${queryId}, 'Q', ${connectionId}, 'select 1 as one')`;
-      await store`insert into reports (id, title, query_id) values (${manual}, 'Manual', ${queryId})`;
-      await store`insert into reports (id, title, query_id, schedule_cron, schedule_timezone, next_run_at)
-        values (${due}, 'Due', ${queryId}, '0 * * * *', 'UTC', now() - interval '1 hour')`;
+      await store`insert into connections (id, key, name, type, host, port, database, username, ssl_mode)
+        values (${connectionId}, 'src', 'Src', 'postgres', '127.0.0.1', 5432, 'postgres', 'postgres', 'disable')`;
+      await store`insert into queries (id, key, name, connection_id, sql) values (${queryId}, 'q', 'Q', ${connectionId}, 'select 1 as one')`;
+      await store`insert into reports (id, key, title, query_id) values (${manual}, 'manual', 'Manual', ${queryId})`;
+      await store`insert into reports (id, key, title, query_id, schedule_cron, schedule_timezone, next_run_at)
+        values (${due}, 'due', 'Due', ${queryId}, '0 * * * *', 'UTC', now() - interval '1 hour')`;
       const [dueBefore] = await store`select next_run_at from reports where id = ${due}`;
       const runIds = [newId(), newId(), newId(), newId()];
       for (const runId of runIds) {

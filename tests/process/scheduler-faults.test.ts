@@ -57,8 +57,8 @@ async function stop(s: Herald): Promise<void> {
 /** `count` reports due a minute ago (yearly, so each is due once here), made in one statement. */
 async function dueReports(count: number, title: string): Promise<string[]> {
   const rows = await store<Array<{ id: string }>>`
-    insert into reports (id, title, query_id, schedule_cron, schedule_timezone, next_run_at)
-    select gen_random_uuid(), ${title} || ' ' || n, ${queryId}, '0 0 1 1 *', 'UTC', date_trunc('minute', now()) - interval '1 minute'
+    insert into reports (id, key, title, query_id, schedule_cron, schedule_timezone, next_run_at)
+    select gen_random_uuid(), lower(${title}) || '-' || n, ${title} || ' ' || n, ${queryId}, '0 0 1 1 *', 'UTC', date_trunc('minute', now()) - interval '1 minute'
       from generate_series(1, ${count}) as n
     returning id`;
   return rows.map((r) => r.id);
@@ -75,8 +75,8 @@ it('a scheduler whose clock runs 30 s ahead starts no run before its due time by
 
   // Due 8 s from now by the store's clock (so 22 s ago by the scheduler's own).
   const [report] = await store<Array<{ id: string; due: Date }>>`
-    insert into reports (id, title, query_id, schedule_cron, schedule_timezone, next_run_at)
-    values (gen_random_uuid(), 'Ahead', ${queryId}, '* * * * *', 'UTC', now() + interval '8 seconds')
+    insert into reports (id, key, title, query_id, schedule_cron, schedule_timezone, next_run_at)
+    values (gen_random_uuid(), 'ahead', 'Ahead', ${queryId}, '* * * * *', 'UTC', now() + interval '8 seconds')
     returning id, next_run_at as due`;
   let seen: Date | undefined;
   await until(async () => {

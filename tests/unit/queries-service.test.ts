@@ -9,7 +9,7 @@ import { manualClock } from '../../src/core/clock.js';
 import { DomainError } from '../../src/core/errors.js';
 
 const row: QueryRecord = {
-  id: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f70', name: 'Q', description: null, connectionId: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f71',
+  id: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f70', key: 'q', name: 'Q', description: null, connectionId: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f71',
   sql: 'select 1', parameters: [], currentVersion: 1, createdBy: null, version: 1, createdAt: new Date(0), updatedAt: new Date(0),
 };
 

@@ -41,12 +41,12 @@ function world(): World {
   const log = memoryLog();
   const finished: World['finished'] = [];
   const connection = connections.rows.put({
-    id: newId(), name: 'Shop', type: 'fake', host: 'db', port: 5999, database: 'shop', username: 'reader', passwordSealed: null,
+    id: newId(), key: 'shop', name: 'Shop', type: 'fake', host: 'db', port: 5999, database: 'shop', username: 'reader', passwordSealed: null,
     sslMode: 'disable', sslCa: null, options: {}, schemaSnapshot: null, schemaRefreshedAt: null, createdBy: null, version: 1, createdAt: T0, updatedAt: T0,
   });
   const query = queries.seed({ id: newId(), connectionId: connection.id, sql: 'select id from sales' });
   const report = reports.rows.put({
-    id: newId(), title: 'Sales', description: null, queryId: query.id, queryVersion: null, parameters: {}, schedule: null, condition: null,
+    id: newId(), key: 'sales', title: 'Sales', description: null, queryId: query.id, queryVersion: null, parameters: {}, schedule: null, condition: null,
     paused: false, nextRunAt: null, lastRun: null, ownerId: null, createdAt: T0, updatedAt: T0, version: 1,
   });
   const engine = createRunEngine({

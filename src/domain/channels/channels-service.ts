@@ -8,6 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import { DomainError, inUse, notFound, validationFailed } from '../../core/errors.js';
 import type { PageRequest } from '../../core/cursor.js';
 import { newId } from '../../core/ids.js';
+import { insertUnderFreeKey } from '../../core/slug.js';
 import type { Secrets } from '../../core/secrets.js';
 import type { SchemaCheck } from '../connections/ports.js';
 import { recordSecurityEvent, type Actor } from '../audit/security-events.js';
@@ -119,23 +120,26 @@ export function createChannelsService(deps: {
     get,
     pluginOf: (type: string) => deps.plugins.channel(type),
 
-    async create(input: { name: string; type: string; settings: Record<string, unknown> }, actor: Actor): Promise<ChannelRecord> {
+    async create(input: { name: string; key?: string | undefined; type: string; settings: Record<string, unknown> }, actor: Actor): Promise<ChannelRecord> {
       const plugin = pluginOf(input.type);
       const { plain, secret } = mergeSettings(plugin, input.settings, { plain: {}, secret: {} }, deps.checkSchema, deps.http, true);
       const id = newId();
       const now = clock.now();
       const secretsSealed = seal(id, secret);
       return deps.uow.run(async (tx) => {
-        const row = await tx.channels.insert({
-          id, name: input.name.trim(), type: plugin.manifest.id, settings: plain, secretsSealed,
-          createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+        const row = await insertUnderFreeKey('channel', input.key, input.name, {
+          keysLike: (base) => tx.channels.keysLike(base),
+          insert: (key) => tx.channels.insert({
+            id, key, name: input.name.trim(), type: plugin.manifest.id, settings: plain, secretsSealed,
+            createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+          }),
         });
         await audit(tx.securityEvents, 'channel.created', actor, row, { type: row.type });
         return row;
       });
     },
 
-    async update(id: string, input: { name?: string | undefined; settings?: Record<string, unknown> | undefined; version: number }, actor: Actor): Promise<ChannelRecord> {
+    async update(id: string, input: { name?: string | undefined; key?: string | undefined; settings?: Record<string, unknown> | undefined; version: number }, actor: Actor): Promise<ChannelRecord> {
       const before = await get(id);
       if (before.version !== input.version) throw new DomainError('conflict.version', 'The channel changed since you read it; fetch it again and retry');
       const plugin = pluginOf(before.type);
@@ -145,6 +149,7 @@ export function createChannelsService(deps: {
       const secretsChanged = JSON.stringify(secret) !== JSON.stringify(stored);
       const changes = {
         ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+        ...(input.key !== undefined ? { key: input.key } : {}),
         settings: plain,
         ...(secretsChanged ? { secretsSealed: seal(id, secret) } : {}),
       };

@@ -12,6 +12,8 @@ export interface ChannelError {
 
 export interface ChannelRecord {
   id: string;
+  /** Unique among channels (core/slug.ts). */
+  key: string;
   name: string;
   type: string;
   /** The plugin's plain settings (no secret field). */
@@ -28,7 +30,7 @@ export interface ChannelRecord {
 }
 
 export type NewChannel = Omit<ChannelRecord, 'version' | 'health' | 'lastError' | 'lastAttemptAt'>;
-export type ChannelChanges = Partial<Pick<ChannelRecord, 'name' | 'settings' | 'secretsSealed'>>;
+export type ChannelChanges = Partial<Pick<ChannelRecord, 'name' | 'key' | 'settings' | 'secretsSealed'>>;
 
 export type ResultFormat = 'csv' | 'xlsx' | 'json';
 

@@ -7,9 +7,14 @@ import type {
 
 export interface ChannelsRepo {
   find(id: string): Promise<ChannelRecord | undefined>;
-  /** Throws validation.failed (name, validation.unique) when the name is taken (case-insensitive). */
-  insert(channel: NewChannel): Promise<ChannelRecord>;
-  /** Versioned: not_found, conflict.version. */
+  /**
+   * Undefined when another channel holds the key; throws validation.failed (name,
+   * validation.unique) when the name is taken (case-insensitive).
+   */
+  insert(channel: NewChannel): Promise<ChannelRecord | undefined>;
+  /** The keys that are `base` or `base-…`. */
+  keysLike(base: string): Promise<string[]>;
+  /** Versioned: not_found, conflict.version; validation.failed (name or key, validation.unique) when taken. */
   update(id: string, version: number, changes: ChannelChanges, now: Date): Promise<ChannelRecord>;
   /** Deletes when no delivery uses it (the foreign key decides). */
   delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'>;

@@ -6,6 +6,7 @@
 import type { Clock } from '../../core/clock.js';
 import { DomainError, inUse, notFound, validationFailed, type FieldProblem } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { insertUnderFreeKey } from '../../core/slug.js';
 import type { PageRequest } from '../../core/cursor.js';
 import type { Secrets } from '../../core/secrets.js';
 import type { ConnectionConfig, Connector, ConnectorLimits, SslMode } from '../plugins/connector.js';
@@ -127,24 +128,27 @@ export function createConnectionsService(deps: {
     list: (q: PageRequest) => store.list(q),
     get,
 
-    async create(input: ConnectionSettingsInput & { name: string }, actor: Actor): Promise<ConnectionRecord> {
+    async create(input: ConnectionSettingsInput & { name: string; key?: string | undefined }, actor: Actor): Promise<ConnectionRecord> {
       const connector = connectorOf(input.type);
       const config = merge(connector, input, undefined, null);
       const id = newId();
       const now = clock.now();
       const passwordSealed = config.password === null ? null : deps.secrets.seal(config.password, passwordContext(id));
       return deps.uow.run(async (tx) => {
-        const row = await tx.connections.insert({
-          id, name: input.name.trim(), type: connector.manifest.id, host: config.host, port: config.port, database: config.database,
-          username: config.username, passwordSealed, sslMode: config.sslMode, sslCa: config.sslCa, options: config.options,
-          createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+        const row = await insertUnderFreeKey('connection', input.key, input.name, {
+          keysLike: (base) => tx.connections.keysLike(base),
+          insert: (key) => tx.connections.insert({
+            id, key, name: input.name.trim(), type: connector.manifest.id, host: config.host, port: config.port, database: config.database,
+            username: config.username, passwordSealed, sslMode: config.sslMode, sslCa: config.sslCa, options: config.options,
+            createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+          }),
         });
         await audit(tx.securityEvents, 'connection.created', actor, row, { type: row.type });
         return row;
       });
     },
 
-    async update(id: string, input: Omit<ConnectionSettingsInput, 'type'> & { name?: string | undefined; version: number }, actor: Actor): Promise<ConnectionRecord> {
+    async update(id: string, input: Omit<ConnectionSettingsInput, 'type'> & { name?: string | undefined; key?: string | undefined; version: number }, actor: Actor): Promise<ConnectionRecord> {
       const before = await get(id);
       if (before.version !== input.version) throw new DomainError('conflict.version', 'The connection changed since you read it; fetch it again and retry');
       const connector = connectorOf(before.type);
@@ -156,6 +160,7 @@ export function createConnectionsService(deps: {
         sslMode: config.sslMode, sslCa: config.sslCa, options: config.options,
       };
       if (input.name !== undefined) changes.name = input.name.trim();
+      if (input.key !== undefined) changes.key = input.key;
       if (input.password !== undefined && !isKeep(input.password)) {
         changes.passwordSealed = config.password === null ? null : deps.secrets.seal(config.password, passwordContext(id));
       }

@@ -3,6 +3,8 @@ import type { SchemaSnapshot, SslMode } from '../plugins/connector.js';
 
 export interface ConnectionRecord {
   id: string;
+  /** Unique among connections (core/slug.ts). */
+  key: string;
   name: string;
   type: string;
   host: string;
@@ -25,7 +27,7 @@ export interface ConnectionRecord {
 export type NewConnection = Omit<ConnectionRecord, 'version' | 'schemaSnapshot' | 'schemaRefreshedAt'>;
 
 export type ConnectionChanges = Partial<Pick<ConnectionRecord,
-  'name' | 'host' | 'port' | 'database' | 'username' | 'passwordSealed' | 'sslMode' | 'sslCa' | 'options'>>;
+  'name' | 'key' | 'host' | 'port' | 'database' | 'username' | 'passwordSealed' | 'sslMode' | 'sslCa' | 'options'>>;
 
 /** The wire form of a secret field: a string replaces, null removes, {configured: true} or absent keeps. */
 export type SecretWrite = string | null | { configured: true } | undefined;

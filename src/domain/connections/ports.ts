@@ -7,9 +7,14 @@ import type { ConnectionChanges, ConnectionRecord, NewConnection } from './model
 
 export interface ConnectionsRepo {
   find(id: string): Promise<ConnectionRecord | undefined>;
-  /** Throws validation.failed (name, validation.unique) when the name is taken (case-insensitive). */
-  insert(connection: NewConnection): Promise<ConnectionRecord>;
-  /** Versioned: not_found for an unknown id, conflict.version for a stale version. */
+  /**
+   * Undefined when another connection holds the key; throws validation.failed (name,
+   * validation.unique) when the name is taken (case-insensitive).
+   */
+  insert(connection: NewConnection): Promise<ConnectionRecord | undefined>;
+  /** The keys that are `base` or `base-…`. */
+  keysLike(base: string): Promise<string[]>;
+  /** Versioned: not_found for an unknown id, conflict.version for a stale version; validation.failed (name or key, validation.unique) when taken. */
   update(id: string, version: number, changes: ConnectionChanges, now: Date): Promise<ConnectionRecord>;
   /** Deletes when nothing refers to it: 'deleted', 'in_use' (a query or query version uses it) or 'not_found'. */
   delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'>;

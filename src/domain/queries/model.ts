@@ -3,6 +3,8 @@ import type { QueryParameter } from './parameters.js';
 
 export interface QueryRecord {
   id: string;
+  /** Unique among queries (core/slug.ts). */
+  key: string;
   name: string;
   description: string | null;
   connectionId: string;
@@ -26,4 +28,4 @@ export interface QueryVersionRecord {
   createdAt: Date;
 }
 
-export type QueryChanges = Partial<Pick<QueryRecord, 'name' | 'description' | 'connectionId' | 'sql' | 'parameters' | 'currentVersion'>>;
+export type QueryChanges = Partial<Pick<QueryRecord, 'name' | 'key' | 'description' | 'connectionId' | 'sql' | 'parameters' | 'currentVersion'>>;

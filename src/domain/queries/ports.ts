@@ -5,9 +5,14 @@ import type { QueryChanges, QueryRecord, QueryVersionRecord } from './model.js';
 
 export interface QueriesRepo {
   find(id: string): Promise<QueryRecord | undefined>;
-  /** Throws validation.failed on name (validation.unique) or connection_id (validation.invalid: no such connection). */
-  insert(query: Omit<QueryRecord, 'version'>): Promise<QueryRecord>;
-  /** Versioned: not_found for an unknown id, conflict.version for a stale one; same field errors as insert. */
+  /**
+   * Undefined when another query holds the key; throws validation.failed on name
+   * (validation.unique) or connection_id (validation.invalid: no such connection).
+   */
+  insert(query: Omit<QueryRecord, 'version'>): Promise<QueryRecord | undefined>;
+  /** The keys that are `base` or `base-…`. */
+  keysLike(base: string): Promise<string[]>;
+  /** Versioned: not_found for an unknown id, conflict.version for a stale one; insert's field errors, and key (validation.unique) when taken. */
   update(id: string, version: number, changes: QueryChanges, now: Date): Promise<QueryRecord>;
   /** Deletes the query and its versions; false when there was none. */
   delete(id: string): Promise<boolean>;

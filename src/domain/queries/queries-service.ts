@@ -7,6 +7,7 @@ import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { Clock } from '../../core/clock.js';
 import { inUse, notFound, validationFailed } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { insertUnderFreeKey } from '../../core/slug.js';
 import type { PageRequest } from '../../core/cursor.js';
 import type { Actor } from '../audit/security-events.js';
 import { declarationProblems, type QueryParameter } from './parameters.js';
@@ -42,14 +43,18 @@ export function createQueriesService(deps: {
     list: (q: PageRequest) => store.list(q),
     get: (id: string) => get(store, id),
 
-    async create(input: { name: string; description?: string | null | undefined; connectionId: string; sql: string; parameters?: QueryParameter[] | undefined }, actor: Actor) {
+    async create(input: { name: string; key?: string | undefined; description?: string | null | undefined; connectionId: string; sql: string; parameters?: QueryParameter[] | undefined }, actor: Actor) {
       const parameters = input.parameters ?? [];
       checkDefinition(input.sql, parameters);
       return deps.uow.run(async ({ queries: tx }) => {
         const now = clock.now();
-        const row = await tx.insert({
-          id: newId(), name: input.name.trim(), description: input.description ?? null, connectionId: input.connectionId,
-          sql: input.sql, parameters, currentVersion: 1, createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+        const id = newId();
+        const row = await insertUnderFreeKey('query', input.key, input.name, {
+          keysLike: (base) => tx.keysLike(base),
+          insert: (key) => tx.insert({
+            id, key, name: input.name.trim(), description: input.description ?? null, connectionId: input.connectionId,
+            sql: input.sql, parameters, currentVersion: 1, createdBy: actor.userId ?? null, createdAt: now, updatedAt: now,
+          }),
         });
         await tx.insertVersion({
           queryId: row.id, number: 1, sql: row.sql, parameters: row.parameters, connectionId: row.connectionId,
@@ -60,7 +65,7 @@ export function createQueriesService(deps: {
     },
 
     async update(id: string, input: {
-      version: number; name?: string | undefined; description?: string | null | undefined;
+      version: number; name?: string | undefined; key?: string | undefined; description?: string | null | undefined;
       connectionId?: string | undefined; sql?: string | undefined; parameters?: QueryParameter[] | undefined;
     }, actor: Actor) {
       return deps.uow.run(async ({ queries: tx }) => {
@@ -74,6 +79,7 @@ export function createQueriesService(deps: {
         const number = before.currentVersion + 1;
         const after = await tx.update(id, input.version, {
           ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+          ...(input.key !== undefined ? { key: input.key } : {}),
           ...(input.description !== undefined ? { description: input.description } : {}),
           ...(definitionChanged ? { sql, parameters, connectionId, currentVersion: number } : {}),
         }, now);

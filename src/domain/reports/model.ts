@@ -22,6 +22,8 @@ export interface LastRun {
 
 export interface ReportRecord {
   id: string;
+  /** Unique among reports (core/slug.ts), though titles are not. */
+  key: string;
   title: string;
   description: string | null;
   queryId: string;

@@ -6,7 +6,7 @@ import type { ReportRecord } from './model.js';
 
 /** The fields a change may set (version and updated_at are the store's). */
 export type ReportChanges = Partial<Pick<ReportRecord,
-  'title' | 'description' | 'queryId' | 'queryVersion' | 'parameters' | 'schedule' | 'condition' | 'paused' | 'nextRunAt'>>;
+  'title' | 'key' | 'description' | 'queryId' | 'queryVersion' | 'parameters' | 'schedule' | 'condition' | 'paused' | 'nextRunAt'>>;
 
 export interface ReportFilter {
   queryId?: string | undefined;
@@ -24,11 +24,16 @@ export interface ReportsRepo {
   find(id: string): Promise<ReportRecord | undefined>;
   /** Reads the report and locks its row until the transaction ends (use inside `transaction`). */
   findForUpdate(id: string): Promise<ReportRecord | undefined>;
-  /** Throws validation.failed on query_id (validation.invalid) when the query does not exist. */
-  insert(report: Omit<ReportRecord, 'version' | 'lastRun'>): Promise<ReportRecord>;
+  /**
+   * Undefined when another report holds the key; throws validation.failed on query_id
+   * (validation.invalid) when the query does not exist.
+   */
+  insert(report: Omit<ReportRecord, 'version' | 'lastRun'>): Promise<ReportRecord | undefined>;
+  /** The keys that are `base` or `base-…`. */
+  keysLike(base: string): Promise<string[]>;
   /**
    * Versioned when `version` is given: not_found for an unknown id, conflict.version for a stale
-   * one. Bumps the version either way.
+   * one. Bumps the version either way. Insert's field errors, and key (validation.unique) when taken.
    */
   update(id: string, version: number | undefined, changes: ReportChanges, now: Date): Promise<ReportRecord>;
   /** Deletes the report; its runs go with it. False when there was none. */

@@ -9,6 +9,7 @@ import type { Clock } from '../../core/clock.js';
 import type { PageRequest } from '../../core/cursor.js';
 import { notFound, validationFailed, versionConflict } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { insertUnderFreeKey } from '../../core/slug.js';
 import type { Log } from '../../core/log.js';
 import type { Actor } from '../audit/security-events.js';
 import { bindValues, type QueryParameter } from '../queries/parameters.js';
@@ -24,6 +25,7 @@ export type ParameterValues = Record<string, BoundValue>;
 
 export interface CreateReportInput {
   title: string;
+  key?: string | undefined;
   description?: string | null | undefined;
   queryId: string;
   queryVersion?: number | null | undefined;
@@ -36,6 +38,7 @@ export interface CreateReportInput {
 export interface UpdateReportInput {
   version: number;
   title?: string | undefined;
+  key?: string | undefined;
   description?: string | null | undefined;
   queryId?: string | undefined;
   queryVersion?: number | null | undefined;
@@ -115,10 +118,14 @@ export function createReportsService(deps: {
       const parameters = checkParameterValues(await declaredParameters(input.queryId, queryVersion), input.parameters ?? {});
       const paused = input.paused ?? false;
       const now = clock.now();
-      return deps.uow.run(async (tx) => changed(tx, await tx.reports.insert({
-        id: newId(), title: input.title.trim(), description: input.description ?? null, queryId: input.queryId, queryVersion,
-        parameters, schedule, condition, paused, nextRunAt: nextRunOf(schedule, paused, now),
-        ownerId: actor.userId ?? null, createdAt: now, updatedAt: now,
+      const id = newId();
+      return deps.uow.run(async (tx) => changed(tx, await insertUnderFreeKey('report', input.key, input.title, {
+        keysLike: (base) => tx.reports.keysLike(base),
+        insert: (key) => tx.reports.insert({
+          id, key, title: input.title.trim(), description: input.description ?? null, queryId: input.queryId, queryVersion,
+          parameters, schedule, condition, paused, nextRunAt: nextRunOf(schedule, paused, now),
+          ownerId: actor.userId ?? null, createdAt: now, updatedAt: now,
+        }),
       }), 'created'));
     },
 
@@ -131,6 +138,7 @@ export function createReportsService(deps: {
         const now = clock.now();
         const changes: ReportChanges = {};
         if (input.title !== undefined) changes.title = input.title.trim();
+        if (input.key !== undefined) changes.key = input.key;
         if (input.description !== undefined) changes.description = input.description;
         if (input.condition !== undefined) changes.condition = input.condition;
 

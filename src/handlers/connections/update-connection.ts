@@ -7,7 +7,7 @@ type Deps = Pick<ApiServices, 'connections'>;
 
 export const updateConnection = (d: Deps): Handler<'updateConnection'> => async (req) => {
   const row = await d.connections.update(req.params.connectionId, {
-    ...connectionSettingsOf(req.body), name: req.body.name, version: req.body.version,
+    ...connectionSettingsOf(req.body), name: req.body.name, key: req.body.key, version: req.body.version,
   }, actorOf(req.ctx));
   return { status: 200, body: connectionView(row) };
 };

@@ -7,7 +7,7 @@ type Deps = Pick<ApiServices, 'queries'>;
 
 export const createQuery = (d: Deps): Handler<'createQuery'> => async (req) => {
   const row = await d.queries.create({
-    name: req.body.name, description: req.body.description, connectionId: req.body.connection_id, sql: req.body.sql,
+    name: req.body.name, key: req.body.key, description: req.body.description, connectionId: req.body.connection_id, sql: req.body.sql,
     parameters: parametersOf(req.body.parameters),
   }, actorOf(req.ctx));
   return { status: 201, body: queryView(row) };

@@ -7,7 +7,7 @@ type Deps = Pick<ApiServices, 'reports'>;
 export const updateReport = (d: Deps): Handler<'updateReport'> => async (req) => {
   const b = req.body;
   const row = await d.reports.update(req.params.reportId, {
-    version: b.version, title: b.title, description: b.description, queryId: b.query_id, queryVersion: b.query_version,
+    version: b.version, title: b.title, key: b.key, description: b.description, queryId: b.query_id, queryVersion: b.query_version,
     parameters: b.parameters, schedule: b.schedule, condition: conditionOf(b.condition),
   });
   return { status: 200, body: reportView(row) };

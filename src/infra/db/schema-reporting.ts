@@ -20,6 +20,8 @@ export type StoredAttemptSend = Omit<AttemptSend, 'at'> & { at: string };
 /** User databases Herald reads from. The password is sealed by the secret box (context connections.password:<id>). */
 export const connections = pgTable('connections', {
   id: uuid('id').primaryKey(),
+  /** The resource's key in configuration files (core/slug.ts: resourceKeyOf). */
+  key: text('key').notNull(),
   name: text('name').notNull(),
   type: text('type').notNull(),
   host: text('host').notNull(),
@@ -40,6 +42,7 @@ export const connections = pgTable('connections', {
 }, (t) => [
   // Also the list order: by name, as people read it (case-insensitive).
   uniqueIndex('connections_name_key').on(sql`lower(${t.name})`),
+  uniqueIndex('connections_key_key').on(t.key),
   index('connections_created_by_idx').on(t.createdBy),
   check('connections_port_check', sql`${t.port} between 1 and 65535`),
 ]);
@@ -47,6 +50,8 @@ export const connections = pgTable('connections', {
 /** Named SQL bound to a connection; its sql, connection and parameters are those of version current_version. */
 export const queries = pgTable('queries', {
   id: uuid('id').primaryKey(),
+  /** The resource's key in configuration files (core/slug.ts: resourceKeyOf). */
+  key: text('key').notNull(),
   name: text('name').notNull(),
   description: text('description'),
   connectionId: uuid('connection_id').notNull().references(() => connections.id, { onDelete: 'restrict' }),
@@ -59,6 +64,7 @@ export const queries = pgTable('queries', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('queries_name_key').on(sql`lower(${t.name})`),
+  uniqueIndex('queries_key_key').on(t.key),
   index('queries_updated_idx').on(t.updatedAt, t.id),
   index('queries_connection_id_idx').on(t.connectionId),
   index('queries_created_by_idx').on(t.createdBy),
@@ -86,6 +92,8 @@ export const queryVersions = pgTable('query_versions', {
  */
 export const reports = pgTable('reports', {
   id: uuid('id').primaryKey(),
+  /** The resource's key in configuration files (core/slug.ts: resourceKeyOf). */
+  key: text('key').notNull(),
   title: text('title').notNull(),
   description: text('description'),
   queryId: uuid('query_id').notNull().references(() => queries.id, { onDelete: 'restrict' }),
@@ -106,6 +114,7 @@ export const reports = pgTable('reports', {
 }, (t) => [
   // The list order: by title as people read it, then id.
   index('reports_title_idx').on(sql`lower(${t.title})`, t.id),
+  uniqueIndex('reports_key_key').on(t.key),
   index('reports_query_id_idx').on(t.queryId),
   index('reports_owner_id_idx').on(t.ownerId),
   index('reports_due_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null and not ${t.paused}`),
@@ -189,6 +198,8 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
  */
 export const channels = pgTable('channels', {
   id: uuid('id').primaryKey(),
+  /** The resource's key in configuration files (core/slug.ts: resourceKeyOf). */
+  key: text('key').notNull(),
   name: text('name').notNull(),
   type: text('type').notNull(),
   settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
@@ -202,6 +213,7 @@ export const channels = pgTable('channels', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('channels_name_key').on(sql`lower(${t.name})`),
+  uniqueIndex('channels_key_key').on(t.key),
   index('channels_name_idx').on(sql`lower(${t.name})`, t.id),
 ]);
 

@@ -1,16 +1,17 @@
 /**
- * The connections repository in memory (names unique as people read them, versioned changes, a
+ * The connections repository in memory (names unique as people read them, keys unique, versioned changes, a
  * connection a query uses cannot be deleted), rolled back with the unit of work; and plain
  * secrets that seal reversibly, bound to their context as the secret box is.
  */
 import { notFound, validationFailed, versionConflict, type Dependent } from '../../../src/core/errors.js';
+import { keyTaken } from '../../../src/core/slug.js';
 import type { Page, PageRequest } from '../../../src/core/cursor.js';
 import type { Secrets } from '../../../src/core/secrets.js';
 import type { ConnectionChanges, ConnectionRecord, NewConnection } from '../../../src/domain/connections/model.js';
 import type { ConnectionsRepo } from '../../../src/domain/connections/ports.js';
 import type { SchemaSnapshot } from '../../../src/domain/plugins/connector.js';
 import type { FakeQueries } from './queries.js';
-import { MemoryTable, pageOf, type Transactional } from './table.js';
+import { keysLike, MemoryTable, pageOf, type Transactional } from './table.js';
 
 export class FakeConnections implements ConnectionsRepo, Transactional {
   readonly rows = new MemoryTable<ConnectionRecord>();
@@ -26,7 +27,12 @@ export class FakeConnections implements ConnectionsRepo, Transactional {
     return this.rows.get(id);
   }
 
-  async insert(connection: NewConnection): Promise<ConnectionRecord> {
+  async keysLike(base: string): Promise<string[]> {
+    return keysLike(this.rows.all(), base);
+  }
+
+  async insert(connection: NewConnection): Promise<ConnectionRecord | undefined> {
+    if (this.rows.all().some((c) => c.key === connection.key)) return undefined;
     if (this.nameTaken(connection.name)) throw validationFailed([{ field: 'name', code: 'validation.unique', message: 'is taken' }]);
     return this.rows.put({ ...connection, version: 1, schemaSnapshot: null, schemaRefreshedAt: null });
   }
@@ -36,6 +42,7 @@ export class FakeConnections implements ConnectionsRepo, Transactional {
     if (!row) throw notFound('connection');
     if (row.version !== version) throw versionConflict();
     if (changes.name !== undefined && this.nameTaken(changes.name, id)) throw validationFailed([{ field: 'name', code: 'validation.unique', message: 'is taken' }]);
+    if (changes.key !== undefined && this.rows.all().some((c) => c.id !== id && c.key === changes.key)) throw keyTaken('connection');
     return this.rows.put({ ...row, ...changes, version: row.version + 1, updatedAt: now });
   }
 

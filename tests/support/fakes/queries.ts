@@ -1,9 +1,10 @@
-/** The queries repository in memory: queries and their versions, rolled back with the unit of work. */
+/** The queries repository in memory: queries (keys unique) and their versions, rolled back with the unit of work. */
 import { notFound, versionConflict } from '../../../src/core/errors.js';
+import { keyTaken } from '../../../src/core/slug.js';
 import type { Page, PageRequest } from '../../../src/core/cursor.js';
 import type { QueryChanges, QueryRecord, QueryVersionRecord } from '../../../src/domain/queries/model.js';
 import type { QueriesRepo } from '../../../src/domain/queries/ports.js';
-import { MemoryTable, pageOf, type Transactional } from './table.js';
+import { keysLike, MemoryTable, pageOf, type Transactional } from './table.js';
 
 type VersionRow = QueryVersionRecord & { id: string };
 
@@ -15,7 +16,12 @@ export class FakeQueries implements QueriesRepo, Transactional {
     return this.queries.get(id);
   }
 
-  async insert(query: Omit<QueryRecord, 'version'>): Promise<QueryRecord> {
+  async keysLike(base: string): Promise<string[]> {
+    return keysLike(this.queries.all(), base);
+  }
+
+  async insert(query: Omit<QueryRecord, 'version'>): Promise<QueryRecord | undefined> {
+    if (this.queries.all().some((q) => q.key === query.key)) return undefined;
     return this.queries.put({ ...query, version: 1 });
   }
 
@@ -23,6 +29,7 @@ export class FakeQueries implements QueriesRepo, Transactional {
     const row = this.queries.get(id);
     if (!row) throw notFound('query');
     if (row.version !== version) throw versionConflict();
+    if (changes.key !== undefined && this.queries.all().some((q) => q.id !== id && q.key === changes.key)) throw keyTaken('query');
     return this.queries.put({ ...row, ...changes, version: row.version + 1, updatedAt: now });
   }
 
@@ -55,7 +62,7 @@ export class FakeQueries implements QueriesRepo, Transactional {
   seed(query: Pick<QueryRecord, 'id' | 'connectionId' | 'sql'> & Partial<QueryRecord>): QueryRecord {
     const at = query.createdAt ?? new Date(0);
     const row = this.queries.put({
-      name: `query ${query.id}`, description: null, parameters: [], currentVersion: 1, createdBy: null, version: 1, createdAt: at, updatedAt: at, ...query,
+      key: `query-${query.id}`, name: `query ${query.id}`, description: null, parameters: [], currentVersion: 1, createdBy: null, version: 1, createdAt: at, updatedAt: at, ...query,
     });
     this.versions.put({
       id: `${row.id}/${row.currentVersion}`, queryId: row.id, number: row.currentVersion, sql: row.sql, parameters: row.parameters,

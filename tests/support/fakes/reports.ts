@@ -1,14 +1,15 @@
 /**
- * The reports repository in memory, rolled back with the unit of work. It checks the query a
+ * The reports repository in memory (keys unique), rolled back with the unit of work. It checks the query a
  * report names against the queries fake, as the store's foreign key does; what a report's runs
  * leave behind is set by the test (`leftovers`).
  */
 import { notFound, validationFailed, versionConflict } from '../../../src/core/errors.js';
+import { keyTaken } from '../../../src/core/slug.js';
 import type { Page, PageRequest } from '../../../src/core/cursor.js';
 import type { ReportRecord } from '../../../src/domain/reports/model.js';
 import type { ReportChanges, ReportFilter, ReportRunLeftovers, ReportsRepo } from '../../../src/domain/reports/ports.js';
 import type { FakeQueries } from './queries.js';
-import { MemoryTable, pageOf, type Transactional } from './table.js';
+import { keysLike, MemoryTable, pageOf, type Transactional } from './table.js';
 
 export class FakeReports implements ReportsRepo, Transactional {
   readonly rows = new MemoryTable<ReportRecord>();
@@ -25,7 +26,12 @@ export class FakeReports implements ReportsRepo, Transactional {
     return this.rows.get(id);
   }
 
-  async insert(report: Omit<ReportRecord, 'version' | 'lastRun'>): Promise<ReportRecord> {
+  async keysLike(base: string): Promise<string[]> {
+    return keysLike(this.rows.all(), base);
+  }
+
+  async insert(report: Omit<ReportRecord, 'version' | 'lastRun'>): Promise<ReportRecord | undefined> {
+    if (this.rows.all().some((r) => r.key === report.key)) return undefined;
     if (!this.queries.queries.get(report.queryId)) throw validationFailed([{ field: 'query_id', code: 'validation.invalid', message: 'is not a query' }]);
     return this.rows.put({ ...report, version: 1, lastRun: null });
   }
@@ -34,6 +40,7 @@ export class FakeReports implements ReportsRepo, Transactional {
     const row = this.rows.get(id);
     if (!row) throw notFound('report');
     if (version !== undefined && row.version !== version) throw versionConflict();
+    if (changes.key !== undefined && this.rows.all().some((r) => r.id !== id && r.key === changes.key)) throw keyTaken('report');
     return this.rows.put({ ...row, ...changes, version: row.version + 1, updatedAt: now });
   }
 

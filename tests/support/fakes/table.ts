@@ -38,6 +38,11 @@ export class MemoryTable<T extends { id: string }> implements Transactional {
   }
 }
 
+/** The keys of `rows` that are `base` or `base-…`, as the stores' keysLike answers. */
+export function keysLike(rows: Array<{ key: string }>, base: string): string[] {
+  return rows.map((r) => r.key).filter((k) => k === base || k.startsWith(`${base}-`));
+}
+
 /** The page of `sorted` after the cursor's row (the cursor holds the last row's id). */
 export function pageOf<T extends { id: string }>(sorted: T[], q: PageRequest): Page<T> {
   const after = q.cursor ? String(decodeCursor(q.cursor, 1)[0]) : undefined;

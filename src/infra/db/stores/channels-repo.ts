@@ -10,6 +10,7 @@ import { runRecordOf } from './runs-repo.js';
 import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { ATTEMPT_WRITES, attemptLeaves, statusIn } from './status-writes.js';
 import { updateVersioned } from '../versioned.js';
+import { keysLike, refuseTakenKey } from '../resource-keys.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { AttemptEnd, AttemptsRepo, AttemptTally, ChannelsRepo, DeliveriesRepo, PlannedAttempt, StuckAttempt } from '../../../domain/channels/ports.js';
@@ -37,6 +38,7 @@ const channelOf = (r: ChannelColumns) => ({
 });
 
 function nameTaken(err: unknown): never {
+  refuseTakenKey(err, 'channels', 'channel');
   if (pgErrorCode(err) === '23505' && pgConstraint(err) === 'channels_name_key') {
     throw new DomainError('validation.failed', 'A channel with this name exists', {
       errors: [{ field: 'name', code: 'validation.unique', message: 'is already used by another channel' }],
@@ -58,15 +60,16 @@ export function createChannelsRepo(db: Tx): ChannelsRepo {
       const [row] = await db.select().from(channels).where(eq(channels.id, id));
       return row ? channelOf(row) : undefined;
     },
+    keysLike: (base: string) => keysLike(db, channels, base),
     async insert(c: Omit<typeof channels.$inferInsert, 'health' | 'lastError' | 'lastAttemptAt' | 'version'>) {
       try {
-        const [row] = await db.insert(channels).values(c).returning();
-        return channelOf(row!);
+        const [row] = await db.insert(channels).values(c).onConflictDoNothing({ target: channels.key }).returning();
+        return row ? channelOf(row) : undefined;
       } catch (err) {
         return nameTaken(err);
       }
     },
-    async update(id: string, version: number, changes: Partial<Pick<ChannelColumns, 'name' | 'settings' | 'secretsSealed'>>, now: Date) {
+    async update(id: string, version: number, changes: Partial<Pick<ChannelColumns, 'name' | 'key' | 'settings' | 'secretsSealed'>>, now: Date) {
       try {
         return channelOf(await updateVersioned(db, channels, id, version, changes, 'channel', now));
       } catch (err) {

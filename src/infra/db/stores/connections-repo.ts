@@ -3,6 +3,7 @@ import { asc, eq, gt, or, sql } from 'drizzle-orm';
 import { connections, queries, queryVersions } from '../schema.js';
 import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
+import { keysLike, refuseTakenKey } from '../resource-keys.js';
 import { DomainError } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { ConnectionsRepo } from '../../../domain/connections/ports.js';
@@ -12,6 +13,7 @@ export type ConnectionRow = typeof connections.$inferSelect;
 type ConnectionInsert = typeof connections.$inferInsert;
 
 function nameTaken(err: unknown): never {
+  refuseTakenKey(err, 'connections', 'connection');
   if (pgErrorCode(err) === '23505' && pgConstraint(err) === 'connections_name_key') {
     throw new DomainError('validation.failed', 'A connection with this name exists', {
       errors: [{ field: 'name', code: 'validation.unique', message: 'is already used by another connection' }],
@@ -26,10 +28,11 @@ export function connectionsRepo(tx: Tx): ConnectionsRepo {
       const [row] = await tx.select().from(connections).where(eq(connections.id, id));
       return row;
     },
-    async insert(c: ConnectionInsert): Promise<ConnectionRow> {
+    keysLike: (base: string) => keysLike(tx, connections, base),
+    async insert(c: ConnectionInsert): Promise<ConnectionRow | undefined> {
       try {
-        const [row] = await tx.insert(connections).values(c).returning();
-        return row!;
+        const [row] = await tx.insert(connections).values(c).onConflictDoNothing({ target: connections.key }).returning();
+        return row;
       } catch (err) {
         return nameTaken(err);
       }

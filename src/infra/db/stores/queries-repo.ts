@@ -3,6 +3,7 @@ import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
 import { queries, queryVersions, reports } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
+import { keysLike, refuseTakenKey } from '../resource-keys.js';
 import { DomainError } from '../../../core/errors.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import { isUuid } from '../../../core/ids.js';
@@ -12,8 +13,9 @@ export type QueryRow = typeof queries.$inferSelect;
 type QueryInsert = typeof queries.$inferInsert;
 export type QueryVersionRow = typeof queryVersions.$inferSelect;
 
-/** A unique name or a missing connection, told on its field; anything else goes on. */
+/** A unique name or key or a missing connection, told on its field; anything else goes on. */
 function fieldProblem(err: unknown): never {
+  refuseTakenKey(err, 'queries', 'query');
   const code = pgErrorCode(err);
   const constraint = pgConstraint(err);
   if (code === '23505' && constraint === 'queries_name_key') {
@@ -35,10 +37,11 @@ export function queriesRepo(tx: Tx): QueriesRepo {
       const [row] = await tx.select().from(queries).where(eq(queries.id, id));
       return row;
     },
-    async insert(q: QueryInsert): Promise<QueryRow> {
+    keysLike: (base: string) => keysLike(tx, queries, base),
+    async insert(q: QueryInsert): Promise<QueryRow | undefined> {
       try {
-        const [row] = await tx.insert(queries).values(q).returning();
-        return row!;
+        const [row] = await tx.insert(queries).values(q).onConflictDoNothing({ target: queries.key }).returning();
+        return row;
       } catch (err) {
         return fieldProblem(err);
       }

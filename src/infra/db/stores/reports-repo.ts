@@ -3,6 +3,7 @@ import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { reports, runs } from '../schema.js';
 import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
+import { keysLike, refuseTakenKey } from '../resource-keys.js';
 import { DomainError } from '../../../core/errors.js';
 import { decodeStringCursor, toPage } from '../../../core/cursor.js';
 import type { LastRun, ReportRecord } from '../../../domain/reports/model.js';
@@ -18,7 +19,7 @@ const lastRunColumns = {
 /** A report as the domain's ReportRecord has it: the schedule as one object, the last run joined. */
 function recordOf(r: ReportColumns, last: LastRunColumns | null): ReportRecord {
   return {
-    id: r.id, title: r.title, description: r.description, queryId: r.queryId, queryVersion: r.queryVersion,
+    id: r.id, key: r.key, title: r.title, description: r.description, queryId: r.queryId, queryVersion: r.queryVersion,
     parameters: r.parameters,
     schedule: r.scheduleCron !== null && r.scheduleTimezone !== null ? { cron: r.scheduleCron, timezone: r.scheduleTimezone } : null,
     condition: r.condition ?? null, paused: r.paused, nextRunAt: r.nextRunAt,
@@ -38,8 +39,9 @@ function columnsOf(c: ReportChanges): Partial<typeof reports.$inferInsert> {
   };
 }
 
-/** A missing query is told on query_id; anything else goes on. */
+/** A missing query or a taken key is told on its field; anything else goes on. */
 function fieldProblem(err: unknown): never {
+  refuseTakenKey(err, 'reports', 'report');
   if (pgErrorCode(err) === '23503' && (pgConstraint(err)?.includes('query_id') ?? false)) {
     throw new DomainError('validation.failed', 'No such query', {
       errors: [{ field: 'query_id', code: 'validation.invalid', message: 'is not a query' }],
@@ -61,10 +63,12 @@ export function createReportsRepo(tx: Tx): ReportsRepo {
       const [locked] = await tx.select({ id: reports.id }).from(reports).where(eq(reports.id, id)).for('update');
       return locked ? find(id) : undefined;
     },
+    keysLike: (base) => keysLike(tx, reports, base),
     async insert(r) {
       try {
-        const [row] = await tx.insert(reports).values({ ...(columnsOf(r) as typeof reports.$inferInsert), id: r.id }).returning();
-        return recordOf(row!, null);
+        const [row] = await tx.insert(reports).values({ ...(columnsOf(r) as typeof reports.$inferInsert), id: r.id })
+          .onConflictDoNothing({ target: reports.key }).returning();
+        return row ? recordOf(row, null) : undefined;
       } catch (err) {
         return fieldProblem(err);
       }
