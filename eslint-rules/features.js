@@ -49,6 +49,8 @@ export const FEATURE_EDGES = {
   links: ['audit', 'channels', 'identity', 'results', 'runs'],
   // Deliveries send a finished run's result: they implement the run engine's DeliverRun port.
   deliveries: ['artifacts', 'audit', 'channels', 'connections', 'events', 'identity', 'links', 'plugins', 'results', 'runs'],
+  // Configuration as code: exports the resources and applies documents through their services.
+  config: ['audit', 'channels', 'connections', 'deliveries', 'identity', 'plugins', 'queries', 'reports', 'schedules'],
 };
 
 /** Aggregation points (type-only, both ways) and the features whose ports each one gathers. */

@@ -11,6 +11,8 @@ export interface FieldProblem {
   /** A per-field code of the catalogue (openapi.yaml x-field-codes): a typo fails to compile. */
   code: FieldCode;
   message?: string;
+  /** The line of the submitted text the field is on (YAML imports), where known. */
+  line?: number;
 }
 
 export interface Dependent {

@@ -4141,7 +4141,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/schema+json": Record<string, never>;
+                    "application/schema+json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             "4XX": components["responses"]["Problem"];

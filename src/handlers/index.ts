@@ -105,12 +105,15 @@ import { listRuns } from './runs/list-runs.js';
 import { getRun } from './runs/get-run.js';
 import { cancelRun } from './runs/cancel-run.js';
 import { streamEvents } from './events/stream-events.js';
+import { exportConfig } from './config/export-config.js';
+import { importConfig } from './config/import-config.js';
+import { getConfigSchema } from './config/get-config-schema.js';
 
 export function buildHandlers(s: ApiServices): HandlerMap {
   return {
-    exportConfig: NOT_IMPLEMENTED,
-    importConfig: NOT_IMPLEMENTED,
-    getConfigSchema: NOT_IMPLEMENTED,
+    exportConfig: exportConfig(s),
+    importConfig: importConfig(s),
+    getConfigSchema: getConfigSchema(),
     detachManagedResource: NOT_IMPLEMENTED,
     attachManagedResource: NOT_IMPLEMENTED,
     getAiStatus: NOT_IMPLEMENTED,

@@ -32,6 +32,7 @@ import type { createRetryService } from '../domain/deliveries/retry-service.js';
 import type { ResultDownloads } from '../domain/results/downloads.js';
 import type { LinksService } from '../domain/links/links-service.js';
 import type { StorageService } from '../domain/results/storage.js';
+import type { ConfigService } from '../domain/config/config-service.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -64,4 +65,5 @@ export interface ApiServices {
   downloads: ResultDownloads;
   links: LinksService;
   storage: StorageService;
+  config: ConfigService;
 }

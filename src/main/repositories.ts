@@ -23,6 +23,7 @@ import { createLinksRepo } from '../infra/db/stores/links-repo.js';
 import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
 import { createEventLog, outboxRepo } from '../infra/db/stores/events-repo.js';
 import { createIdentityStore } from '../infra/db/stores/identity-store.js';
+import { createConfigRepo } from '../infra/db/stores/config-repo.js';
 
 export function createRepositories(sql: Sql, pool: Db) {
   const db = ambientDb(pool);
@@ -40,6 +41,7 @@ export function createRepositories(sql: Sql, pool: Db) {
     scheduling: createSchedulingRepo(db),
     links: createLinksRepo(db),
     storage: createStorageRepo(db),
+    config: createConfigRepo(db),
     /** Events written after a commit (a change not yet on the unit of work); still in the store. */
     outbox: outboxRepo(db),
     /** The outbox's numbered events: the relay's log, the feed's history, the retention's purge. */

@@ -6,7 +6,9 @@
  * scheduler to its tasks (src/main/scheduler-tasks.ts). Building a service starts nothing: no
  * connection, timer or subscription (those belong to the roles).
  */
+import { readFile } from 'node:fs/promises';
 import { CONNECTOR_LIMITS, type Container } from './container.js';
+import { createConfigService } from '../domain/config/config-service.js';
 import { createSchemaCheck } from '../infra/validation/json-schema.js';
 import {
   addressKey, createAttemptGuard, createQuota, PASSKEY_SIGN_IN_POLICY, PASSWORD_CHANGE_POLICY, RESET_MAIL_QUOTA, RESET_POLICY,
@@ -253,17 +255,41 @@ export function runServices(
   };
 }
 
+/**
+ * Configuration as code: export, plan and apply through the resources' own services, in one unit
+ * of work; `${env:…}` and `${file:…}` secrets read from this process's environment and files.
+ */
+export function configServices(
+  c: Pick<Container, 'repos' | 'uow' | 'plugins' | 'secretBox' | 'clock'>,
+  data: Pick<ReturnType<typeof dataServices>, 'connections' | 'queries' | 'reports'>,
+  delivery: Pick<ReturnType<typeof deliveryServices>, 'channels' | 'deliveries'>,
+) {
+  return {
+    config: createConfigService({
+      store: c.repos.config, uow: c.uow,
+      connections: data.connections, queries: data.queries, reports: data.reports, channels: delivery.channels, deliveries: delivery.deliveries,
+      plugins: c.plugins, secrets: c.secretBox, checkSchema: createSchemaCheck(), clock: c.clock,
+      secretSources: {
+        env: (name) => process.env[name],
+        file: (path) => readFile(path, 'utf8').catch(() => undefined),
+      },
+    }),
+  };
+}
+
 export type ServicesContainer = Parameters<typeof identityServices>[0] & Parameters<typeof dataServices>[0]
   & DeliveryContainer & Parameters<typeof runServices>[0];
 
 /** Every service of every feature, built once per process from its container. */
 export function createServices(c: ServicesContainer) {
   const delivery = deliveryServices(c);
+  const data = dataServices(c);
   return {
     ...identityServices(c),
-    ...dataServices(c),
+    ...data,
     ...delivery,
     ...runServices(c, delivery),
+    ...configServices(c, data, delivery),
   };
 }
 

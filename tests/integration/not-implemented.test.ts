@@ -11,7 +11,7 @@ import { startHerald, type Herald } from '../support/harness.js';
 import { setupAdmin, type SessionClient } from '../support/identity.js';
 
 const NOT_YET_BUILT: OperationId[] = [
-  'exportConfig', 'importConfig', 'detachManagedResource', 'attachManagedResource',
+  'detachManagedResource', 'attachManagedResource',
   'getAiStatus', 'generateWithAi',
   'getAlertSettings', 'replaceAlertSettings', 'getAiSettings', 'replaceAiSettings', 'testAiSettings',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard',
@@ -71,9 +71,9 @@ it('marks exactly these operations in the served document (JSON and YAML), and S
 });
 
 it('answers 501 before it reads the body of an operation not built yet, whose body is declared ahead', async () => {
-  // POST /import declares a required body: a wrong one is still 501, not 422.
-  const res = await admin.post('/api/v1/import').send({ yaml: 42, unknown: true });
+  // POST /gitops/attach declares a required body: a wrong one is still 501, not 422.
+  const res = await admin.post('/api/v1/gitops/attach').send({ kind: 42, unknown: true });
   expect([res.status, res.body.code]).toEqual([501, 'not_implemented']);
   // Access comes first all the same.
-  expect((await h.http.post('/api/v1/import').send({})).status).toBe(401);
+  expect((await h.http.post('/api/v1/gitops/attach').send({})).status).toBe(401);
 });

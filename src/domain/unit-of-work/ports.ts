@@ -42,6 +42,8 @@ export interface TxRepos {
   workspaceSettings: SettingsRepo;
   /** Serialises first-run setups until the unit of work ends (a transaction-level advisory lock). */
   lockSetup(): Promise<void>;
+  /** Serialises configuration applies (imports, the configuration directory) until the unit of work ends. */
+  lockConfig(): Promise<void>;
 }
 
 /**

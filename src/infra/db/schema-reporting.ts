@@ -307,3 +307,22 @@ export const linkDownloads = pgTable('link_downloads', {
 }, (t) => [
   index('link_downloads_link_idx').on(t.linkId, t.at),
 ]);
+
+/**
+ * What configuration as code manages: a resource an import created (so a later import with prune
+ * may delete it) or one the configuration directory (SVC_GITOPS_DIR) defines, with its file, and
+ * whether an admin detached it from the directory. One row per managed resource.
+ */
+export const configManaged = pgTable('config_managed', {
+  kind: text('kind').$type<'connection' | 'query' | 'channel' | 'report'>().notNull(),
+  resourceId: uuid('resource_id').notNull(),
+  managedBy: text('managed_by').$type<'import' | 'gitops'>().notNull(),
+  path: text('path'),
+  detachedAt: ts('detached_at'),
+  detachedBy: uuid('detached_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.kind, t.resourceId] }),
+  check('config_managed_kind_check', sql`${t.kind} in ('connection', 'query', 'channel', 'report')`),
+  check('config_managed_by_check', sql`${t.managedBy} in ('import', 'gitops')`),
+]);

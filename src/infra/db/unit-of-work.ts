@@ -20,6 +20,8 @@ import { createReportsRepo } from './stores/reports-repo.js';
 import { queriesRepo } from './stores/queries-repo.js';
 import { createLinksRepo } from './stores/links-repo.js';
 import { identityRepos } from './stores/identity-store.js';
+import { CONFIG_LOCK } from './stores/config-repo.js';
+import { sql } from 'drizzle-orm';
 
 /** Every repository a unit of work hands out, bound to its transaction. */
 export function txReposOf(tx: Tx) {
@@ -29,6 +31,7 @@ export function txReposOf(tx: Tx) {
     runEngine: createRunEngineRepo(tx), runs: createRunsRepo(tx), scheduleClaims: createScheduleClaims(tx),
     reports: createReportsRepo(tx), queries: queriesRepo(tx), links: createLinksRepo(tx),
     ...identityRepos(tx),
+    async lockConfig() { await tx.execute(sql`select pg_advisory_xact_lock(${CONFIG_LOCK})`); },
   };
 }
 

@@ -33,7 +33,7 @@ interface DeliverySettings {
   target: Record<string, unknown>;
 }
 
-const channelOf = (r: ChannelColumns) => ({
+export const channelOf = (r: ChannelColumns) => ({
   ...r, lastError: r.lastError ? { code: r.lastError.code, message: r.lastError.message, at: new Date(r.lastError.at) } : null,
 });
 
@@ -100,7 +100,7 @@ export function createChannelsRepo(db: Tx): ChannelsRepo {
   };
 }
 
-const deliveryOf = (r: DeliveryColumns & { channelType: string; channelName: string }) => ({
+export const deliveryOf = (r: DeliveryColumns & { channelType: string; channelName: string }) => ({
   id: r.id, reportId: r.reportId, channelId: r.channelId, channelType: r.channelType, channelName: r.channelName, position: r.position,
   // Deliveries saved before csvFormulaSafe existed have it on, its default.
   settings: { csvFormulaSafe: true, ...r.settings } as unknown as DeliverySettings, version: r.version, createdAt: r.createdAt, updatedAt: r.updatedAt,

@@ -17,7 +17,7 @@ const lastRunColumns = {
 };
 
 /** A report as the domain's ReportRecord has it: the schedule as one object, the last run joined. */
-function recordOf(r: ReportColumns, last: LastRunColumns | null): ReportRecord {
+export function recordOf(r: ReportColumns, last: LastRunColumns | null): ReportRecord {
   return {
     id: r.id, key: r.key, title: r.title, description: r.description, queryId: r.queryId, queryVersion: r.queryVersion,
     parameters: r.parameters,
