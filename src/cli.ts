@@ -13,6 +13,7 @@ import { createDb } from './infra/db/client.js';
 import { migrate } from './infra/db/migrate.js';
 import { startProcess } from './main/runtime.js';
 import { resetPasswordCommand, rotateSecretKeyCommand, type Outcome } from './main/cli-admin.js';
+import { configCommand } from './main/cli-config.js';
 
 const USAGE = `usage: herald <command>
 
@@ -28,6 +29,9 @@ const USAGE = `usage: herald <command>
                give a user a temporary password (printed) without mail; ends their sessions
   rotate-secret-key
                re-encrypt every secret field with SVC_SECRET_KEY (after a key change; see the README)
+  config export [FILE] | config plan|apply [--prune] [--detailed-exitcode] FILE|DIR
+               configuration as code without the API (the format of POST /export and /import);
+               --detailed-exitcode: 0 no changes, 2 changes, 1 errors
   help [settings]
                this text, or every SVC_* setting with its meaning and default
 `;
@@ -180,6 +184,12 @@ async function main(): Promise<void> {
     case 'rotate-secret-key':
       await rotateSecretKey();
       return;
+    case 'config': {
+      // The same services as POST /export and /import; the store and Redis of the settings.
+      const { settings, logger } = setUp({ SVC_ROLES: 'api' });
+      finish(await configCommand(settings, logger, process.argv.slice(3)));
+      return;
+    }
     case 'help': case '--help': case '-h':
       help(process.argv[3]);
       return;
