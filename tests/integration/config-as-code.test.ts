@@ -160,6 +160,33 @@ ${extra}`;
     expect(events.at(-1)!.details).toMatchObject({ source: 'import', updated: 1, created: 0 });
   });
 
+  it('reads only what a document says: one that leaves defaults out plans unchanged once applied', async () => {
+    const yaml = `apiVersion: herald/v1
+kind: Query
+metadata: {name: terse-query}
+spec:
+  name: Terse query
+  connection: sales-db
+  sql: select 1 as one where {{n}} > 0
+  parameters: [{name: n, type: number}]
+---
+apiVersion: herald/v1
+kind: Report
+metadata: {name: terse-report}
+spec:
+  title: Terse report
+  query: terse-query
+  parameters: {n: 1}
+  deliveries: [{channel: ops-hook}, {channel: ops-hook, settings: {attach: csv}}]
+`;
+    expect((await apply(adminA, yaml)).body.summary).toMatchObject({ create: 2 });
+    const again = await plan(adminA, yaml);
+    expect(again.body.summary).toMatchObject({ create: 0, update: 0, unchanged: 2 });
+    // A value it does say is compared: the second delivery's attachment.
+    const changed = await plan(adminA, yaml.replace('attach: csv', 'attach: xlsx'));
+    expect(changed.body.changes.find((c: { kind: string }) => c.kind === 'report').diff.map((f: { path: string }) => f.path)).toEqual(['spec.deliveries']);
+  });
+
   it('prunes only what imports created, and never what was made through the API', async () => {
     const two = `apiVersion: herald/v1
 kind: Channel

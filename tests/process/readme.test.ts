@@ -158,6 +158,30 @@ it('runs the connections and queries examples, then the reports and runs ones, a
   expect(shared[7]).toMatch(/^shipped-orders-\d{4}-\d{2}-\d{2}-\d{4}\.xlsx$/);
 }, 150_000);
 
+it('runs the configuration-as-code examples as written: export, change a schedule in the file, plan, apply that plan', async () => {
+  // Before the second-factor examples (after them, the admin signs in with a code).
+  const resume = [
+    `B=http://127.0.0.1:${port}/api/v1`,
+    `JAR=$(mktemp)`,
+    `curl -s -c $JAR -X POST $B/auth/login -H 'Content-Type: application/json' -d '{"email":"ada@example.com","password":"correct horse battery staple"}' >/dev/null`,
+    `CSRF=$(awk '$6=="svc_csrf"{print $7}' $JAR)`,
+    `TOKEN=$(curl -s -b $JAR -X POST $B/api-keys -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d '{"name":"config","scope":"admin"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
+  ].join('\n');
+  const block = readmeBlock('Configuration as code');
+  const script = `set -euo pipefail\ncd "$(mktemp -d)"\n${resume}\n${block}\ngrep -c "cron: '0 8 \\* \\* 1-5'" herald.yaml\ncurl -s -X POST $B/export -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{}' | grep -c "cron: '0 8 \\* \\* 1-5'"`;
+  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  expect(lines).toHaveLength(5);
+  expect(Number(lines[0])).toBeGreaterThanOrEqual(4); // the connection, query, channels and reports made above
+  const summary = JSON.parse(`{${lines[1]!}}`).summary as Record<string, number>;
+  expect(summary).toMatchObject({ create: 0, delete: 0 });
+  expect(summary.update).toBeGreaterThanOrEqual(1);
+  expect(lines[2]).toBe('"applied":true');
+  // The file has the new schedule, and so has the instance now.
+  expect(Number(lines[3])).toBe(Number(lines[4]));
+  expect(Number(lines[4])).toBeGreaterThanOrEqual(1);
+}, 70_000);
+
 it('runs the second-factor examples as written: enrol an authenticator app, sign out, sign in with password and code, then with a recovery code', async () => {
   const resume = [
     `B=http://127.0.0.1:${port}/api/v1`,

@@ -68,6 +68,17 @@ function canonical(v: unknown): string {
 }
 const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
 
+/**
+ * Whether a document's value is what is stored, reading only what the document says: a field it
+ * leaves out of an object (a delivery's settings, a parameter's `required`) keeps its stored or
+ * default value, so a document that writes less than an export is no perpetual change.
+ */
+function covers(desired: unknown, stored: unknown): boolean {
+  if (isPlainObject(desired) && isPlainObject(stored)) return Object.keys(desired).every((k) => covers(desired[k], stored[k]));
+  if (Array.isArray(desired) && Array.isArray(stored)) return desired.length === stored.length && desired.every((d, i) => covers(d, stored[i]));
+  return same(desired, stored);
+}
+
 /** Field by field: plain objects are walked into (a settings object), anything else compared whole. */
 function diffSpec(desired: Spec, current: Spec | undefined, secrets: Map<string, 'set' | 'unchanged'>, base = ''): FieldChange[] {
   const out: FieldChange[] = [];
@@ -82,7 +93,7 @@ function diffSpec(desired: Spec, current: Spec | undefined, secrets: Map<string,
     }
     if (isPlainObject(after) && isPlainObject(before) && key !== 'condition' && key !== 'schedule' && key !== 'parameters') {
       out.push(...diffSpec(after, before, secrets, path));
-    } else if (current === undefined || !same(after, before)) {
+    } else if (current === undefined || !covers(after, before)) {
       out.push({ path: `spec.${path}`, ...(current !== undefined && before !== undefined ? { before } : {}), after });
     }
   }
