@@ -168,7 +168,7 @@ it('runs the configuration-as-code examples as written: export, change a schedul
     `TOKEN=$(curl -s -b $JAR -X POST $B/api-keys -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d '{"name":"config","scope":"admin"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
   ].join('\n');
   const block = readmeBlock('Configuration as code');
-  const script = `set -euo pipefail\ncd "$(mktemp -d)"\n${resume}\n${block}\ngrep -c "cron: '0 8 \\* \\* 1-5'" herald.yaml\ncurl -s -X POST $B/export -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{}' | grep -c "cron: '0 8 \\* \\* 1-5'"`;
+  const script = `set -euo pipefail\ncd "$(mktemp -d)"\n${resume}\n${block}\ngrep -c "cron: '\\?0 8 \\* \\* 1-5" herald.yaml\ncurl -s -X POST $B/export -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{}' | grep -c "cron: '\\?0 8 \\* \\* 1-5"`;
   const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
   const lines = stdout.split('\n').filter((l) => l.trim() !== '');
   expect(lines).toHaveLength(5);

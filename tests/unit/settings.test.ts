@@ -190,7 +190,7 @@ describe('the settings tables', () => {
 
   it('are each documented in the README settings table, which names no other', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const start = readme.indexOf('## Configuration');
+    const start = readme.indexOf('## Configuration\n');
     expect(start).toBeGreaterThanOrEqual(0);
     const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
     const documented = new Set<string>();
