@@ -270,6 +270,7 @@ export function configServices(
       connections: data.connections, queries: data.queries, reports: data.reports, channels: delivery.channels, deliveries: delivery.deliveries,
       plugins: c.plugins, secrets: c.secretBox, checkSchema: createSchemaCheck(), clock: c.clock,
       secretSources: {
+        fileDirs: ['/run/secrets'],
         env: (name) => process.env[name],
         file: (path) => readFile(path, 'utf8').catch(() => undefined),
       },

@@ -285,6 +285,12 @@ describe('hostile and broken input', () => {
     expect(missing.body.errors[0]).toMatchObject({ field: 'documents.0.spec.settings.signing_secret', code: 'validation.required', line: 10 });
     const kept = await refused(`${header('Channel', 'kept-nothing')}spec:\n  name: Kept nothing\n  type: webhook\n  settings:\n    url: 'http://127.0.0.1:9/k'\n    signing_secret: {configured: true}\n`);
     expect(kept.body.errors[0].message).toMatch(/none is stored/);
+    // A document may not read Herald's own settings, nor files outside /run/secrets: a channel would carry them out.
+    const own = await refused(`${header('Channel', 'own-key')}spec:\n  name: Own key\n  type: webhook\n  settings:\n    url: 'http://127.0.0.1:9/k'\n    signing_secret: \${env:SVC_SECRET_KEY}\n`);
+    expect(own.body.errors[0]).toMatchObject({ field: 'documents.0.spec.settings.signing_secret', code: 'validation.required' });
+    expect(own.body.errors[0].message).toMatch(/Herald's own settings/);
+    const file = await refused(`${header('Channel', 'etc-file')}spec:\n  name: Etc file\n  type: webhook\n  settings:\n    url: 'http://127.0.0.1:9/k'\n    signing_secret: \${file:/run/secrets/../../etc/passwd}\n`);
+    expect(file.body.errors[0].message).toMatch(/outside the folders secrets may be read from/);
   });
 
   it('refuses a body over the size limit', async () => {

@@ -14,6 +14,7 @@
  *   applied or nothing; a given plan hash that no longer matches refuses (import.plan_stale).
  */
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import { DomainError, validationFailed, type FieldProblem } from '../../core/errors.js';
 import type { Secrets } from '../../core/secrets.js';
@@ -159,12 +160,19 @@ export function createConfigService(deps: {
     if (typeof value !== 'string') return { value };
     const env = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(value);
     if (env) {
+      // Herald's own settings (the secret key, the store's URL) are never a resource's secret:
+      // a channel could otherwise carry them out to any address.
+      if (/^SVC_/i.test(env[1]!)) return { missing: `\${env:${env[1]}} names one of Herald's own settings, which a document may not read` };
       const v = deps.secretSources.env(env[1]!);
       return v === undefined || v === '' ? { missing: `the environment variable ${env[1]} is not set` } : { value: v };
     }
     const file = /^\$\{file:(\/[^}]+)\}$/.exec(value);
     if (file) {
-      const v = await deps.secretSources.file(file[1]!);
+      const wanted = path.posix.normalize(file[1]!);
+      if (!deps.secretSources.fileDirs.some((dir) => wanted.startsWith(dir.endsWith('/') ? dir : `${dir}/`))) {
+        return { missing: `\${file:${file[1]}} is outside the folders secrets may be read from (${deps.secretSources.fileDirs.join(', ')})` };
+      }
+      const v = await deps.secretSources.file(wanted);
       return v === undefined ? { missing: `the file ${file[1]} cannot be read` } : { value: v.replace(/\r?\n$/, '') };
     }
     return { value };

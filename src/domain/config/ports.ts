@@ -44,6 +44,8 @@ export interface ConfigStore {
 
 /** Where a secret written as `${env:NAME}` or `${file:/path}` is read (the applying process's environment and files). */
 export interface SecretSources {
+  /** The folders `${file:…}` may read from (/run/secrets, where containers mount secrets). */
+  fileDirs: readonly string[];
   env(name: string): string | undefined;
   file(path: string): Promise<string | undefined>;
 }
