@@ -104,8 +104,10 @@ export interface paths {
          * Let the UI change a resource the configuration directory manages
          * @description A resource that the configuration directory (SVC_GITOPS_DIR) manages refuses changes through
          *     the API (409 gitops.managed). Detaching it lets the UI and the API change it; the
-         *     directory's copy no longer applies to it until POST /gitops/attach. Detaching a detached
-         *     resource answers it as it is.
+         *     directory's copy no longer applies to it until POST /gitops/attach (the reconciler leaves
+         *     it alone and GET /gitops/status reports its drift). Detaching a detached resource answers
+         *     it as it is. A resource the directory does not manage answers 409 gitops.not_managed.
+         *     A `gitops.detached` security event.
          */
         post: operations["detachManagedResource"];
         delete?: never;
@@ -127,9 +129,38 @@ export interface paths {
          * Give a detached resource back to the configuration directory
          * @description Gives a detached resource back to the configuration directory: from its next sync the
          *     directory's copy applies again and replaces changes made through the API meanwhile.
-         *     Attaching an attached resource answers it as it is.
+         *     Attaching an attached resource answers it as it is. The answer's `pending_changes` are
+         *     the fields the next reconcile changes. A resource the directory does not manage answers
+         *     409 gitops.not_managed. A `gitops.attached` security event.
          */
         post: operations["attachManagedResource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gitops/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the configuration directory is applied: last reconcile, errors, drift
+         * @description The state of the configuration directory (SVC_GITOPS_DIR) as the scheduler last reconciled
+         *     it: when, with what result (applied: something changed; unchanged: nothing to do; failed:
+         *     nothing was applied), the problems of each file when it failed, how many resources the
+         *     directory manages and how many are detached, and the drift of the detached ones (what the
+         *     directory's copy would change if they were attached). The reconciler runs on the scheduler
+         *     role at start, when the directory's files change, and at least every minute. Every API
+         *     process answers the same (the state is in the store). `enabled` is false and the rest null
+         *     or empty while no directory is configured.
+         */
+        get: operations["getGitopsStatus"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2326,6 +2357,8 @@ export interface components {
                 store: components["schemas"]["ComponentHealth"];
                 migrations: components["schemas"]["ComponentHealth"];
                 scheduler?: components["schemas"]["ComponentHealth"];
+                /** @description On scheduler instances with SVC_GITOPS_DIR: unhealthy when the last three reconciles of the configuration directory failed (GET /gitops/status says why) */
+                gitops?: components["schemas"]["ComponentHealth"];
             };
         };
         About: {
@@ -2717,7 +2750,7 @@ export interface components {
         SecurityEvent: {
             id: components["schemas"]["Uuid"];
             /**
-             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used: reason auth.key_revoked, auth.key_expired or auth.user_disabled; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin, connection.created, connection.updated (details.password_changed), connection.deleted, channel.created, channel.updated (details.secrets_changed), channel.deleted, delivery.created, delivery.updated, delivery.deleted (details name the report and channel), config.applied (an import applied: details.created, updated, deleted, unchanged, source import or gitops). Later features add types; treat an unknown one as informational.
+             * @description One of setup.completed, auth.sign_in, auth.sign_out, auth.password_changed, auth.password_reset_requested, auth.password_reset_completed, session.revoked, session.revoked_all, api_key.created, api_key.revoked, api_key.rejected (a revoked or expired key, or one of a disabled owner, was used: reason auth.key_revoked, auth.key_expired or auth.user_disabled; at most once a minute per key), user.created, user.role_changed, user.enabled_changed, user.password_reset_by_admin, connection.created, connection.updated (details.password_changed), connection.deleted, channel.created, channel.updated (details.secrets_changed), channel.deleted, delivery.created, delivery.updated, delivery.deleted (details name the report and channel), config.applied (an import applied: details.created, updated, deleted, unchanged, source import or gitops), gitops.detached, gitops.attached (details.kind, id, name: an admin detached a resource from the configuration directory or gave it back). Later features add types; treat an unknown one as informational.
              * @example auth.sign_in
              */
             type: string;
@@ -3786,6 +3819,47 @@ export interface components {
              * @description The user who detached it; null while attached
              */
             detached_by: string | null;
+            /** @description The file of the configuration directory that defines it, when known */
+            path?: string | null;
+            /** @description Given by POST /gitops/attach: the fields the next reconcile changes to give the resource the directory's copy again (empty when it already matches); null when unknown (the directory cannot be read or does not validate) and in the answer of a detach */
+            pending_changes?: components["schemas"]["ImportFieldChange"][] | null;
+        };
+        GitopsStatus: {
+            /** @description True when a configuration directory (SVC_GITOPS_DIR) is configured */
+            enabled: boolean;
+            /** @description The configuration directory, as the reconciler reads it */
+            directory: string | null;
+            /**
+             * Format: date-time
+             * @description When the reconciler last read the directory; null before its first reconcile
+             */
+            last_reconcile_at: string | null;
+            /**
+             * @description The last reconcile's result: applied (something was created, updated or deleted), unchanged (the resources already matched), failed (nothing was applied; see errors)
+             * @enum {string|null}
+             */
+            result: "applied" | "unchanged" | "failed" | null;
+            /** @description The problems of the last reconcile when it failed, per file (empty otherwise) */
+            errors: {
+                /** @description The file (null when the problem is not one file's) */
+                path: string | null;
+                /** @description The field, as in a 422 of POST /import (documents.2.spec.sql) */
+                field: string | null;
+                line: number | null;
+                message: string;
+            }[];
+            /** @description Resources the directory manages and that are attached */
+            managed: number;
+            /** @description Resources the directory defines that an admin detached */
+            detached: number;
+            /** @description Detached resources whose stored state differs from the directory's copy */
+            drift: {
+                kind: components["schemas"]["ConfigKind"];
+                /** @description The resource's key */
+                name: string;
+                id: components["schemas"]["Uuid"];
+                diff: components["schemas"]["ImportFieldChange"][];
+            }[];
         };
         AiStatus: {
             /** @description False while no provider is chosen (the assistant is off) */
@@ -4224,6 +4298,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ManagedResource"];
+                };
+            };
+            501: components["responses"]["NotImplemented"];
+            "4XX": components["responses"]["Problem"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getGitopsStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration directory's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitopsStatus"];
                 };
             };
             501: components["responses"]["NotImplemented"];

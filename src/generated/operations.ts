@@ -19,6 +19,7 @@ export const operationMeta = {
   importConfig: { method: 'post', path: '/api/v1/import', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   detachManagedResource: { method: 'post', path: '/api/v1/gitops/detach', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   attachManagedResource: { method: 'post', path: '/api/v1/gitops/attach', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
+  getGitopsStatus: { method: 'get', path: '/api/v1/gitops/status', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   getAiStatus: { method: 'get', path: '/api/v1/ai/status', tag: 'ai', access: { public: false, minRole: 'viewer', minScope: 'read', sessionOnly: false } },
   generateWithAi: { method: 'post', path: '/api/v1/ai/generate', tag: 'ai', access: { public: false, minRole: 'editor', minScope: 'run', sessionOnly: false } },
   getLiveness: { method: 'get', path: '/health/live', tag: 'health', access: { public: true } },

@@ -33,6 +33,7 @@ import type { ResultDownloads } from '../domain/results/downloads.js';
 import type { LinksService } from '../domain/links/links-service.js';
 import type { StorageService } from '../domain/results/storage.js';
 import type { ConfigService } from '../domain/config/config-service.js';
+import type { GitopsService } from '../domain/config/gitops.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -66,4 +67,5 @@ export interface ApiServices {
   links: LinksService;
   storage: StorageService;
   config: ConfigService;
+  gitops: GitopsService;
 }

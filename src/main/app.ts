@@ -12,16 +12,17 @@ import { createHttpApp } from '../http/http-app.js';
 import { checkReadiness } from '../domain/health/readiness.js';
 import { buildHandlers, buildProbeHandlers, PROBE_OPERATIONS } from '../handlers/index.js';
 import type { SchedulerRole } from './scheduler.js';
+import { FAILURES_UNHEALTHY, type Reconciler } from '../domain/config/gitops.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal'>;
 
-export async function createApi(c: ApiContainer, services: Services, roles: { scheduler?: SchedulerRole | undefined } = {}): Promise<Express> {
+export async function createApi(c: ApiContainer, services: Services, roles: Roles = {}): Promise<Express> {
   const { settings } = c;
   const contract = await loadContract(settings.publicUrl);
   const { authenticator, ...domain } = services;
   const handlers = buildHandlers({
     ...domain,
-    readiness: readinessOf(c, roles.scheduler),
+    readiness: readinessOf(c, roles),
     registry: c.metrics.registry,
     metricsToken: settings.metricsToken,
     about: { version: c.version, startedAt: c.startedAt, roles: settings.roles },
@@ -40,11 +41,18 @@ export async function createApi(c: ApiContainer, services: Services, roles: { sc
   });
 }
 
-function readinessOf(c: Pick<Container, 'sql' | 'clock'>, scheduler: SchedulerRole | undefined) {
+/** The roles this process runs that readiness reports on: the scheduler, and its reconciler of SVC_GITOPS_DIR. */
+interface Roles {
+  scheduler?: SchedulerRole | undefined;
+  reconciler?: Reconciler | undefined;
+}
+
+function readinessOf(c: Pick<Container, 'sql' | 'clock'>, { scheduler, reconciler }: Roles) {
   return () => checkReadiness({
     storeAnswers: () => storeAnswers(c.sql),
     pendingMigrations: () => pendingMigrations(c.sql),
     scheduler,
+    ...(scheduler && reconciler ? { gitops: { failures: reconciler.failures, unhealthyAfter: FAILURES_UNHEALTHY } } : {}),
     now: () => c.clock.now(),
   });
 }
@@ -54,14 +62,14 @@ function readinessOf(c: Pick<Container, 'sql' | 'clock'>, scheduler: SchedulerRo
  * and /metrics only, so every process, workers and schedulers included, can be probed and scraped.
  */
 export async function createProbeApp(
-  c: Pick<Container, 'settings' | 'logger' | 'sql' | 'clock' | 'metrics'>, roles: { scheduler?: SchedulerRole | undefined } = {},
+  c: Pick<Container, 'settings' | 'logger' | 'sql' | 'clock' | 'metrics'>, roles: Roles = {},
 ): Promise<Express> {
   const contract = await loadContract(c.settings.publicUrl);
   return createHttpApp({
     publicUrl: c.settings.publicUrl,
     trustProxy: c.settings.trustProxy,
     api: contract.api,
-    handlers: buildProbeHandlers({ readiness: readinessOf(c, roles.scheduler), registry: c.metrics.registry, metricsToken: c.settings.metricsToken }),
+    handlers: buildProbeHandlers({ readiness: readinessOf(c, roles), registry: c.metrics.registry, metricsToken: c.settings.metricsToken }),
     authenticator: { authenticate: async () => null },
     logger: c.logger,
     document: contract.document,

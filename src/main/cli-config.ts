@@ -6,24 +6,16 @@
  * 0 done (with --detailed-exitcode: no changes), 2 with --detailed-exitcode when the plan or apply
  * has changes, 1 on invalid documents or a refused apply (the problems go to stderr).
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Settings } from '../infra/config/settings.js';
 import type { Logger } from '../infra/log/logger.js';
 import { DomainError } from '../core/errors.js';
 import type { Plan } from '../domain/config/model.js';
-import type { ConfigSource } from '../domain/config/config-service.js';
+import { readConfigSources } from './config-sources.js';
+
+export { readConfigSources };
 import { createContainer } from './container.js';
 import { createServices } from './services.js';
 import type { Outcome } from './cli-admin.js';
-
-/** The files of a path: the file itself, or a directory's *.yaml / *.yml files, sorted. */
-export async function readConfigSources(target: string): Promise<ConfigSource[]> {
-  const info = await stat(target);
-  if (!info.isDirectory()) return [{ path: target, text: await readFile(target, 'utf8') }];
-  const names = (await readdir(target)).filter((n) => /\.ya?ml$/i.test(n)).sort();
-  return Promise.all(names.map(async (n) => ({ path: path.join(target, n), text: await readFile(path.join(target, n), 'utf8') })));
-}
 
 function describe(plan: Plan): string {
   const lines = plan.changes.filter((c) => c.action !== 'unchanged').map((c) => {

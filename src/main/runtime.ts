@@ -105,8 +105,8 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
       const time = options.clock ? undefined : () => storeTime(c.sql);
       scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c, services), logger, clock: c.clock, ...(time ? { time } : {}) });
     }
-    if (settings.roles.includes('api')) app = await createApi(c, services, { scheduler });
-    probeApp = settings.probeListen ? await createProbeApp(c, { scheduler }) : undefined;
+    if (settings.roles.includes('api')) app = await createApi(c, services, { scheduler, reconciler: services.reconciler });
+    probeApp = settings.probeListen ? await createProbeApp(c, { scheduler, reconciler: services.reconciler }) : undefined;
     if (app && options.listen !== false) {
       // While draining, answers close their connection, so idle keep-alive sockets do not hold the
       // stop until their timeout runs out. (Set before the app answers: an answer may be sent at once.)

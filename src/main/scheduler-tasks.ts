@@ -1,7 +1,8 @@
 /**
  * The scheduler's tasks, built from the shared container: due reports → runs → queue (essential:
  * a failure makes the tick count as not completed), the sweep of runs whose job went missing
- * (every 30 s), and hourly housekeeping.
+ * (every 30 s), hourly housekeeping, and the reconcile of the configuration directory (SVC_GITOPS_DIR)
+ * first, so a report it defines is there when the due reports are claimed.
  */
 import type { Container } from './container.js';
 import type { Services } from './services.js';
@@ -13,13 +14,23 @@ import { IDEMPOTENCY_WINDOW_MS } from '../domain/runs/runs-service.js';
 const SWEEP_EVERY_MS = 30_000;
 
 export function buildSchedulerTasks(
-  c: Pick<Container, 'settings' | 'repos' | 'identity' | 'logger'>, services: Pick<Services, 'scheduling' | 'retention' | 'sweepDeliveries'>,
+  c: Pick<Container, 'settings' | 'repos' | 'identity' | 'logger'>, services: Pick<Services, 'scheduling' | 'retention' | 'sweepDeliveries' | 'reconciler'>,
 ): TickTask[] {
   const { repos } = c;
   const { scheduling } = services;
   const log = c.logger.child({ component: 'scheduler' });
   let sweepDue = 0;
+  const gitops: TickTask[] = services.reconciler ? [{
+    // At start, when the directory's files change or after a detach/attach, and every minute anyway;
+    // its failures are its own readiness component's (gitops), not the scheduler's.
+    name: 'gitops reconcile',
+    essential: false,
+    async run(now) {
+      await services.reconciler!.tick(now);
+    },
+  }] : [];
   return [
+    ...gitops,
     {
       name: 'due reports',
       essential: true,

@@ -9,6 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import { CONNECTOR_LIMITS, type Container } from './container.js';
 import { createConfigService } from '../domain/config/config-service.js';
+import { createGitopsService, createReconciler } from '../domain/config/gitops.js';
+import { gitopsDirectory } from './config-sources.js';
 import { createSchemaCheck } from '../infra/validation/json-schema.js';
 import {
   addressKey, createAttemptGuard, createQuota, PASSKEY_SIGN_IN_POLICY, PASSWORD_CHANGE_POLICY, RESET_MAIL_QUOTA, RESET_POLICY,
@@ -260,12 +262,11 @@ export function runServices(
  * of work; `${env:…}` and `${file:…}` secrets read from this process's environment and files.
  */
 export function configServices(
-  c: Pick<Container, 'repos' | 'uow' | 'plugins' | 'secretBox' | 'clock'>,
+  c: Pick<Container, 'repos' | 'uow' | 'plugins' | 'secretBox' | 'clock' | 'settings' | 'logger'>,
   data: Pick<ReturnType<typeof dataServices>, 'connections' | 'queries' | 'reports'>,
   delivery: Pick<ReturnType<typeof deliveryServices>, 'channels' | 'deliveries'>,
 ) {
-  return {
-    config: createConfigService({
+  const config = createConfigService({
       store: c.repos.config, uow: c.uow,
       connections: data.connections, queries: data.queries, reports: data.reports, channels: delivery.channels, deliveries: delivery.deliveries,
       plugins: c.plugins, secrets: c.secretBox, checkSchema: createSchemaCheck(), clock: c.clock,
@@ -274,7 +275,15 @@ export function configServices(
         env: (name) => process.env[name],
         file: (path) => readFile(path, 'utf8').catch(() => undefined),
       },
-    }),
+    });
+  const directory = gitopsDirectory(c.settings.gitopsDir);
+  return {
+    config,
+    gitops: createGitopsService({ store: c.repos.config, uow: c.uow, config, directory, clock: c.clock }),
+    /** The configuration directory's reconciler (a scheduler tick task), when SVC_GITOPS_DIR is set. */
+    reconciler: directory
+      ? createReconciler({ directory, config, store: c.repos.config, clock: c.clock, log: c.logger.child({ component: 'gitops' }) })
+      : undefined,
   };
 }
 

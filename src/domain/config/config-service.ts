@@ -80,6 +80,15 @@ function covers(desired: unknown, stored: unknown): boolean {
   return same(desired, stored);
 }
 
+/** The file each problem of a refused plan or apply came from (the configuration directory's status). */
+const problemSources = new WeakMap<FieldProblem, string>();
+const from = (source: string | null | undefined, p: FieldProblem): FieldProblem => {
+  if (source) problemSources.set(p, source);
+  return p;
+};
+/** The file a problem of plan or apply is about, when it is one file's. */
+export const sourceOfProblem = (p: FieldProblem): string | null => problemSources.get(p) ?? null;
+
 /** Field by field: plain objects are walked into (a settings object), anything else compared whole. */
 function diffSpec(desired: Spec, current: Spec | undefined, secrets: Map<string, 'set' | 'unchanged'>, base = ''): FieldChange[] {
   const out: FieldChange[] = [];
@@ -114,7 +123,7 @@ function inDocument(err: unknown, doc: ConfigDocument): unknown {
   return validationFailed(fields.map((f) => {
     const path = `spec.${f.field.replace(/^settings\.(?=settings\.)/, '')}`;
     const line = lineOf(doc, path);
-    return { ...f, field: `documents.${doc.index}.${path}`, line, message: `${f.message ?? f.code} (${DOCUMENT_KIND[doc.kind]} ${doc.name}, line ${line})` };
+    return from(doc.source, { ...f, field: `documents.${doc.index}.${path}`, line, message: `${f.message ?? f.code} (${DOCUMENT_KIND[doc.kind]} ${doc.name}, line ${line})` });
   }), `${DOCUMENT_KIND[doc.kind]} ${doc.name} was refused; nothing was applied`);
 }
 
@@ -188,8 +197,8 @@ export function createConfigService(deps: {
         parsed = parseDocuments(source.text, source.path ?? undefined);
       } catch (err) {
         if (!(err instanceof YamlError)) throw err;
-        problems.push({ field: sources.length > 1 ? `files.${s}` : 'yaml', code: 'validation.invalid',
-          message: `${source.path ? `${source.path}: ` : ''}${err.message}${err.line ? ` (line ${err.line})` : ''}`, ...(err.line ? { line: err.line } : {}) });
+        problems.push(from(source.path, { field: sources.length > 1 ? `files.${s}` : 'yaml', code: 'validation.invalid',
+          message: `${source.path ? `${source.path}: ` : ''}${err.message}${err.line ? ` (line ${err.line})` : ''}`, ...(err.line ? { line: err.line } : {}) }));
         return;
       }
       for (const p of parsed) {
@@ -197,7 +206,7 @@ export function createConfigService(deps: {
         const found = deps.checkSchema(CONFIG_SCHEMA as unknown as Record<string, unknown>, p.value, `documents.${index}`);
         for (const f of found) {
           const line = p.lines.get(f.field.replace(/^documents\.\d+\.?/, '')) ?? p.line;
-          problems.push({ ...f, message: `${f.message ?? f.code}${source.path ? ` (${source.path}, line ${line})` : ` (line ${line})`}`, line });
+          problems.push(from(source.path, { ...f, message: `${f.message ?? f.code}${source.path ? ` (${source.path}, line ${line})` : ` (line ${line})`}`, line }));
         }
         if (found.length > 0) continue;
         const v = p.value as { kind: string; metadata: { name: string }; spec: Spec };
@@ -209,8 +218,8 @@ export function createConfigService(deps: {
       const id = `${d.kind}/${d.name}`;
       const first = seen.get(id);
       if (first) {
-        problems.push({ field: `documents.${d.index}.metadata.name`, code: 'validation.unique', line: lineOf(d, 'metadata.name'),
-          message: `${DOCUMENT_KIND[d.kind]} ${d.name} is defined twice (documents ${first.index} and ${d.index})` });
+        problems.push(from(d.source, { field: `documents.${d.index}.metadata.name`, code: 'validation.unique', line: lineOf(d, 'metadata.name'),
+          message: `${DOCUMENT_KIND[d.kind]} ${d.name} is defined twice (documents ${first.index} and ${d.index})` }));
       } else seen.set(id, d);
     }
     if (problems.length > 0) throw validationFailed(problems, 'The configuration documents are not valid; nothing was applied');
@@ -236,8 +245,8 @@ export function createConfigService(deps: {
     const exists = (kind: ConfigKind, key: unknown) => typeof key === 'string' && (inDocs.has(`${kind}/${key}`) || byKey.has(`${kind}/${key}`));
     const refProblem = (d: ConfigDocument, path: string, kind: ConfigKind, key: unknown) => {
       if (!exists(kind, key)) {
-        problems.push({ field: `documents.${d.index}.${path}`, code: 'validation.invalid', line: lineOf(d, path),
-          message: `refers to ${DOCUMENT_KIND[kind]} ${String(key)}, which is neither in the documents nor stored (line ${lineOf(d, path)})` });
+        problems.push(from(d.source, { field: `documents.${d.index}.${path}`, code: 'validation.invalid', line: lineOf(d, path),
+          message: `refers to ${DOCUMENT_KIND[kind]} ${String(key)}, which is neither in the documents nor stored (line ${lineOf(d, path)})` }));
       }
     };
     const steps: Step[] = [];
@@ -258,13 +267,13 @@ export function createConfigService(deps: {
         const resolved = await resolveSecret(holder[leaf]);
         const line = lineOf(d, `spec.${path}`);
         if ('missing' in resolved) {
-          problems.push({ field: `documents.${d.index}.spec.${path}`, code: 'validation.required', line, message: `${resolved.missing} (line ${line})` });
+          problems.push(from(d.source, { field: `documents.${d.index}.spec.${path}`, code: 'validation.required', line, message: `${resolved.missing} (line ${line})` }));
           continue;
         }
         if ('keep' in resolved) {
           if (!current || storedSecret(d.kind, current.record, path) === undefined) {
-            problems.push({ field: `documents.${d.index}.spec.${path}`, code: 'validation.required', line,
-              message: `{configured: true} keeps a stored secret, and none is stored for ${DOCUMENT_KIND[d.kind]} ${d.name}: give the value, \${env:NAME} or \${file:/path} (line ${line})` });
+            problems.push(from(d.source, { field: `documents.${d.index}.spec.${path}`, code: 'validation.required', line,
+              message: `{configured: true} keeps a stored secret, and none is stored for ${DOCUMENT_KIND[d.kind]} ${d.name}: give the value, \${env:NAME} or \${file:/path} (line ${line})` }));
             continue;
           }
           delete holder[leaf];
@@ -276,8 +285,14 @@ export function createConfigService(deps: {
       }
       const currentSpec = current ? specOf(d.kind, current.record, ctx) : undefined;
       const diff = diffSpec(d.spec, currentSpec, secrets);
-      const action: ChangeAction = !current ? 'create' : diff.length > 0 ? 'update' : 'unchanged';
-      steps.push({ change: { kind: d.kind, name: d.name, action, id: current?.id ?? null, document: d.index, diff }, doc: d, spec, ...(current ? { current } : {}) });
+      // The directory leaves a resource an admin detached alone: its diff is drift, not a change.
+      const mark = current ? state.managed.find((m) => m.kind === d.kind && m.id === current.id) : undefined;
+      const detached = options.by === 'gitops' && mark?.by === 'gitops' && mark.detachedAt !== null;
+      const action: ChangeAction = !current ? 'create' : diff.length > 0 && !detached ? 'update' : 'unchanged';
+      steps.push({
+        change: { kind: d.kind, name: d.name, action, id: current?.id ?? null, document: d.index, diff, source: d.source, ...(detached ? { detached: true } : {}) },
+        doc: d, spec, ...(current ? { current } : {}),
+      });
     }
     if (options.prune) {
       for (const kind of [...CONFIG_KINDS].reverse()) {
@@ -289,6 +304,16 @@ export function createConfigService(deps: {
       }
     }
     if (problems.length > 0) throw validationFailed(problems, 'The configuration documents are not valid; nothing was applied');
+    if (options.by === 'import') {
+      // What the configuration directory manages changes there, not through an import.
+      for (const s of steps) {
+        if (s.change.action !== 'update' || !s.current) continue;
+        const mark = state.managed.find((m) => m.kind === s.change.kind && m.id === s.current!.id);
+        if (mark?.by === 'gitops' && mark.detachedAt === null) {
+          throw new DomainError('gitops.managed', `${DOCUMENT_KIND[s.change.kind]} ${s.change.name} is defined in the configuration directory (${mark.path ?? 'SVC_GITOPS_DIR'}): change it there, or detach it first`);
+        }
+      }
+    }
     const changes = steps.map((s) => s.change);
     const summary: Record<ChangeAction, number> = { create: 0, update: 0, delete: 0, unchanged: 0 };
     for (const c of changes) summary[c.action] += 1;
@@ -400,7 +425,16 @@ export function createConfigService(deps: {
       else await deps.connections.delete(id, actor);
       await deps.store.unmark(s.change.kind, id);
     }
-    if (created.length > 0) await deps.store.mark(created.map((c) => ({ ...c, by })));
+    if (by === 'gitops') {
+      // Every resource the directory defines is the directory's, with its file (a detached one stays detached).
+      const marks = steps.filter((s) => s.doc && (s.change.action !== 'delete')).flatMap((s) => {
+        const id = ids.get(`${s.change.kind}/${s.change.name}`);
+        if (!id) return [];
+        const had = stored.managed.find((m) => m.kind === s.change.kind && m.id === id);
+        return had?.by === 'gitops' && had.path === s.doc!.source ? [] : [{ kind: s.change.kind, id, path: s.doc!.source, by }];
+      });
+      await deps.store.mark(marks);
+    } else if (created.length > 0) await deps.store.mark(created.map((c) => ({ ...c, by })));
   }
 
   return {
@@ -452,6 +486,9 @@ export function createConfigService(deps: {
           throw new DomainError('import.plan_stale', 'The state changed since that plan: make a new plan, review it and apply it with its plan_hash');
         }
         await carryOut(steps, options.actor, options.by, () => deps.store.state());
+        // The directory's reconciles that change nothing (every minute) are not events.
+        const changed = plan.summary.create + plan.summary.update + plan.summary.delete > 0;
+        if (options.by === 'gitops' && !changed) return plan;
         await recordSecurityEvent(tx.securityEvents, {
           type: 'config.applied', actor: options.actor, userId: options.actor.userId ?? null,
           details: { source: options.by, created: plan.summary.create, updated: plan.summary.update, deleted: plan.summary.delete, unchanged: plan.summary.unchanged },

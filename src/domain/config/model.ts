@@ -63,6 +63,13 @@ export interface PlannedChange {
   /** The document's index; null for a deletion. */
   document: number | null;
   diff: FieldChange[];
+  /**
+   * The configuration directory's resource an admin detached: left alone (action unchanged),
+   * its diff is the drift the directory's copy would bring back.
+   */
+  detached?: boolean;
+  /** The file of the document, when it came from one. */
+  source?: string | null;
 }
 
 export interface Plan {

@@ -8,7 +8,7 @@ import type { ConnectionRecord } from '../connections/model.js';
 import type { QueryRecord } from '../queries/model.js';
 import type { ChannelRecord, DeliveryRecord } from '../channels/model.js';
 import type { ReportRecord } from '../reports/model.js';
-import type { ConfigKind } from './model.js';
+import type { ConfigKind, FieldChange } from './model.js';
 
 /** Who manages a resource: an import (POST /import, `herald config apply`) or the configuration directory. */
 export type ManagedBy = 'import' | 'gitops';
@@ -40,6 +40,13 @@ export interface ConfigStore {
   mark(marks: Array<Pick<ManagedMark, 'kind' | 'id' | 'by' | 'path'>>): Promise<void>;
   /** Drops the marks of resources that are gone. */
   unmark(kind: ConfigKind, id: string): Promise<void>;
+  /** One resource's mark, if it has one. */
+  markOf(kind: ConfigKind, id: string): Promise<ManagedMark | undefined>;
+  /** Detaches (a user and a time) or attaches (null) a marked resource. */
+  setDetached(kind: ConfigKind, id: string, detached: { at: Date; by: string | null } | null): Promise<void>;
+  /** The key of a resource, if it exists. */
+  keyOf(kind: ConfigKind, id: string): Promise<string | undefined>;
+  gitops: GitopsStateStore;
 }
 
 /** Where a secret written as `${env:NAME}` or `${file:/path}` is read (the applying process's environment and files). */
@@ -48,4 +55,44 @@ export interface SecretSources {
   fileDirs: readonly string[];
   env(name: string): string | undefined;
   file(path: string): Promise<string | undefined>;
+}
+
+/** One problem of a failed reconcile of the configuration directory, with its file. */
+export interface GitopsError {
+  path: string | null;
+  field: string | null;
+  line: number | null;
+  message: string;
+}
+
+/** What a detached resource's stored state lacks of the directory's copy. */
+export interface GitopsDrift {
+  kind: ConfigKind;
+  name: string;
+  id: string;
+  diff: FieldChange[];
+}
+
+/**
+ * The reconciler's state, one row in the store (every API process answers the same): the last
+ * reconcile and its outcome, the hash of the files it applied last, and a generation that detach
+ * and attach move (so the next tick reconciles even when the files did not change).
+ */
+export interface GitopsState {
+  directory: string | null;
+  lastReconcileAt: Date | null;
+  result: 'applied' | 'unchanged' | 'failed' | null;
+  errors: GitopsError[];
+  drift: GitopsDrift[];
+  appliedHash: string | null;
+  appliedGeneration: number;
+  generation: number;
+}
+
+export interface GitopsStateStore {
+  read(): Promise<GitopsState>;
+  /** Records a reconcile (the row is made on the first). */
+  save(state: Omit<GitopsState, 'generation'>): Promise<void>;
+  /** A detach or an attach happened: the next tick reconciles. */
+  bump(): Promise<void>;
 }

@@ -1,12 +1,13 @@
 /**
  * Readiness: store (the internal database answers), migrations (the schema is up to date) and,
- * on instances that schedule, scheduler (a tick completed within the last three ticks).
+ * on instances that schedule, scheduler (a tick completed within the last three ticks) and, with
+ * a configuration directory (SVC_GITOPS_DIR), gitops (unhealthy when its last three reconciles failed).
  */
 export type ComponentStatus = { status: 'ok' } | { status: 'unhealthy'; detail: string };
 
 export interface Readiness {
   status: 'ok' | 'unhealthy';
-  components: { store: ComponentStatus; migrations: ComponentStatus; scheduler?: ComponentStatus };
+  components: { store: ComponentStatus; migrations: ComponentStatus; scheduler?: ComponentStatus; gitops?: ComponentStatus };
 }
 
 export interface ReadinessProbes {
@@ -14,6 +15,8 @@ export interface ReadinessProbes {
   pendingMigrations(): Promise<number>;
   /** Present only where the scheduler role runs. */
   scheduler?: { lastTickAt(): Date | undefined; tickSeconds: number; startedAt: Date };
+  /** Present only where the scheduler role reconciles a configuration directory. */
+  gitops?: { failures(): number; unhealthyAfter: number };
   /** The injected clock's time. */
   now: () => Date;
 }
@@ -48,6 +51,11 @@ export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness
   }
   const components: Readiness['components'] = { store, migrations };
   if (probes.scheduler) components.scheduler = schedulerStatus(probes.scheduler, now);
+  if (probes.gitops) {
+    const failures = probes.gitops.failures();
+    components.gitops = failures < probes.gitops.unhealthyAfter ? { status: 'ok' }
+      : { status: 'unhealthy', detail: 'the configuration directory could not be applied in the last reconciles (GET /api/v1/gitops/status says why)' };
+  }
   const healthy = Object.values(components).every((c) => c.status === 'ok');
   return { status: healthy ? 'ok' : 'unhealthy', components };
 }

@@ -122,7 +122,7 @@ export type SecurityEventType =
   | 'connection.created' | 'connection.updated' | 'connection.deleted'
   | 'channel.created' | 'channel.updated' | 'channel.deleted'
   | 'delivery.created' | 'delivery.updated' | 'delivery.deleted'
-  | 'config.applied'
+  | 'config.applied' | 'gitops.detached' | 'gitops.attached'
   | 'link.created' | 'link.revoked'
   | 'two_factor.setup_started' | 'two_factor.enabled' | 'two_factor.disabled' | 'two_factor.recovery_codes_replaced'
   | 'auth.second_factor' | 'auth.recovery_code_used'

@@ -13,6 +13,7 @@ import type { QueryParameter } from '../../domain/queries/parameters.js';
 import type { Condition } from '../../domain/reports/model.js';
 import type { RunStatus, RunStep } from '../../domain/runs/model.js';
 import type { AttemptSend } from '../../domain/channels/model.js';
+import type { GitopsDrift, GitopsError } from '../../domain/config/ports.js';
 
 /** An attempt's request as stored (jsonb): its time as ISO text. */
 export type StoredAttemptSend = Omit<AttemptSend, 'at'> & { at: string };
@@ -325,4 +326,25 @@ export const configManaged = pgTable('config_managed', {
   primaryKey({ columns: [t.kind, t.resourceId] }),
   check('config_managed_kind_check', sql`${t.kind} in ('connection', 'query', 'channel', 'report')`),
   check('config_managed_by_check', sql`${t.managedBy} in ('import', 'gitops')`),
+]);
+
+/**
+ * The reconciler of the configuration directory (SVC_GITOPS_DIR): one row, written by the
+ * scheduler that reconciled last, read by GET /gitops/status on every API process. `generation`
+ * moves with each detach and attach; `applied_hash`/`applied_generation` are those of the last
+ * successful reconcile (a tick with the same files and generation has nothing to do).
+ */
+export const gitopsState = pgTable('gitops_state', {
+  id: integer('id').primaryKey().default(1),
+  directory: text('directory'),
+  lastReconcileAt: ts('last_reconcile_at'),
+  result: text('result').$type<'applied' | 'unchanged' | 'failed'>(),
+  errors: jsonb('errors').$type<GitopsError[]>().notNull().default([]),
+  drift: jsonb('drift').$type<GitopsDrift[]>().notNull().default([]),
+  appliedHash: text('applied_hash'),
+  appliedGeneration: bigint('applied_generation', { mode: 'number' }).notNull().default(0),
+  generation: bigint('generation', { mode: 'number' }).notNull().default(0),
+}, (t) => [
+  check('gitops_state_one_row', sql`${t.id} = 1`),
+  check('gitops_state_result_check', sql`${t.result} in ('applied', 'unchanged', 'failed')`),
 ]);

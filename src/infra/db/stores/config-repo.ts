@@ -5,9 +5,9 @@
  * reads join the ambient unit of work when an apply runs (so they see what the apply made).
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { channels, configManaged, connections, deliveries, queries, reports } from '../schema.js';
+import { channels, configManaged, connections, deliveries, gitopsState, queries, reports } from '../schema.js';
 import type { Tx } from '../client.js';
-import type { ConfigStore, ConfigState } from '../../../domain/config/ports.js';
+import type { ConfigStore, ConfigState, GitopsState, ManagedMark } from '../../../domain/config/ports.js';
 import type { ConfigKind } from '../../../domain/config/model.js';
 import { recordOf } from './reports-repo.js';
 import { channelOf, deliveryOf } from './channels-repo.js';
@@ -43,6 +43,35 @@ export function createConfigRepo(db: Tx): ConfigStore {
     },
     async unmark(kind: ConfigKind, id: string) {
       await db.delete(configManaged).where(and(eq(configManaged.kind, kind), eq(configManaged.resourceId, id)));
+    },
+    async markOf(kind: ConfigKind, id: string): Promise<ManagedMark | undefined> {
+      const [m] = await db.select().from(configManaged).where(and(eq(configManaged.kind, kind), eq(configManaged.resourceId, id)));
+      return m ? { kind: m.kind, id: m.resourceId, by: m.managedBy, path: m.path, detachedAt: m.detachedAt, detachedBy: m.detachedBy } : undefined;
+    },
+    async setDetached(kind: ConfigKind, id: string, detached: { at: Date; by: string | null } | null) {
+      await db.update(configManaged).set({ detachedAt: detached?.at ?? null, detachedBy: detached?.by ?? null })
+        .where(and(eq(configManaged.kind, kind), eq(configManaged.resourceId, id)));
+    },
+    async keyOf(kind: ConfigKind, id: string): Promise<string | undefined> {
+      const table = { connection: connections, query: queries, channel: channels, report: reports }[kind];
+      const [row] = await db.select({ key: table.key }).from(table).where(eq(table.id, id));
+      return row?.key;
+    },
+    gitops: {
+      async read(): Promise<GitopsState> {
+        const [row] = await db.select().from(gitopsState).where(eq(gitopsState.id, 1));
+        if (!row) return { directory: null, lastReconcileAt: null, result: null, errors: [], drift: [], appliedHash: null, appliedGeneration: 0, generation: 0 };
+        const { id: _id, ...rest } = row;
+        return rest;
+      },
+      async save(state) {
+        await db.insert(gitopsState).values({ id: 1, ...state })
+          .onConflictDoUpdate({ target: gitopsState.id, set: { ...state } });
+      },
+      async bump() {
+        await db.insert(gitopsState).values({ id: 1, generation: 1 })
+          .onConflictDoUpdate({ target: gitopsState.id, set: { generation: sql`${gitopsState.generation} + 1` } });
+      },
     },
   };
 }
