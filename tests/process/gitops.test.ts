@@ -35,6 +35,16 @@ spec:
     timezone: UTC
 `;
 
+const QUERY = `apiVersion: herald/v1
+kind: Query
+metadata:
+  name: gitops-query
+spec:
+  name: Gitops query
+  connection: src
+  sql: select 1 as one
+`;
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'herald-gitops-'));
   h = await startHerald({ env: { SVC_GITOPS_DIR: dir } }); // the API only: the scheduler is a child process
@@ -78,14 +88,18 @@ const ready = async () => {
 };
 
 it('applies a file written to the directory, marks what it defines, and reports it', async () => {
+  // The query was made through the API; the directory defines it as it is, so it becomes the directory's.
+  await writeFile(path.join(dir, 'query.yml'), QUERY);
   await writeFile(path.join(dir, 'reports.yaml'), `${report('daily', '0 7 * * *')}---\n${report('weekly', '0 7 * * 1')}`);
   await until(async () => (await reportsByKey()).has('weekly'), 'the reports to appear', 30_000, 200);
-  const marks = await h.process.container.sql<Array<{ managed_by: string; path: string }>>`select managed_by, path from config_managed where kind = 'report'`;
+  const marks = await h.process.container.sql<Array<{ kind: string; managed_by: string; path: string }>>`
+    select kind, managed_by, path from config_managed order by kind`;
   expect(marks).toEqual([
-    { managed_by: 'gitops', path: path.join(dir, 'reports.yaml') },
-    { managed_by: 'gitops', path: path.join(dir, 'reports.yaml') },
+    { kind: 'query', managed_by: 'gitops', path: path.join(dir, 'query.yml') },
+    { kind: 'report', managed_by: 'gitops', path: path.join(dir, 'reports.yaml') },
+    { kind: 'report', managed_by: 'gitops', path: path.join(dir, 'reports.yaml') },
   ]);
-  await until(async () => (await status()).managed === 2, 'the status to count them', 10_000, 200);
+  await until(async () => (await status()).managed === 3, 'the status to count them', 10_000, 200);
   expect(await status()).toMatchObject({ enabled: true, directory: dir, errors: [], detached: 0, drift: [] });
   expect(['applied', 'unchanged']).toContain((await status()).result);
   expect((await ready()).components.gitops).toEqual({ status: 'ok' });
@@ -122,10 +136,17 @@ it('refuses a change of a managed report through the API until it is detached; t
   const refused = await admin.patch(`/api/v1/reports/${daily.id}`).send({ version: current.version, title: 'Changed in the UI' });
   expect([refused.status, refused.body.code]).toEqual([409, 'gitops.managed']);
   expect((await admin.post(`/api/v1/reports/${daily.id}/pause`)).status).toBe(409);
+  const query = (await admin.get('/api/v1/queries').expect(200)).body.items[0] as { id: string; version: number };
+  const queryRefused = await admin.patch(`/api/v1/queries/${query.id}`).send({ version: query.version, name: 'Renamed' });
+  expect([queryRefused.status, queryRefused.body.code]).toEqual([409, 'gitops.managed']);
+  // An import that would change it is refused too; one that leaves it as it is goes through.
+  const imported = await admin.post('/api/v1/import').send({ yaml: report('daily', '0 5 * * *'), mode: 'apply' });
+  expect([imported.status, imported.body.code]).toEqual([409, 'gitops.managed']);
+  expect((await admin.post('/api/v1/import').send({ yaml: QUERY, mode: 'apply' })).status).toBe(200);
 
   // Something the directory does not manage answers gitops.not_managed.
-  const other = (await admin.get('/api/v1/queries').expect(200)).body.items[0].id as string;
-  const notManaged = await admin.post('/api/v1/gitops/detach').send({ kind: 'query', id: other });
+  const other = (await admin.get('/api/v1/connections').expect(200)).body.items[0].id as string;
+  const notManaged = await admin.post('/api/v1/gitops/detach').send({ kind: 'connection', id: other });
   expect([notManaged.status, notManaged.body.code]).toEqual([409, 'gitops.not_managed']);
 
   const detached = await admin.post('/api/v1/gitops/detach').send({ kind: 'report', id: daily.id });
@@ -137,7 +158,7 @@ it('refuses a change of a managed report through the API until it is detached; t
   expect(changed.status).toBe(200);
   await until(async () => (await status()).drift.length === 1, 'the drift in the status', 10_000, 200);
   const s = await status();
-  expect(s).toMatchObject({ managed: 1, detached: 1 });
+  expect(s).toMatchObject({ managed: 2, detached: 1 });
   expect(s.drift[0]).toMatchObject({ kind: 'report', name: 'daily', id: daily.id });
   expect(s.drift[0]!.diff.map((d) => d.path).sort()).toEqual(['spec.schedule', 'spec.title']);
 
@@ -161,11 +182,12 @@ it('refuses a change of a managed report through the API until it is detached; t
   expect(events).toEqual(expect.arrayContaining(['gitops.detached', 'gitops.attached']));
 }, 60_000);
 
-it('prunes what the directory made when its file is removed, and leaves what the API made', async () => {
+it('prunes what the directory manages when its file is removed, and leaves the rest', async () => {
   await unlink(path.join(dir, 'reports.yaml'));
   await until(async () => (await reportsByKey()).size === 0, 'the reports to be pruned', 30_000, 200);
   expect((await admin.get('/api/v1/queries').expect(200)).body.items).toHaveLength(1);
-  const marks = await h.process.container.sql`select 1 from config_managed`;
-  expect(marks).toHaveLength(0);
-  await until(async () => (await status()).managed === 0, 'the status to count none', 10_000, 200);
+  expect((await admin.get('/api/v1/connections').expect(200)).body.items).toHaveLength(1);
+  const marks = await h.process.container.sql`select kind from config_managed`;
+  expect(marks).toEqual([{ kind: 'query' }]);
+  await until(async () => (await status()).managed === 1, 'the status to count the query', 10_000, 200);
 }, 60_000);

@@ -17,6 +17,13 @@ function scheduler(options: { tickSeconds?: number; startedAt?: Date; lastTickAt
 }
 
 describe('checkReadiness', () => {
+  it('reports the configuration directory unhealthy only after three failed reconciles in a row', async () => {
+    for (const [failures, status] of [[0, 'ok'], [2, 'ok'], [3, 'unhealthy'], [7, 'unhealthy']] as const) {
+      const r = await checkReadiness(probes({ scheduler: scheduler({ lastTickAt: T0 }), gitops: { failures: () => failures, unhealthyAfter: 3 } }));
+      expect([failures, r.status, r.components.gitops?.status, r.components.scheduler?.status]).toEqual([failures, status, status, 'ok']);
+    }
+  });
+
   it('is ok when the store answers and no migration is pending', async () => {
     await expect(checkReadiness(probes())).resolves.toEqual({
       status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' } },
