@@ -2827,6 +2827,7 @@ export interface components {
         SslMode: "disable" | "prefer" | "require" | "verify-ca" | "verify-full";
         ConnectionName: string;
         Connection: {
+            managed?: components["schemas"]["ResourceManagement"];
             id: components["schemas"]["Uuid"];
             key: components["schemas"]["ResourceKey"];
             name: string;
@@ -2955,6 +2956,7 @@ export interface components {
         QuerySql: string;
         QueryName: string;
         Query: {
+            managed?: components["schemas"]["ResourceManagement"];
             id: components["schemas"]["Uuid"];
             key: components["schemas"]["ResourceKey"];
             name: string;
@@ -3085,6 +3087,7 @@ export interface components {
             finished_at: string | null;
         } | null;
         Report: {
+            managed?: components["schemas"]["ResourceManagement"];
             id: components["schemas"]["Uuid"];
             key: components["schemas"]["ResourceKey"];
             title: string;
@@ -3290,6 +3293,7 @@ export interface components {
             at?: string;
         } | null;
         Channel: {
+            managed?: components["schemas"]["ResourceManagement"];
             id: components["schemas"]["Uuid"];
             key: components["schemas"]["ResourceKey"];
             name: string;
@@ -3823,6 +3827,15 @@ export interface components {
             path?: string | null;
             /** @description Given by POST /gitops/attach: the fields the next reconcile changes to give the resource the directory's copy again (empty when it already matches); null when unknown (the directory cannot be read or does not validate) and in the answer of a detach */
             pending_changes?: components["schemas"]["ImportFieldChange"][] | null;
+        };
+        /** @description Given by the GET of one resource that configuration as code manages: by an import, or by the configuration directory (with its file), and whether an admin detached it from the directory. Absent when nothing manages it (it was made through the UI or the API), and in lists and the answers of changes. */
+        ResourceManagement: {
+            /** @enum {string} */
+            by: "import" | "gitops";
+            /** @description The file of the configuration directory that defines it */
+            path: string | null;
+            /** @description True when an admin detached it from the configuration directory (the API may change it) */
+            detached: boolean;
         };
         GitopsStatus: {
             /** @description True when a configuration directory (SVC_GITOPS_DIR) is configured */

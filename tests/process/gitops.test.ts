@@ -133,6 +133,10 @@ it('leaves everything as it is when a file is broken, and tells why in the statu
 it('refuses a change of a managed report through the API until it is detached; then leaves it, reports its drift, and attach brings the file back', async () => {
   const daily = (await reportsByKey()).get('daily')!;
   const current = (await admin.get(`/api/v1/reports/${daily.id}`).expect(200)).body as { version: number };
+  expect(current).toMatchObject({ managed: { by: 'gitops', path: path.join(dir, 'reports.yaml'), detached: false } });
+  // What was made through the API reads back without `managed`.
+  const connectionId = (await admin.get('/api/v1/connections').expect(200)).body.items[0].id as string;
+  expect((await admin.get(`/api/v1/connections/${connectionId}`).expect(200)).body).not.toHaveProperty('managed');
   const refused = await admin.patch(`/api/v1/reports/${daily.id}`).send({ version: current.version, title: 'Changed in the UI' });
   expect([refused.status, refused.body.code]).toEqual([409, 'gitops.managed']);
   expect((await admin.post(`/api/v1/reports/${daily.id}/pause`)).status).toBe(409);
@@ -153,6 +157,7 @@ it('refuses a change of a managed report through the API until it is detached; t
   expect(detached.status).toBe(200);
   expect(detached.body).toMatchObject({ kind: 'report', id: daily.id, name: 'daily', managed: false, detached_by: admin.userId, path: path.join(dir, 'reports.yaml') });
   expect(detached.body.detached_at).toEqual(expect.any(String));
+  expect((await admin.get(`/api/v1/reports/${daily.id}`).expect(200)).body.managed).toEqual({ by: 'gitops', path: path.join(dir, 'reports.yaml'), detached: true });
 
   const changed = await admin.patch(`/api/v1/reports/${daily.id}`).send({ version: current.version, title: 'Changed in the UI', schedule: { cron: '0 9 * * *', timezone: 'UTC' } });
   expect(changed.status).toBe(200);

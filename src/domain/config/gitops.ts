@@ -200,6 +200,11 @@ export function createGitopsService(deps: {
           `This ${DOCUMENT_KIND[kind]} is defined in the configuration directory${mark.path ? ` (${mark.path})` : ''}: change it there, or detach it first (POST /api/v1/gitops/detach)`);
       }
     },
+    /** Who manages a resource, as its GET view's `managed` property (none when nothing does). */
+    async managementOf(kind: ConfigKind, id: string): Promise<{ managed?: { by: ManagedMark['by']; path: string | null; detached: boolean } }> {
+      const mark = await deps.store.markOf(kind, id);
+      return mark ? { managed: { by: mark.by, path: mark.path, detached: mark.detachedAt !== null } } : {};
+    },
     detach: (kind: ConfigKind, id: string, actor: Actor) => change(kind, id, actor, true),
     attach: (kind: ConfigKind, id: string, actor: Actor) => change(kind, id, actor, false),
     async status(): Promise<GitopsStatusView> {
