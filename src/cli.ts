@@ -185,9 +185,18 @@ async function main(): Promise<void> {
       await rotateSecretKey();
       return;
     case 'config': {
-      // The same services as POST /export and /import; the store and Redis of the settings.
-      const { settings, logger } = setUp({ SVC_ROLES: 'api' });
-      finish(await configCommand(settings, logger, process.argv.slice(3)));
+      // The same services as POST /export and /import, on the store, Redis and secret key of the
+      // running service (never a key made here: what it sealed could not be opened by the service).
+      // Logs go to stderr, so stdout is the export or the plan; any failure exits 1, so that
+      // --detailed-exitcode's 2 means changes only.
+      let settings: Settings;
+      try {
+        settings = loadSettings(process.env, { overrides: { SVC_ROLES: 'api' }, files: 'existing' });
+      } catch (err) {
+        if (err instanceof SettingsError) fail(`bad setting ${err.message} (run it with the service's settings: SVC_DATABASE_URL, SVC_REDIS_URL, and SVC_SECRET_KEY or the SVC_DATA_DIR holding its key file)`, 1);
+        throw err;
+      }
+      finish(await configCommand(settings, createProcessLogger(settings, process.stderr), process.argv.slice(3)));
       return;
     }
     case 'help': case '--help': case '-h':
