@@ -49,6 +49,18 @@ function readmeBlock(heading: string): string {
 }
 
 const json = (line: string) => JSON.parse(line) as Record<string, unknown>;
+/**
+ * A returning user's shell: $B, signed in as the first run's admin ($JAR, $CSRF) and, given a
+ * name, a new admin API key in $TOKEN.
+ */
+const signedInAgain = (keyName?: string) => [
+  `B=http://127.0.0.1:${port}/api/v1`,
+  `JAR=$(mktemp)`,
+  `curl -s -c $JAR -X POST $B/auth/login -H 'Content-Type: application/json' -d '{"email":"ada@example.com","password":"correct horse battery staple"}' >/dev/null`,
+  `CSRF=$(awk '$6=="svc_csrf"{print $7}' $JAR)`,
+  ...(keyName ? [`TOKEN=$(curl -s -b $JAR -X POST $B/api-keys -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d '{"name":"${keyName}","scope":"admin"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`] : []),
+].join('\n');
+
 const firstRun = () => readmeBlock('First run with curl').replace('http://127.0.0.1:8080', `http://127.0.0.1:${port}`);
 
 it('runs the first-run curl examples as written', async () => {
@@ -77,13 +89,7 @@ it('runs the connections and queries examples, then the reports and runs ones, a
   const ours = JSON.stringify({ ...shop.connection('Shop'), password: 'reader password' });
   // The first-run block ran above in another shell: run it again on a fresh setup is impossible,
   // so sign in with the admin it made and take a new key, as a returning user would.
-  const resume = [
-    `B=http://127.0.0.1:${port}/api/v1`,
-    `JAR=$(mktemp)`,
-    `curl -s -c $JAR -X POST $B/auth/login -H 'Content-Type: application/json' -d '{"email":"ada@example.com","password":"correct horse battery staple"}' >/dev/null`,
-    `CSRF=$(awk '$6=="svc_csrf"{print $7}' $JAR)`,
-    `TOKEN=$(curl -s -b $JAR -X POST $B/api-keys -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d '{"name":"again","scope":"admin"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
-  ].join('\n');
+  const resume = signedInAgain('again');
   const reports = readmeBlock('Reports and runs with curl');
   const channels = readmeBlock('Channels and deliveries with curl');
   const peers = /^SMTP_HOST=.*\nHOOK_URL=.*$/m;
@@ -160,13 +166,7 @@ it('runs the connections and queries examples, then the reports and runs ones, a
 
 it('runs the configuration-as-code examples as written: export, change a schedule in the file, plan, apply that plan', async () => {
   // Before the second-factor examples (after them, the admin signs in with a code).
-  const resume = [
-    `B=http://127.0.0.1:${port}/api/v1`,
-    `JAR=$(mktemp)`,
-    `curl -s -c $JAR -X POST $B/auth/login -H 'Content-Type: application/json' -d '{"email":"ada@example.com","password":"correct horse battery staple"}' >/dev/null`,
-    `CSRF=$(awk '$6=="svc_csrf"{print $7}' $JAR)`,
-    `TOKEN=$(curl -s -b $JAR -X POST $B/api-keys -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d '{"name":"config","scope":"admin"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
-  ].join('\n');
+  const resume = signedInAgain('config');
   const block = readmeBlock('Configuration as code');
   const script = `set -euo pipefail\ncd "$(mktemp -d)"\n${resume}\n${block}\ngrep -c "cron: '\\?0 8 \\* \\* 1-5" herald.yaml\ncurl -s -X POST $B/export -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{}' | grep -c "cron: '\\?0 8 \\* \\* 1-5"`;
   const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
@@ -183,12 +183,7 @@ it('runs the configuration-as-code examples as written: export, change a schedul
 }, 70_000);
 
 it('runs the second-factor examples as written: enrol an authenticator app, sign out, sign in with password and code, then with a recovery code', async () => {
-  const resume = [
-    `B=http://127.0.0.1:${port}/api/v1`,
-    `JAR=$(mktemp)`,
-    `curl -s -c $JAR -X POST $B/auth/login -H 'Content-Type: application/json' -d '{"email":"ada@example.com","password":"correct horse battery staple"}' >/dev/null`,
-    `CSRF=$(awk '$6=="svc_csrf"{print $7}' $JAR)`,
-  ].join('\n');
+  const resume = signedInAgain();
   const block = readmeBlock('Second factor, passkeys and single sign-on with curl');
   const script = `set -euo pipefail\n${resume}\n${block}\ncurl -s -b $JAR $B/me`;
   // Run from the project folder, as the README says (otplib is installed there).

@@ -35,11 +35,12 @@ import type { UnitOfWork } from '../unit-of-work/ports.js';
 import { dumpDocuments } from './dump.js';
 import {
   API_VERSION, CONFIG_KINDS, CONFIG_SCHEMA, CONFIGURED, DOCUMENT_KIND, KIND_OF_DOCUMENT,
-  type ChangeAction, type ConfigDocument, type ConfigKind, type FieldChange, type Plan, type PlannedChange,
+  type ChangeAction, type ConfigDocument, type ConfigKind, type Plan, type PlannedChange,
 } from './model.js';
 import { parseDocuments, YamlError } from './parse.js';
 import type { ConfigState, ConfigStore, ManagedBy, SecretSources } from './ports.js';
 import { keysById, secretPaths, specOf, type Spec, type SpecContext } from './specs.js';
+import { canonical, diffSpec, isKeep, lineOf, same } from './diff.js';
 
 export interface ConfigSource {
   /** The file it came from (a configuration directory), or null for a request's text. */
@@ -55,31 +56,6 @@ export interface ExportFilter {
   includeDependencies?: boolean | undefined;
 }
 
-const isKeep = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v)
-  && Object.keys(v).length === 1 && (v as Record<string, unknown>).configured === true;
-/** The line of a document's field, or of the document. */
-const lineOf = (d: ConfigDocument, path: string): number => d.lines.get(path) ?? d.line ?? 1;
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A value in a canonical form, for comparing and hashing: object keys sorted. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  return JSON.stringify(v ?? null);
-}
-const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
-
-/**
- * Whether a document's value is what is stored, reading only what the document says: a field it
- * leaves out of an object (a delivery's settings, a parameter's `required`) keeps its stored or
- * default value, so a document that writes less than an export is no perpetual change.
- */
-function covers(desired: unknown, stored: unknown): boolean {
-  if (isPlainObject(desired) && isPlainObject(stored)) return Object.keys(desired).every((k) => covers(desired[k], stored[k]));
-  if (Array.isArray(desired) && Array.isArray(stored)) return desired.length === stored.length && desired.every((d, i) => covers(d, stored[i]));
-  return same(desired, stored);
-}
-
 /** The file each problem of a refused plan or apply came from (the configuration directory's status). */
 const problemSources = new WeakMap<FieldProblem, string>();
 const from = (source: string | null | undefined, p: FieldProblem): FieldProblem => {
@@ -88,27 +64,6 @@ const from = (source: string | null | undefined, p: FieldProblem): FieldProblem 
 };
 /** The file a problem of plan or apply is about, when it is one file's. */
 export const sourceOfProblem = (p: FieldProblem): string | null => problemSources.get(p) ?? null;
-
-/** Field by field: plain objects are walked into (a settings object), anything else compared whole. */
-function diffSpec(desired: Spec, current: Spec | undefined, secrets: Map<string, 'set' | 'unchanged'>, base = ''): FieldChange[] {
-  const out: FieldChange[] = [];
-  for (const key of Object.keys(desired).sort()) {
-    const path = base === '' ? key : `${base}.${key}`;
-    const after = desired[key];
-    const before = current?.[key];
-    const secret = secrets.get(path);
-    if (secret) {
-      if (secret === 'set') out.push({ path: `spec.${path}`, secret });
-      continue;
-    }
-    if (isPlainObject(after) && isPlainObject(before) && key !== 'condition' && key !== 'schedule' && key !== 'parameters') {
-      out.push(...diffSpec(after, before, secrets, path));
-    } else if (current === undefined || !covers(after, before)) {
-      out.push({ path: `spec.${path}`, ...(current !== undefined && before !== undefined ? { before } : {}), after });
-    }
-  }
-  return out;
-}
 
 /**
  * A service's refusal of one document's change, told as that document's: its fields under
