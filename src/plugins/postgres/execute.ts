@@ -41,9 +41,15 @@ async function cancelWhenSent(query: unknown): Promise<void> {
 /**
  * Awaits a postgres.js query; on abort cancels it on the server and throws the signal's reason.
  * (Not awaited, a postgres.js query is never sent; so an early abort just does not await it.)
+ * `track` is given the cancel request under way: the connection must not go back to the pool
+ * before it is done, or a cancel that arrives late stops the next statement of whoever takes
+ * the connection (PostgreSQL cancels whatever its backend runs, not a given statement).
  */
-export function pgCancellable<T>(query: Promise<T>, signal: AbortSignal): Promise<T> {
-  return cancellable(signal, () => query, () => { void cancelWhenSent(query); });
+export function pgCancellable<T>(query: Promise<T>, signal: AbortSignal, track?: (cancelling: Promise<void>) => void): Promise<T> {
+  return cancellable(signal, () => query, () => {
+    const cancelling = cancelWhenSent(query);
+    track?.(cancelling);
+  });
 }
 
 export function postgresRun(conn: Reserved, types: TypeCatalog, statement: Statement, options: SqlRunOptions): SqlRun {
@@ -58,6 +64,12 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
   let inFlight: Promise<unknown> = Promise.resolve();
   let fetching = false; // a fetch is on its way
   let suspended = false; // a batch arrived and the portal waits for the next fetch
+  /** Cancel requests under way: close() waits for them before the connection goes back. */
+  const cancelling = new Set<Promise<void>>();
+  const track = (p: Promise<void>): void => {
+    cancelling.add(p);
+    void p.finally(() => cancelling.delete(p));
+  };
 
   return {
     get columns() { return columns; },
@@ -65,9 +77,9 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
     async open() {
       await pgCancellable(conn.unsafe(
         `begin transaction read only; set local statement_timeout = ${timeoutMs}; set local idle_in_transaction_session_timeout = ${idleMs}`,
-      ), signal);
+      ), signal, track);
       const describing = extended(conn, statement.sql, params).describe();
-      const described = await pgCancellable(describing as unknown as Promise<{ columns?: unknown[]; types?: unknown[] }>, signal);
+      const described = await pgCancellable(describing as unknown as Promise<{ columns?: unknown[]; types?: unknown[] }>, signal, track);
       const expected = described.types?.length ?? 0;
       if (expected !== params.length) {
         throw new DomainError('query.failed', `The statement has ${expected} placeholders but ${params.length} values were given`);
@@ -102,7 +114,9 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
 
     async cancel() {
       if (fetching) {
-        await cancelWhenSent(query);
+        const request = cancelWhenSent(query);
+        track(request);
+        await request;
         await inFlight;
       }
       if (suspended) { suspended = false; void iterator.return?.(); }
@@ -117,9 +131,13 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
       if (check?.locked) throw notReadOnly('Herald runs read-only statements only: this statement took advisory locks (they were released)');
     },
 
-    /** ROLLBACK (twice if a late cancel request hit the first) and give the connection back. */
+    /**
+     * ROLLBACK (twice if a late cancel request hit the first) and give the connection back, once
+     * every cancel request of this run is done (a later one would stop the next user's statement).
+     */
     async close() {
       try {
+        await Promise.all([...cancelling]);
         for (let attempt = 0; attempt < 3; attempt += 1) {
           try { await conn.unsafe('rollback; select pg_advisory_unlock_all()'); break; } catch { /* retried */ }
         }
