@@ -134,3 +134,51 @@ async function waitFor(check: () => Promise<boolean>, ms = 5000): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+it('runs what a service leaves for after its commit once the outer transaction commits, and never when it rolls back', async () => {
+  const done: string[] = [];
+  // Outside any run: at once.
+  await uow().afterCommit(async () => { done.push('alone'); });
+  expect(done).toEqual(['alone']);
+  // Inside: after the outer commit, a nested run's too (its savepoint released).
+  await uow().run(async () => {
+    await uow().afterCommit(async () => { done.push('outer'); });
+    await uow().run(async () => { await uow().afterCommit(async () => { done.push('nested'); }); });
+    expect(done).toEqual(['alone']);
+  });
+  expect(done).toEqual(['alone', 'outer', 'nested']);
+  // Rolled back: nothing of it; a nested run rolled back alone drops its own only.
+  await uow().run(async () => {
+    await uow().afterCommit(async () => { done.push('lost'); });
+    throw new Error('rolled back');
+  }).catch(() => undefined);
+  await uow().run(async () => {
+    await uow().run(async () => {
+      await uow().afterCommit(async () => { done.push('lost too'); });
+      throw new Error('savepoint rolled back');
+    }).catch(() => undefined);
+    await uow().afterCommit(async () => { done.push('kept'); });
+  });
+  expect(done).toEqual(['alone', 'outer', 'nested', 'kept']);
+});
+
+it('a report deleted inside a transaction that rolls back keeps its result files', async () => {
+  const s = services();
+  const { report } = await applyAll('files kept');
+  const runId = '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f01';
+  const key = `${report.id}/${runId}`;
+  const writer = await h.process.container.artifacts.createResult(key, [{ name: 'one', type: 'int4' }]);
+  await writer.write([[1]]);
+  await writer.finish();
+  await store`insert into runs (id, report_id, trigger, status, result_key) values (${runId}, ${report.id}, 'manual', 'success', ${key})`;
+  await uow().run(async () => {
+    await s.reports.delete(report.id);
+    throw new Error('rolled back');
+  }).catch(() => undefined);
+  expect(await count('reports', `id = '${report.id}'`)).toBe(1);
+  expect(await h.process.container.artifacts.readResult(key)).toBeDefined();
+  // Deleted for good: the file goes once the transaction commits.
+  await uow().run(async () => { await s.reports.delete(report.id); });
+  expect(await count('reports', `id = '${report.id}'`)).toBe(0);
+  expect(await h.process.container.artifacts.readResult(key)).toBeUndefined();
+});

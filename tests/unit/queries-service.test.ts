@@ -28,7 +28,7 @@ it('refuses to delete a query a report uses, naming the reports, and deletes an 
   const report = { type: 'report', id: '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f72', name: 'Daily' };
   let users = [report];
   // The unit of work on the same fake: delete needs no transaction.
-  const uow = { run: <T>(work: (tx: never) => Promise<T>) => work({ queries: store } as never) };
+  const uow = { run: <T>(work: (tx: never) => Promise<T>) => work({ queries: store } as never), afterCommit: (work: () => Promise<void>) => work() };
   const service = createQueriesService({ store, uow, usage: { dependentsOf: async () => users }, clock: manualClock() });
   const refused = await service.delete(row.id).catch((err: unknown) => err);
   expect(refused).toBeInstanceOf(DomainError);

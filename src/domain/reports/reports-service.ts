@@ -188,13 +188,16 @@ export function createReportsService(deps: {
         await tx.outbox.add([...found.unfinishedRunIds.map((runId) => runCancelRequested(runId, id)), reportUpdated(id, 'deleted')]);
         return found;
       });
-      for (const key of leftovers.resultKeys) {
-        try {
-          await deps.files.remove(key);
-        } catch (err) {
-          log.warn('a deleted report\'s result file could not be removed', { report_id: id, result_key: key, err });
+      // Once deleted for good: a configuration apply that deletes it may still roll back.
+      await deps.uow.afterCommit(async () => {
+        for (const key of leftovers.resultKeys) {
+          try {
+            await deps.files.remove(key);
+          } catch (err) {
+            log.warn('a deleted report\'s result file could not be removed', { report_id: id, result_key: key, err });
+          }
         }
-      }
+      });
       for (const runId of leftovers.unfinishedRunIds) log.info('run of a deleted report: cancel requested', { run_id: runId, report_id: id });
     },
   };

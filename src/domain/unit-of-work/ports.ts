@@ -71,4 +71,10 @@ export interface TxRepos {
  */
 export interface UnitOfWork {
   run<T>(work: (tx: TxRepos) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` once the unit of work in progress in this context commits (never when it rolls
+   * back), or at once when none is: what a service does after its own commit that an enclosing
+   * unit of work could not undo (removing files) waits for the enclosing commit.
+   */
+  afterCommit(work: () => Promise<void>): Promise<void>;
 }

@@ -36,6 +36,8 @@ export interface Frame<R = unknown> {
    * connection would interleave (a rollback to the first would undo the second).
    */
   tail: Promise<void>;
+  /** Work to do once the outermost transaction commits (a nested run's move up when its savepoint is released). */
+  readonly afterCommit: Array<() => Promise<void>>;
 }
 
 const storage = new AsyncLocalStorage<Frame>();
@@ -54,7 +56,7 @@ export function currentFrame(): Frame | undefined {
 }
 
 export function newFrame<R>(root: Db, owner: object, tx: DbTx, repos: R, parent: Frame | undefined): Frame<R> {
-  return { root, owner, tx, repos, parent: parent as Frame<R> | undefined, done: false, tail: Promise.resolve() };
+  return { root, owner, tx, repos, parent: parent as Frame<R> | undefined, done: false, tail: Promise.resolve(), afterCommit: [] };
 }
 
 /** Runs `work` with `frame` as the ambient transaction; the frame ends with the work. */

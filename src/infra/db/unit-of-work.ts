@@ -81,13 +81,17 @@ export function createUnitOfWork<R extends { outbox: NumberingOutbox }>(
     await before;
     try {
       let repos: R | undefined;
+      let frame: Frame<R> | undefined;
       const value = await outer.tx.transaction(async (sp) => {
         const inner = reposOf(sp);
         repos = inner;
-        return inFrame(newFrame(db, self, sp, inner, outer), () => work(inner));
+        frame = newFrame(db, self, sp, inner, outer);
+        return inFrame(frame, () => work(inner));
       });
-      // Released: its rows are the outer transaction's now, numbered at the outer commit.
+      // Released: its rows are the outer transaction's now, numbered at the outer commit, and
+      // what it left for after the commit waits for that commit (a rolled-back one's is dropped).
       outer.repos.outbox.adopt(repos!.outbox.ids);
+      outer.afterCommit.push(...frame!.afterCommit);
       return value;
     } finally {
       release();
@@ -101,15 +105,29 @@ export function createUnitOfWork<R extends { outbox: NumberingOutbox }>(
       let numbered: SequencedRow[] = [];
       let wrote = false;
       const parent = currentFrame();
+      let frame: Frame<R> | undefined;
       const result = await db.transaction(async (tx) => {
         const repos = reposOf(tx);
-        const value = await inFrame(newFrame(db, self, tx, repos, parent), () => work(repos));
+        frame = newFrame(db, self, tx, repos, parent);
+        const value = await inFrame(frame, () => work(repos));
         wrote = repos.outbox.wrote;
         if (wrote) numbered = await repos.outbox.numberWritten();
         return value;
       });
       committed(numbered, wrote);
+      for (const after of frame!.afterCommit) await after().catch(() => undefined);
       return result;
+    },
+
+    /**
+     * `work` once the transaction in progress here commits (nothing of it when it rolls back); at
+     * once when none is. For what a service does after its own commit that an enclosing one could
+     * not undo (a file removed).
+     */
+    async afterCommit(work: () => Promise<void>): Promise<void> {
+      const frame = activeFrame<R>((f) => f.owner === self);
+      if (frame) frame.afterCommit.push(work);
+      else await work();
     },
   };
 }

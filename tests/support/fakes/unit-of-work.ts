@@ -27,6 +27,9 @@ export function fakeUnitOfWork(repos: Partial<TxRepos>): FakeUnitOfWork {
   const uow = {
     commits: 0,
     rollbacks: 0,
+    async afterCommit(work: () => Promise<void>): Promise<void> {
+      await work();
+    },
     async run<T>(work: (tx: TxRepos) => Promise<T>): Promise<T> {
       const restores = (Object.values(repos) as unknown[]).filter(isTransactional).map((r) => r.snapshot());
       try {
