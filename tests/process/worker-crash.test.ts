@@ -149,7 +149,10 @@ it('a worker killed after a delivery was sent and before it was recorded: the ne
     const runId = (await editor.post(`/api/v1/reports/${reportId}/run`).send({}).expect(202)).body.id as string;
 
     const first = startWorker();
-    await waitFor(async () => received.slow.length === 1, 'the slow receiver to get the message', 60_000, first);
+    // The deliveries are jobs of their own, sent side by side: kill once the fast one is recorded
+    // sent (what is recorded sent is never sent again) and the slow one is at its receiver.
+    const fastRecorded = async () => (await store`select status from delivery_attempts where run_id = ${runId} and channel_name = 'fast'`)[0]?.status === 'sent';
+    await waitFor(async () => received.slow.length === 1 && await fastRecorded(), 'the slow receiver to get the message and the fast one to be recorded sent', 60_000, first);
     await kill(first);
     const [sending] = await store`select id, status from delivery_attempts where run_id = ${runId} and channel_name = 'slow'`;
     expect(sending).toMatchObject({ status: 'sending' });
