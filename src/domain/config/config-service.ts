@@ -29,18 +29,20 @@ import type { DeliveriesService } from '../deliveries/deliveries-service.js';
 import { openSecrets } from '../channels/channel-settings.js';
 import { passwordContext } from '../connections/pools.js';
 import type { ChannelPlugin } from '../plugins/channel.js';
-import type { QueryParameter } from '../queries/parameters.js';
-import type { Condition } from '../reports/model.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
 import { dumpDocuments } from './dump.js';
 import {
-  API_VERSION, CONFIG_KINDS, CONFIG_SCHEMA, CONFIGURED, DOCUMENT_KIND, KIND_OF_DOCUMENT,
-  type ChangeAction, type ConfigDocument, type ConfigKind, type Plan, type PlannedChange,
+  API_VERSION, CONFIG_KINDS, CONFIG_SCHEMA, DOCUMENT_KIND, KIND_OF_DOCUMENT,
+  type ChangeAction, type ConfigDocument, type ConfigKind, type Plan,
 } from './model.js';
 import { parseDocuments, YamlError } from './parse.js';
 import type { ConfigState, ConfigStore, ManagedBy, SecretSources } from './ports.js';
-import { keysById, secretPaths, specOf, type Spec, type SpecContext } from './specs.js';
+import { keysById, recordsOf, secretPaths, specOf, type Spec, type SpecContext } from './specs.js';
+import { createApplySteps, type Step } from './apply-steps.js';
+import { from } from './problems.js';
 import { canonical, diffSpec, isKeep, lineOf, same } from './diff.js';
+
+export { sourceOfProblem } from './problems.js';
 
 export interface ConfigSource {
   /** The file it came from (a configuration directory), or null for a request's text. */
@@ -56,31 +58,6 @@ export interface ExportFilter {
   includeDependencies?: boolean | undefined;
 }
 
-/** The file each problem of a refused plan or apply came from (the configuration directory's status). */
-const problemSources = new WeakMap<FieldProblem, string>();
-const from = (source: string | null | undefined, p: FieldProblem): FieldProblem => {
-  if (source) problemSources.set(p, source);
-  return p;
-};
-/** The file a problem of plan or apply is about, when it is one file's. */
-export const sourceOfProblem = (p: FieldProblem): string | null => problemSources.get(p) ?? null;
-
-/**
- * A service's refusal of one document's change, told as that document's: its fields under
- * documents.<index>.spec, with their lines (a cron the reports service refuses, a channel setting).
- */
-function inDocument(err: unknown, doc: ConfigDocument): unknown {
-  if (!(err instanceof DomainError)) return err;
-  const fields = err.extras.errors;
-  if (!fields || fields.length === 0) {
-    return new DomainError(err.code, `${DOCUMENT_KIND[doc.kind]} ${doc.name} (document ${doc.index}, line ${doc.line ?? 1}): ${err.message}`, err.extras);
-  }
-  return validationFailed(fields.map((f) => {
-    const path = `spec.${f.field.replace(/^settings\.(?=settings\.)/, '')}`;
-    const line = lineOf(doc, path);
-    return from(doc.source, { ...f, field: `documents.${doc.index}.${path}`, line, message: `${f.message ?? f.code} (${DOCUMENT_KIND[doc.kind]} ${doc.name}, line ${line})` });
-  }), `${DOCUMENT_KIND[doc.kind]} ${doc.name} was refused; nothing was applied`);
-}
 
 export function createConfigService(deps: {
   store: ConfigStore;
@@ -96,6 +73,7 @@ export function createConfigService(deps: {
   checkSchema: SchemaCheck;
   clock: Clock;
 }) {
+  const carryOut = createApplySteps(deps);
   const contextOf = (state: ConfigState): SpecContext => {
     const deliveriesOf = new Map<string, ConfigState['deliveries']>();
     for (const d of [...state.deliveries].sort((a, b) => a.position - b.position)) {
@@ -105,8 +83,6 @@ export function createConfigService(deps: {
     }
     return { keys: keysById(state), deliveriesOf, plugin: (t) => deps.plugins.channel(t), secrets: deps.secrets };
   };
-  const recordsOf = (state: ConfigState, kind: ConfigKind): Array<{ id: string; key: string; version: number }> =>
-    ({ connection: state.connections, query: state.queries, channel: state.channels, report: state.reports })[kind];
 
   /** The stored value of a secret field, opened (undefined when none is stored). */
   const storedSecret = (kind: ConfigKind, record: unknown, path: string): unknown => {
@@ -181,13 +157,6 @@ export function createConfigService(deps: {
     return docs;
   }
 
-  interface Step {
-    change: PlannedChange;
-    doc?: ConfigDocument;
-    /** The spec with its secrets resolved (kept ones left out). */
-    spec?: Spec;
-    current?: { id: string; version: number; record: unknown };
-  }
 
   /** The plan of documents over the stored state (read in the caller's unit of work when applying). */
   async function planOf(docs: ConfigDocument[], options: { prune: boolean; by: ManagedBy }): Promise<{ plan: Plan; steps: Step[] }> {
@@ -277,119 +246,6 @@ export function createConfigService(deps: {
       versions: steps.filter((s) => s.current).map((s) => [s.change.kind, s.current!.id, s.current!.version]),
     })).digest('hex');
     return { plan: { changes, summary, hash }, steps };
-  }
-
-  /** Carries out the steps, in dependency order, through the services (in the caller's unit of work). */
-  async function carryOut(steps: Step[], actor: Actor, by: ManagedBy, state: () => Promise<ConfigState>): Promise<void> {
-    // Keys to ids: what is stored, then what this apply makes as it goes.
-    const ids = new Map<string, string>();
-    const stored = await state();
-    for (const kind of CONFIG_KINDS) for (const r of recordsOf(stored, kind)) ids.set(`${kind}/${r.key}`, r.id);
-    const idOf = (kind: ConfigKind, key: unknown): string => {
-      const id = ids.get(`${kind}/${String(key)}`);
-      if (!id) throw new DomainError('validation.failed', `${DOCUMENT_KIND[kind]} ${String(key)} is not there`);
-      return id;
-    };
-    /** One create or update, through the resource's service; answers its id. */
-    const applyOne = async (s: Step & { doc: ConfigDocument; spec: Spec }, kind: ConfigKind): Promise<string> => {
-      let id: string;
-      const spec = s.spec;
-      const has = (k: string) => Object.hasOwn(spec, k);
-      const version = s.current?.version ?? 0;
-      if (kind === 'connection') {
-        const input = {
-          ...(has('type') ? { type: spec.type as string } : {}), ...(has('host') ? { host: spec.host as string } : {}),
-          ...(has('port') ? { port: spec.port as number } : {}), ...(has('database') ? { database: spec.database as string } : {}),
-          ...(has('username') ? { username: spec.username as string } : {}), ...(has('password') ? { password: spec.password as string } : {}),
-          ...(has('ssl_mode') ? { sslMode: spec.ssl_mode as never } : {}), ...(has('ssl_ca') ? { sslCa: spec.ssl_ca as string | null } : {}),
-          ...(has('options') ? { options: spec.options as Record<string, unknown> } : {}),
-        };
-        id = s.current
-          ? (await deps.connections.update(s.current.id, { ...input, ...(has('name') ? { name: spec.name as string } : {}), version }, actor)).id
-          : (await deps.connections.create({ ...input, name: spec.name as string, key: s.change.name }, actor)).id;
-      } else if (kind === 'query') {
-        const input = {
-          ...(has('name') ? { name: spec.name as string } : {}), ...(has('description') ? { description: spec.description as string | null } : {}),
-          ...(has('connection') ? { connectionId: idOf('connection', spec.connection) } : {}), ...(has('sql') ? { sql: spec.sql as string } : {}),
-          ...(has('parameters') ? { parameters: spec.parameters as QueryParameter[] } : {}),
-        };
-        id = s.current
-          ? (await deps.queries.update(s.current.id, { ...input, version }, actor)).id
-          : (await deps.queries.create({ ...input, name: spec.name as string, connectionId: idOf('connection', spec.connection), sql: spec.sql as string, key: s.change.name }, actor)).id;
-      } else if (kind === 'channel') {
-        const settings = has('settings') ? { ...(spec.settings as Spec) } : undefined;
-        // Secrets kept as stored are sent as kept ({configured: true}), as the API takes them.
-        if (settings && s.current) {
-          for (const path of secretPaths('channel', s.doc.spec, (t) => deps.plugins.channel(t))) {
-            const leaf = path.replace(/^settings\./, '');
-            if (!(leaf in settings) && isKeep((s.doc.spec.settings as Spec | undefined)?.[leaf])) settings[leaf] = CONFIGURED;
-          }
-        }
-        id = s.current
-          ? (await deps.channels.update(s.current.id, { ...(has('name') ? { name: spec.name as string } : {}), ...(settings ? { settings } : {}), version }, actor)).id
-          : (await deps.channels.create({ name: spec.name as string, type: spec.type as string, settings: settings ?? {}, key: s.change.name }, actor)).id;
-      } else {
-        const input = {
-          ...(has('title') ? { title: spec.title as string } : {}), ...(has('description') ? { description: spec.description as string | null } : {}),
-          ...(has('query') ? { queryId: idOf('query', spec.query) } : {}), ...(has('query_version') ? { queryVersion: spec.query_version as number | null } : {}),
-          ...(has('parameters') ? { parameters: spec.parameters as Record<string, string | number | boolean | null> } : {}),
-          ...(has('schedule') ? { schedule: spec.schedule as { cron: string; timezone: string } | null } : {}),
-          ...(has('condition') ? { condition: spec.condition as Condition | null } : {}),
-        };
-        if (s.current) {
-          const diffOf = (p: string) => s.change.diff.some((f) => f.path === `spec.${p}` || f.path.startsWith(`spec.${p}.`));
-          id = s.current.id;
-          if (Object.keys(input).some((k) => diffOf({ queryId: 'query', queryVersion: 'query_version' }[k] ?? k))) {
-            await deps.reports.update(id, { ...input, version });
-          }
-          if (has('paused') && diffOf('paused')) await (spec.paused ? deps.reports.pause(id) : deps.reports.resume(id));
-        } else {
-          id = (await deps.reports.create({ ...input, title: spec.title as string, queryId: idOf('query', spec.query), paused: spec.paused as boolean | undefined, key: s.change.name }, actor)).id;
-        }
-        if (has('deliveries') && (!s.current || s.change.diff.some((f) => f.path.startsWith('spec.deliveries')))) {
-          // The deliveries are replaced as a whole, in the document's order.
-          const now = await state();
-          for (const d of now.deliveries.filter((x) => x.reportId === id)) await deps.deliveries.delete(id, d.id, actor);
-          for (const [i, del] of (spec.deliveries as Array<{ channel: string; settings?: Spec }>).entries()) {
-            await deps.deliveries.create(id, { channelId: idOf('channel', del.channel), position: i + 1, settings: del.settings ?? {} }, actor);
-          }
-        }
-      }
-      return id;
-    };
-    const created: Array<{ kind: ConfigKind; id: string; path: string | null }> = [];
-    for (const kind of CONFIG_KINDS) {
-      for (const s of steps) {
-        if (s.change.kind !== kind || !s.doc || !s.spec || (s.change.action !== 'create' && s.change.action !== 'update')) continue;
-        let id: string;
-        try {
-          id = await applyOne(s as Step & { doc: ConfigDocument; spec: Spec }, kind);
-        } catch (err) {
-          throw inDocument(err, s.doc);
-        }
-        ids.set(`${kind}/${s.change.name}`, id);
-        if (!s.current) created.push({ kind, id, path: s.doc.source });
-      }
-    }
-    for (const s of steps) {
-      if (s.change.action !== 'delete' || !s.current) continue;
-      const id = s.current.id;
-      if (s.change.kind === 'report') await deps.reports.delete(id);
-      else if (s.change.kind === 'channel') await deps.channels.delete(id, actor);
-      else if (s.change.kind === 'query') await deps.queries.delete(id);
-      else await deps.connections.delete(id, actor);
-      await deps.store.unmark(s.change.kind, id);
-    }
-    if (by === 'gitops') {
-      // Every resource the directory defines is the directory's, with its file (a detached one stays detached).
-      const marks = steps.filter((s) => s.doc && (s.change.action !== 'delete')).flatMap((s) => {
-        const id = ids.get(`${s.change.kind}/${s.change.name}`);
-        if (!id) return [];
-        const had = stored.managed.find((m) => m.kind === s.change.kind && m.id === id);
-        return had?.by === 'gitops' && had.path === s.doc!.source ? [] : [{ kind: s.change.kind, id, path: s.doc!.source, by }];
-      });
-      await deps.store.mark(marks);
-    } else if (created.length > 0) await deps.store.mark(created.map((c) => ({ ...c, by })));
   }
 
   return {

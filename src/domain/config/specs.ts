@@ -19,6 +19,10 @@ const parameterSpec = (p: QueryParameter): Spec => ({
   ...(p.description !== undefined ? { description: p.description } : {}),
 });
 
+/** The stored resources of one kind. */
+export const recordsOf = (state: ConfigState, kind: ConfigKind): Array<{ id: string; key: string; version: number }> =>
+  ({ connection: state.connections, query: state.queries, channel: state.channels, report: state.reports })[kind];
+
 /** Keys by id, for every kind. */
 export function keysById(state: ConfigState): Map<string, string> {
   const keys = new Map<string, string>();
