@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { startHerald, type Herald as InProcess } from '../support/harness.js';
-import { herald, killChildren, type Herald } from '../support/child-process.js';
+import { herald, killChildren, waitFor, type Herald } from '../support/child-process.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 
@@ -40,16 +40,6 @@ const startWorker = (): Herald => herald(['worker'], {
   // One send in flight to the channel, so the others wait pending; a short shutdown deadline.
   SVC_DELIVERY_CHANNEL_LIMIT: '1', SVC_SHUTDOWN_TIMEOUT_SECONDS: '1',
 });
-
-async function waitFor<T>(check: () => Promise<T | undefined | false>, what: string, ms: number, worker?: Herald): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${worker ? `\n${worker.stdout()}\n${worker.stderr()}` : ''}`);
-}
 
 it('a worker stopped with SIGTERM mid-send leaves every delivery recorded, and they finish after a new worker starts', async () => {
   const received: string[] = [];

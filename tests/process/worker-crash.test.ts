@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { startHerald, type Herald as InProcess } from '../support/harness.js';
-import { herald, killChildren, type Herald } from '../support/child-process.js';
+import { herald, killChildren, waitFor, type Herald } from '../support/child-process.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { MAX_RUN_STARTS } from '../../src/domain/runs/model.js';
@@ -43,16 +43,6 @@ const startWorker = (): Herald => herald(['worker'], {
 async function kill(w: Herald): Promise<void> {
   w.child.kill('SIGKILL');
   await w.exited;
-}
-
-async function waitFor<T>(check: () => Promise<T | undefined | false>, what: string, ms = 60_000, worker?: Herald): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${worker ? `\n${worker.stdout()}\n${worker.stderr()}` : ''}`);
 }
 
 async function runOf(sql: string): Promise<string> {

@@ -79,3 +79,14 @@ export async function killChildren(): Promise<void> {
     else child.once('close', resolve);
   })));
 }
+
+/** Polls `check` every 100 ms until it answers something; on timeout the error carries the child's output. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false>, what: string, ms = 60_000, child?: Herald): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = await check();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${child ? `\n${child.stdout()}\n${child.stderr()}` : ''}`);
+}
