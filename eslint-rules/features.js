@@ -51,6 +51,11 @@ export const FEATURE_EDGES = {
   deliveries: ['artifacts', 'audit', 'channels', 'connections', 'events', 'identity', 'links', 'plugins', 'results', 'runs'],
   // Configuration as code: exports the resources and applies documents through their services.
   config: ['audit', 'channels', 'connections', 'deliveries', 'identity', 'plugins', 'queries', 'reports', 'schedules'],
+  // Operations: system problems, alerts through the channels' sender and the heartbeat; in-app
+  // notifications written from the features' events (the outbox); the dashboard's read model.
+  alerts: ['audit', 'channels', 'deliveries', 'events', 'health', 'identity', 'plugins'],
+  notifications: ['events', 'identity'],
+  dashboard: ['alerts', 'health', 'identity'],
 };
 
 /** Aggregation points (type-only, both ways) and the features whose ports each one gathers. */

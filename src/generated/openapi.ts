@@ -241,8 +241,9 @@ export interface paths {
         /**
          * Readiness probe: 200 when every component is healthy, 503 otherwise
          * @description 200 when every component is healthy, 503 (with the same body, not a problem document)
-         *     otherwise: store (the internal database answers), migrations (the schema is up to date) and,
-         *     on instances that schedule, scheduler (a tick completed within the last three ticks). Public
+         *     otherwise: store (the internal database answers), migrations (the schema is up to date),
+         *     redis (the queues and the event bus answer) and, on instances that schedule, scheduler (a
+         *     tick completed within the last three ticks). Public
          *     and never contains secrets.
          */
         get: operations["getReadiness"];
@@ -1026,19 +1027,47 @@ export interface paths {
         };
         /**
          * System alert channels and outbound heartbeat
-         * @description The channels that receive system alerts (with a fallback channel used when they fail) and
-         *     the outbound heartbeat: while the instance is healthy it calls the heartbeat URL at the
-         *     interval. The heartbeat URL reads as {configured true}, as it often carries a token.
+         * @description The channels that receive system alerts (with a fallback channel used only when every alert
+         *     channel's sends failed), how often an open problem is alerted again, which problem kinds
+         *     alert, their thresholds, and the outbound heartbeat: while every readiness component is ok,
+         *     one process calls the heartbeat URL at the interval. The heartbeat URLs read as
+         *     {configured true}, as they often carry a token. `status` shows the open problems, the last
+         *     alert, the last send and error per channel, and the heartbeat's last call and next one.
          */
         get: operations["getAlertSettings"];
         /**
          * Replace alert and heartbeat settings
-         * @description Replaces the alert and heartbeat settings. Send the current `version`. The heartbeat URL is
-         *     a secret field: a string replaces it, null removes it (no heartbeat), {configured true} or
-         *     leaving it out keeps it. Outbound requests obey SVC_OUTBOUND_ALLOW.
+         * @description Replaces the alert and heartbeat settings. Send the current `version`. The channels must
+         *     exist (field errors name the ones that do not). The heartbeat URLs are secret fields: a
+         *     string replaces one, {configured true} or leaving it out keeps it; `heartbeat: null` turns
+         *     the heartbeat off. Outbound requests obey SVC_OUTBOUND_ALLOW. A security event records the
+         *     change.
          */
         put: operations["replaceAlertSettings"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/alerts/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test alert through each alert channel and call the heartbeat once
+         * @description Uses the saved settings: sends a test alert through each alert channel and the fallback
+         *     channel (an email channel writes to the workspace's admins), and calls the heartbeat URL
+         *     once, reporting per target whether it worked and why not. Nothing is recorded as a
+         *     problem; the sends show in the status like any alert.
+         */
+        post: operations["testAlertSettings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2129,8 +2158,11 @@ export interface paths {
         };
         /**
          * Notifications, newest first
-         * @description The signed-in user's in-app notifications (runs that failed, channels that started
-         *     failing, …), newest first, with the number still unread.
+         * @description The signed-in user's in-app notifications, newest first (by when their cause last
+         *     happened), with the number still unread: a run of a report the user owns ended failed or
+         *     partial, a channel the user's reports use turned failing, and for admins system problems
+         *     opened and resolved. Repeats of one cause while it is unread update one notification and
+         *     its count. Each new one or repeat is a notification.created event on that user's streams only.
          */
         get: operations["listNotifications"];
         put?: never;
@@ -2152,7 +2184,8 @@ export interface paths {
         put?: never;
         /**
          * Mark every notification read
-         * @description Marks every notification of the signed-in user read.
+         * @description Marks every unread notification of the signed-in user read, or with `before` those whose
+         *     cause last happened before that time. The body is optional.
          */
         post: operations["markAllNotificationsRead"];
         delete?: never;
@@ -2192,9 +2225,10 @@ export interface paths {
         };
         /**
          * Home summary and health banner
-         * @description The home page in one request: what the health banner shows (scheduler, workers, storage,
-         *     failing channels), the runs of the last 24 hours by status, the latest failures, the next
-         *     scheduled runs and the channels by health.
+         * @description The home page in one request: the health banner (the worst of the readiness components and
+         *     the open system problems, without secrets or admin-only details), reports active and
+         *     paused, the runs of the last 24 hours by status, the reports whose last run failed, the
+         *     latest failures, the next scheduled runs, the channels by health and the queue's depth.
          */
         get: operations["getDashboard"];
         put?: never;
@@ -2305,8 +2339,9 @@ export interface components {
             line?: number;
         };
         Dependent: {
+            /** @description report, query, or settings (the alert settings use a channel; no id then) */
             type: string;
-            id: components["schemas"]["Uuid"];
+            id?: components["schemas"]["Uuid"];
             name: string;
         };
         Problem: {
@@ -2357,6 +2392,8 @@ export interface components {
                 store: components["schemas"]["ComponentHealth"];
                 migrations: components["schemas"]["ComponentHealth"];
                 scheduler?: components["schemas"]["ComponentHealth"];
+                /** @description Redis (the queues and the event bus) answers */
+                redis?: components["schemas"]["ComponentHealth"];
                 /** @description On scheduler instances with SVC_GITOPS_DIR: unhealthy when the last three reconciles of the configuration directory failed (GET /gitops/status says why) */
                 gitops?: components["schemas"]["ComponentHealth"];
             };
@@ -3938,21 +3975,124 @@ export interface components {
             model: string;
             elapsed_ms: number;
         };
-        AlertSettings: {
-            /** @description The channels that receive system alerts and the message when a problem is resolved */
-            channel_ids: components["schemas"]["Uuid"][];
-            /**
-             * Format: uuid
-             * @description Receives an alert that no alert channel could send; null for none
-             */
-            fallback_channel_id: string | null;
-            /** @description {configured true} when a heartbeat URL is stored, null when none is (no heartbeat) */
-            heartbeat_url: {
+        /**
+         * @description A kind of system problem. scheduler.stalled: no scheduler tick completed past the grace;
+         *     queue.backlog: the oldest pending run waits longer than the threshold; queue.unavailable:
+         *     Redis does not answer; runs.lost: runs ended lost because their worker went away;
+         *     channel.failing: a channel's latest deliveries failed; report.failing: a report's last N runs
+         *     failed; storage.error / storage.nearly_full: the data volume cannot be written or is nearly
+         *     full; retention.failing: the result retention sweep fails; gitops.failing: the configuration
+         *     directory cannot be applied; ai.failing: the AI provider fails; api_key.expiring: an API key
+         *     expires within 14 days.
+         * @enum {string}
+         */
+        ProblemKind: "scheduler.stalled" | "queue.backlog" | "queue.unavailable" | "runs.lost" | "channel.failing" | "report.failing" | "storage.error" | "storage.nearly_full" | "retention.failing" | "gitops.failing" | "ai.failing" | "api_key.expiring";
+        /** @enum {string} */
+        ProblemSeverity: "warning" | "critical";
+        AlertThresholds: {
+            /** @description No scheduler tick completed for this long opens scheduler.stalled */
+            scheduler_grace_seconds: number;
+            /** @description The oldest pending run waiting this long opens queue.backlog */
+            queue_backlog_seconds: number;
+            /** @description This many failed runs in a row of one report open report.failing */
+            failure_streak: number;
+            /** @description Less free space than this on the data volume opens storage.nearly_full */
+            disk_free_percent: number;
+        };
+        HeartbeatSettings: {
+            url: components["schemas"]["SecretField"];
+            /** @enum {string} */
+            method: "GET" | "HEAD" | "POST";
+            /** @description How often the URL is called while every readiness component is ok (with up to 10 % jitter) */
+            interval_seconds: number;
+            /** @description For the monitor's own set-up (the period plus grace it should wait); Herald sends it nowhere */
+            grace_seconds: number | null;
+            /** @description {configured true} when a URL to call once when the instance turns unhealthy is stored, else null */
+            fail_url: {
                 /** @enum {boolean} */
                 configured: true;
             } | null;
-            /** @description How often the heartbeat URL is called while the instance is healthy */
-            heartbeat_interval_seconds: number;
+        };
+        HeartbeatInput: {
+            url?: components["schemas"]["SecretInput"];
+            /**
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST";
+            interval_seconds: number;
+            grace_seconds?: number | null;
+            fail_url?: components["schemas"]["SecretInput"];
+        };
+        SystemProblem: {
+            id: components["schemas"]["Uuid"];
+            kind: components["schemas"]["ProblemKind"];
+            /** @description Stable identity of the problem (its kind and the resource), e.g. channel.failing:<channel id> */
+            fingerprint: string;
+            severity: components["schemas"]["ProblemSeverity"];
+            message: string;
+            resource: {
+                /** @example channel */
+                type: string;
+                id: components["schemas"]["Uuid"];
+            } | null;
+            opened_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            resolved_at: string | null;
+            /** Format: date-time */
+            last_alert_at: string | null;
+            /** @description Alert messages sent about it (the opening one and the repeats) */
+            alerts: number;
+        };
+        AlertStatus: {
+            open_problems: components["schemas"]["SystemProblem"][];
+            last_alert: {
+                problem_id: components["schemas"]["Uuid"];
+                kind: components["schemas"]["ProblemKind"];
+                /** @enum {string} */
+                event: "opened" | "repeated" | "resolved";
+                at: components["schemas"]["Timestamp"];
+            } | null;
+            /** @description Per alert channel (and the fallback), the last alert sent and the last error */
+            channels: {
+                channel_id: components["schemas"]["Uuid"];
+                /** Format: date-time */
+                last_sent_at: string | null;
+                last_error: string | null;
+                /** Format: date-time */
+                last_error_at: string | null;
+            }[];
+            heartbeat: {
+                /**
+                 * @description off: no heartbeat configured; calling: the instance is healthy and the URL is called; stopped: a readiness component is unhealthy, so it is not called
+                 * @enum {string}
+                 */
+                state: "off" | "calling" | "stopped";
+                /** Format: date-time */
+                last_success_at: string | null;
+                last_error: string | null;
+                /** Format: date-time */
+                last_error_at: string | null;
+                /** Format: date-time */
+                next_call_at: string | null;
+            };
+        };
+        AlertSettings: {
+            /** @description The channels that receive system alerts and the message when a problem is resolved, in order */
+            channel_ids: components["schemas"]["Uuid"][];
+            /**
+             * Format: uuid
+             * @description Receives an alert only when every alert channel's sends failed; null for none
+             */
+            fallback_channel_id: string | null;
+            /** @description An open problem is alerted again this often while it lasts */
+            repeat_minutes: number;
+            /** @description The problem kinds that send alerts (every problem is recorded either way) */
+            kinds: components["schemas"]["ProblemKind"][];
+            thresholds: components["schemas"]["AlertThresholds"];
+            /** @description The outbound heartbeat; null when none is configured */
+            heartbeat: components["schemas"]["HeartbeatSettings"] | null;
+            status: components["schemas"]["AlertStatus"];
             version: components["schemas"]["Version"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -3960,31 +4100,65 @@ export interface components {
             channel_ids: components["schemas"]["Uuid"][];
             /** Format: uuid */
             fallback_channel_id: string | null;
-            heartbeat_url?: components["schemas"]["SecretInput"];
-            heartbeat_interval_seconds: number;
+            /** @default 240 */
+            repeat_minutes?: number;
+            /** @description Left out, every kind alerts */
+            kinds?: components["schemas"]["ProblemKind"][];
+            /** @description Left-out thresholds take their defaults (180 s, 600 s, 3 runs, 10 %) */
+            thresholds?: {
+                scheduler_grace_seconds?: number;
+                queue_backlog_seconds?: number;
+                failure_streak?: number;
+                disk_free_percent?: number;
+            };
+            /** @description null turns the heartbeat off and removes its URLs; left out keeps it as it is */
+            heartbeat?: components["schemas"]["HeartbeatInput"] | null;
             version: components["schemas"]["Version"];
+        };
+        AlertTestResult: {
+            /** @description One entry per alert channel, the fallback channel and the heartbeat, in that order */
+            targets: {
+                /** @enum {string} */
+                target: "channel" | "fallback" | "heartbeat";
+                channel_id?: components["schemas"]["Uuid"];
+                ok: boolean;
+                /** @description The heartbeat URL's HTTP status, when it answered */
+                status?: number;
+                error?: {
+                    code: string;
+                    message: string;
+                };
+                elapsed_ms: number;
+            }[];
         };
         Notification: {
             id: components["schemas"]["Uuid"];
             /**
-             * @description What happened, e.g. run.failed or channel.failing
+             * @description What happened
              * @example run.failed
+             * @enum {string}
              */
-            type: string;
+            kind: "run.failed" | "run.partial" | "channel.failing" | "problem.opened" | "problem.resolved";
+            /** @enum {string} */
+            severity: "info" | "warning" | "critical";
             title: string;
             body: string | null;
             /** @description The resource the notification is about, to open from it */
-            target: {
-                /** @example run */
-                type: string;
+            resource: {
+                /** @enum {string} */
+                type: "run" | "report" | "channel" | "problem" | "api_key";
                 id: components["schemas"]["Uuid"];
             } | null;
+            /** @description How many times its cause happened while it was unread (repeats update one notification) */
+            count: number;
             /**
              * Format: date-time
              * @description When it was marked read; null while unread
              */
             read_at: string | null;
             created_at: components["schemas"]["Timestamp"];
+            /** @description When its cause last happened */
+            updated_at: components["schemas"]["Timestamp"];
         };
         NotificationPage: {
             items: components["schemas"]["Notification"][];
@@ -3992,19 +4166,41 @@ export interface components {
             unread_count: number;
             next_cursor?: components["schemas"]["NextCursor"];
         };
+        MarkNotificationsRead: {
+            /**
+             * Format: date-time
+             * @description Only notifications whose cause last happened before this time
+             */
+            before?: string;
+        };
+        NotificationsMarked: {
+            marked: number;
+            unread_count: number;
+        };
+        /** @description The data of notification.created: a notification of the stream's user was created or its count grew. GET /notifications has the rest. */
+        NotificationCreatedEvent: {
+            id: components["schemas"]["Uuid"];
+            kind: string;
+            unread_count: number;
+        };
         DashboardProblem: {
-            /** @description A stable code of the problem, e.g. scheduler.stalled or channel.failing */
+            /** @description A stable code of the problem, e.g. scheduler.stalled or channel.failing, or readiness.<component> */
             code: string;
+            severity: components["schemas"]["ProblemSeverity"];
             message: string;
             /** Format: date-time */
             since: string | null;
         };
         Dashboard: {
-            /** @description What the health banner shows; level ok shows none */
+            /** @description What the health banner shows: the worst of the readiness components and the open problems; level ok shows none */
             banner: {
                 /** @enum {string} */
-                level: "ok" | "warning" | "error";
-                problems: components["schemas"]["DashboardProblem"][];
+                level: "ok" | "warning" | "critical";
+                items: components["schemas"]["DashboardProblem"][];
+            };
+            reports: {
+                active: number;
+                paused: number;
             };
             /** @description Runs that finished in the last 24 hours, by status */
             runs_last_24h: {
@@ -4014,8 +4210,18 @@ export interface components {
                 failed: number;
                 cancelled: number;
             };
+            /** @description Reports whose last run failed */
+            failing_reports: number;
             /** @description The latest failed or partial runs, newest first */
-            recent_failures: components["schemas"]["RunSummary"][];
+            recent_failures: {
+                run_id: components["schemas"]["Uuid"];
+                report_id: components["schemas"]["Uuid"];
+                report_title: string;
+                /** @enum {string} */
+                status: "failed" | "partial";
+                error_code: string | null;
+                finished_at: components["schemas"]["Timestamp"];
+            }[];
             /** @description The next scheduled runs, soonest first */
             next_runs: {
                 report_id: components["schemas"]["Uuid"];
@@ -4027,6 +4233,12 @@ export interface components {
                 healthy: number;
                 failing: number;
                 unknown: number;
+            };
+            queue: {
+                /** @description Runs waiting for a worker */
+                pending: number;
+                /** @description How long the oldest pending run has waited; null when none waits */
+                oldest_pending_seconds: number | null;
             };
         };
         /** @description The data of run.updated: a run was queued or its status changed. GET /runs/{id} has the rest. */
@@ -4109,6 +4321,11 @@ export interface components {
             event: "channel.health";
             id: components["schemas"]["EventId"];
             data: components["schemas"]["ChannelHealthEvent"];
+        } | {
+            /** @enum {string} */
+            event: "notification.created";
+            id: components["schemas"]["EventId"];
+            data: components["schemas"]["NotificationCreatedEvent"];
         } | {
             /** @enum {string} */
             event: "shutdown";
@@ -5533,6 +5750,28 @@ export interface operations {
                 };
             };
             501: components["responses"]["NotImplemented"];
+            "4XX": components["responses"]["Problem"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    testAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What each target answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertTestResult"];
+                };
+            };
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -7083,6 +7322,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description true for unread notifications only, false for read ones only */
+                unread?: boolean;
             };
             header?: never;
             path?: never;
@@ -7111,14 +7352,20 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MarkNotificationsRead"];
+            };
+        };
         responses: {
-            /** @description Every notification is read */
-            204: {
+            /** @description How many were marked, and how many remain unread */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotificationsMarked"];
+                };
             };
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];

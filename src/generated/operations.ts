@@ -68,6 +68,7 @@ export const operationMeta = {
   testOidcSettings: { method: 'post', path: '/api/v1/settings/oidc/test', tag: 'settings', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   getAlertSettings: { method: 'get', path: '/api/v1/settings/alerts', tag: 'settings', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   replaceAlertSettings: { method: 'put', path: '/api/v1/settings/alerts', tag: 'settings', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
+  testAlertSettings: { method: 'post', path: '/api/v1/settings/alerts/test', tag: 'settings', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   getAiSettings: { method: 'get', path: '/api/v1/settings/ai', tag: 'settings', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   replaceAiSettings: { method: 'put', path: '/api/v1/settings/ai', tag: 'settings', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   testAiSettings: { method: 'post', path: '/api/v1/settings/ai/test', tag: 'settings', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },

@@ -166,6 +166,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     testOidcSettings: testOidcSettings(s),
     getAlertSettings: NOT_IMPLEMENTED,
     replaceAlertSettings: NOT_IMPLEMENTED,
+    testAlertSettings: NOT_IMPLEMENTED,
     getAiSettings: NOT_IMPLEMENTED,
     replaceAiSettings: NOT_IMPLEMENTED,
     testAiSettings: NOT_IMPLEMENTED,

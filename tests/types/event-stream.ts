@@ -12,6 +12,7 @@ export function summarize(e: Event): string {
     case 'run.updated': return `${e.data.id} ${e.data.status} ${e.data.finished_at ?? ''} ${e.data.error_code ?? ''}`;
     case 'report.updated': return `${e.data.id} ${e.data.change} ${e.data.last_run?.status ?? ''}`;
     case 'channel.health': return `${e.data.id} ${e.data.previous} → ${e.data.health}`;
+    case 'notification.created': return `${e.data.id} ${e.data.kind} (${e.data.unread_count} unread)`;
     case 'shutdown': return 'reconnect';
     case 'reset': return `reload from ${e.data.latest} (${e.data.reason})`;
   }

@@ -5,11 +5,18 @@
  * worker holding a run to stop it. This module knows no feature, so every feature may publish
  * through it; a builder that reads a feature's record lives with that feature (runs/events.ts).
  */
-export type PublicEventKind = 'run.updated' | 'report.updated' | 'channel.health';
-export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(['run.updated', 'report.updated', 'channel.health']);
+export type PublicEventKind = 'run.updated' | 'report.updated' | 'channel.health' | 'notification.created';
+export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(['run.updated', 'report.updated', 'channel.health', 'notification.created']);
+
+/**
+ * Internal kinds: `run.cancel` tells the worker holding a run to stop it; `problem.opened` and
+ * `problem.resolved` tell of a system problem (the notifications feature turns them into admins'
+ * notifications). Streams never carry them.
+ */
+export type InternalEventKind = 'run.cancel' | 'problem.opened' | 'problem.resolved';
 
 export interface ChangeEvent {
-  type: PublicEventKind | 'run.cancel';
+  type: PublicEventKind | InternalEventKind;
   data: Record<string, unknown>;
   /**
    * The one user whose event streams may carry it (a change only they may read); unset, every
@@ -38,3 +45,20 @@ export const channelHealthChanged = (channelId: string, health: string, previous
   ({ type: 'channel.health', data: { id: channelId, health, previous } });
 
 export const runCancelRequested = (runId: string, reportId: string): ChangeEvent => ({ type: 'run.cancel', data: { id: runId, report_id: reportId } });
+
+/** A system problem opened or resolved (alerts/problems.ts); data: the problem's id, kind, fingerprint, severity, message, resource. */
+export const problemChanged = (change: 'opened' | 'resolved', problem: {
+  id: string; kind: string; fingerprint: string; severity: 'warning' | 'critical'; message: string;
+  resource: { type: string; id: string } | null; openedAt: Date; resolvedAt?: Date | null;
+}): ChangeEvent => ({
+  type: change === 'opened' ? 'problem.opened' : 'problem.resolved',
+  data: {
+    id: problem.id, kind: problem.kind, fingerprint: problem.fingerprint, severity: problem.severity, message: problem.message,
+    resource: problem.resource, opened_at: problem.openedAt.toISOString(),
+    ...(problem.resolvedAt ? { resolved_at: problem.resolvedAt.toISOString() } : {}),
+  },
+});
+
+/** A notification of one user was created or its count grew: only that user's streams carry it. */
+export const notificationCreated = (userId: string, notification: { id: string; kind: string }, unreadCount: number): ChangeEvent =>
+  ({ type: 'notification.created', userId, data: { id: notification.id, kind: notification.kind, unread_count: unreadCount } });

@@ -170,6 +170,9 @@ export const runs = pgTable('runs', {
   index('runs_report_created_idx').on(t.reportId, t.createdAt, t.id),
   index('runs_unfinished_idx').on(t.status, t.createdAt).where(sql`${t.status} in ('pending', 'running')`),
   index('runs_created_by_idx').on(t.createdBy),
+  // The dashboard: runs that finished in the last 24 hours, and the latest failures.
+  index('runs_finished_idx').on(t.finishedAt).where(sql`${t.finishedAt} is not null`),
+  index('runs_failures_idx').on(t.finishedAt, t.id).where(sql`${t.status} in ('failed', 'partial')`),
   check('runs_trigger_check', sql`${t.trigger} in ('schedule', 'manual', 'test')`),
   check('runs_status_check', sql`${t.status} in ('pending', 'running', 'success', 'partial', 'skipped', 'failed', 'cancelled')`),
 ]);

@@ -6,3 +6,4 @@
 export * from './schema-identity.js';
 export * from './schema-reporting.js';
 export * from './schema-events.js';
+export * from './schema-operations.js';
