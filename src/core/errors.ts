@@ -17,7 +17,8 @@ export interface FieldProblem {
 
 export interface Dependent {
   type: string;
-  id: string;
+  /** Absent for a dependent that is no resource (the alert settings). */
+  id?: string;
   name: string;
 }
 

@@ -34,6 +34,9 @@ import { getSettings } from './settings/get-settings.js';
 import { updateSettings } from './settings/update-settings.js';
 import { getOidcSettings } from './settings/get-oidc-settings.js';
 import { replaceOidcSettings } from './settings/replace-oidc-settings.js';
+import { getAlertSettings } from './settings/get-alert-settings.js';
+import { replaceAlertSettings } from './settings/replace-alert-settings.js';
+import { testAlertSettings } from './settings/test-alert-settings.js';
 import { testOidcSettings } from './settings/test-oidc-settings.js';
 import { logout } from './auth/logout.js';
 import { requestPasswordReset } from './auth/request-password-reset.js';
@@ -164,9 +167,9 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     getOidcSettings: getOidcSettings(s),
     replaceOidcSettings: replaceOidcSettings(s),
     testOidcSettings: testOidcSettings(s),
-    getAlertSettings: NOT_IMPLEMENTED,
-    replaceAlertSettings: NOT_IMPLEMENTED,
-    testAlertSettings: NOT_IMPLEMENTED,
+    getAlertSettings: getAlertSettings(s),
+    replaceAlertSettings: replaceAlertSettings(s),
+    testAlertSettings: testAlertSettings(s),
     getAiSettings: NOT_IMPLEMENTED,
     replaceAiSettings: NOT_IMPLEMENTED,
     testAiSettings: NOT_IMPLEMENTED,

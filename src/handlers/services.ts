@@ -34,6 +34,8 @@ import type { LinksService } from '../domain/links/links-service.js';
 import type { StorageService } from '../domain/results/storage.js';
 import type { ConfigService } from '../domain/config/config-service.js';
 import type { GitopsService } from '../domain/config/gitops.js';
+import type { AlertSettingsService } from '../domain/alerts/alert-settings.js';
+import type { OperationsService } from '../domain/alerts/operations-service.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -68,4 +70,6 @@ export interface ApiServices {
   storage: StorageService;
   config: ConfigService;
   gitops: GitopsService;
+  alertSettings: AlertSettingsService;
+  operations: Pick<OperationsService, 'status' | 'test'>;
 }

@@ -10,11 +10,12 @@ import { pendingMigrations } from '../infra/db/migrate.js';
 import { loadContract } from '../http/contract.js';
 import { createHttpApp } from '../http/http-app.js';
 import { checkReadiness } from '../domain/health/readiness.js';
+import { redisAnswers } from '../infra/queue/queues.js';
 import { buildHandlers, buildProbeHandlers, PROBE_OPERATIONS } from '../handlers/index.js';
 import type { SchedulerRole } from './scheduler.js';
 import { FAILURES_UNHEALTHY, type Reconciler } from '../domain/config/gitops.js';
 
-type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal'>;
+type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal' | 'redis'>;
 
 export async function createApi(c: ApiContainer, services: Services, roles: Roles = {}): Promise<Express> {
   const { settings } = c;
@@ -47,10 +48,11 @@ interface Roles {
   reconciler?: Reconciler | undefined;
 }
 
-function readinessOf(c: Pick<Container, 'sql' | 'clock'>, { scheduler, reconciler }: Roles) {
+export function readinessOf(c: Pick<Container, 'sql' | 'clock' | 'redis'>, { scheduler, reconciler }: Roles) {
   return () => checkReadiness({
     storeAnswers: () => storeAnswers(c.sql),
     pendingMigrations: () => pendingMigrations(c.sql),
+    redisAnswers: () => redisAnswers(c.redis),
     scheduler,
     ...(scheduler && reconciler ? { gitops: { failures: reconciler.failures, unhealthyAfter: FAILURES_UNHEALTHY } } : {}),
     now: () => c.clock.now(),
@@ -62,7 +64,7 @@ function readinessOf(c: Pick<Container, 'sql' | 'clock'>, { scheduler, reconcile
  * and /metrics only, so every process, workers and schedulers included, can be probed and scraped.
  */
 export async function createProbeApp(
-  c: Pick<Container, 'settings' | 'logger' | 'sql' | 'clock' | 'metrics'>, roles: Roles = {},
+  c: Pick<Container, 'settings' | 'logger' | 'sql' | 'clock' | 'metrics' | 'redis'>, roles: Roles = {},
 ): Promise<Express> {
   const contract = await loadContract(c.settings.publicUrl);
   return createHttpApp({

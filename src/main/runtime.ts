@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { SettingsError, type Settings } from '../infra/config/settings.js';
 import type { Logger } from '../infra/log/logger.js';
 import { createRedis } from '../infra/queue/queues.js';
-import { createApi, createProbeApp } from './app.js';
+import { createApi, createProbeApp, readinessOf } from './app.js';
 import { createScheduler, type SchedulerRole } from './scheduler.js';
 import { createWorker, type WorkerRole } from './worker.js';
 import { createContainer, type Container, type ContainerOptions } from './container.js';
@@ -18,6 +18,7 @@ import { createServices, type Services } from './services.js';
 import { storeTime } from '../infra/db/client.js';
 import { buildJobCatalog } from './worker-jobs.js';
 import { buildSchedulerTasks } from './scheduler-tasks.js';
+import { healthOf } from '../domain/health/readiness.js';
 
 export interface RunningProcess {
   /** The HTTP address, when the api role runs. */
@@ -103,7 +104,14 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
     if (settings.roles.includes('scheduler')) {
       // Due is decided by the store's clock (shared by every scheduler); a test's manual clock replaces it.
       const time = options.clock ? undefined : () => storeTime(c.sql);
-      scheduler = createScheduler({ tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c, services), logger, clock: c.clock, ...(time ? { time } : {}) });
+      // The heartbeat asks this process's readiness, which knows the scheduler once it is made.
+      let ready = async () => ({ healthy: false, reason: 'starting' as string | null });
+      scheduler = createScheduler({
+        tickSeconds: settings.schedulerTickSeconds, tasks: buildSchedulerTasks(c, services, () => ready()), logger, clock: c.clock, ...(time ? { time } : {}),
+        completed: (at) => services.opsStatus.put('scheduler.tick', { at: at.toISOString() }, at),
+      });
+      const readiness = readinessOf(c, { scheduler, reconciler: services.reconciler });
+      ready = async () => healthOf(await readiness());
     }
     if (settings.roles.includes('api')) app = await createApi(c, services, { scheduler, reconciler: services.reconciler });
     probeApp = settings.probeListen ? await createProbeApp(c, { scheduler, reconciler: services.reconciler }) : undefined;

@@ -14,7 +14,10 @@ import { IDEMPOTENCY_WINDOW_MS } from '../domain/runs/runs-service.js';
 const SWEEP_EVERY_MS = 30_000;
 
 export function buildSchedulerTasks(
-  c: Pick<Container, 'settings' | 'repos' | 'identity' | 'logger'>, services: Pick<Services, 'scheduling' | 'retention' | 'sweepDeliveries' | 'reconciler'>,
+  c: Pick<Container, 'settings' | 'repos' | 'identity' | 'logger'>,
+  services: Pick<Services, 'scheduling' | 'retention' | 'sweepDeliveries' | 'reconciler' | 'operations' | 'opsStatus'>,
+  /** This process's readiness (the heartbeat calls only while every component is ok). */
+  readiness: () => Promise<{ healthy: boolean; reason: string | null }> = async () => ({ healthy: true, reason: null }),
 ): TickTask[] {
   const { repos } = c;
   const { scheduling } = services;
@@ -51,12 +54,31 @@ export function buildSchedulerTasks(
         await services.sweepDeliveries(now);
       },
     },
+    {
+      // System problems and alerts, and the heartbeat: one process of the fleet at a time (a lease).
+      name: 'operations',
+      essential: false,
+      async run(now) {
+        await services.operations.tick(now, readiness);
+      },
+    },
     hourly('identity housekeeping', async (now) => {
       const purged = await purgeDeadIdentityRows(c.identity, { idleMinutes: c.settings.sessionIdleMinutes }, now);
       if (purged.sessions + purged.passwordResets > 0) c.logger.info('dead sessions and reset links deleted', purged);
     }),
     hourly('result retention', async (now) => {
-      await services.retention.sweep(now);
+      // Its outcome is kept for the problems' retention.failing (whichever process evaluates them).
+      try {
+        await services.retention.sweep(now);
+        await services.opsStatus.put('retention', { failing: false, error: null, since: null }, now);
+      } catch (err) {
+        const before = await services.opsStatus.get('retention').catch(() => undefined);
+        await services.opsStatus.put('retention', {
+          failing: true, error: String((err as Error)?.message ?? err).slice(0, 300),
+          since: before?.failing === true ? before.since : now.toISOString(),
+        }, now).catch(() => undefined);
+        throw err;
+      }
     }),
     hourly('event retention', async (now) => {
       const purged = await repos.events.purge(new Date(now.getTime() - c.settings.eventsRetentionHours * 3600_000));

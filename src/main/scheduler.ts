@@ -52,6 +52,8 @@ export function createScheduler(deps: {
    * scheduler, so that one whose own clock runs ahead never starts runs early. The clock's when unset.
    */
   time?: () => Promise<Date>;
+  /** After each completed tick, with its time: records it where the whole fleet sees it (the problems' scheduler.stalled). */
+  completed?: (at: Date) => Promise<void>;
 }): SchedulerRole {
   const clock = deps.clock ?? systemClock;
   const time = deps.time ?? (async () => clock.now());
@@ -81,7 +83,9 @@ export function createScheduler(deps: {
         deps.logger.error('scheduler task failed', { task: task.name, err });
       }
     }
-    if (ok) last = clock.now();
+    if (!ok) return;
+    last = clock.now();
+    await deps.completed?.(now).catch((err: unknown) => deps.logger.warn('scheduler tick not recorded', { err }));
   };
 
   /**

@@ -12,7 +12,7 @@ import { setupAdmin, type SessionClient } from '../support/identity.js';
 
 const NOT_YET_BUILT: OperationId[] = [
   'getAiStatus', 'generateWithAi',
-  'getAlertSettings', 'replaceAlertSettings', 'getAiSettings', 'replaceAiSettings', 'testAiSettings',
+  'getAiSettings', 'replaceAiSettings', 'testAiSettings',
   'listNotifications', 'markAllNotificationsRead', 'markNotificationRead', 'getDashboard',
 ];
 

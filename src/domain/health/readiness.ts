@@ -1,5 +1,6 @@
 /**
- * Readiness: store (the internal database answers), migrations (the schema is up to date) and,
+ * Readiness: store (the internal database answers), migrations (the schema is up to date), redis
+ * (the queues and the event bus answer a ping) and,
  * on instances that schedule, scheduler (a tick completed within the last three ticks) and, with
  * a configuration directory (SVC_GITOPS_DIR), gitops (unhealthy when its last three reconciles failed).
  */
@@ -7,12 +8,14 @@ export type ComponentStatus = { status: 'ok' } | { status: 'unhealthy'; detail: 
 
 export interface Readiness {
   status: 'ok' | 'unhealthy';
-  components: { store: ComponentStatus; migrations: ComponentStatus; scheduler?: ComponentStatus; gitops?: ComponentStatus };
+  components: { store: ComponentStatus; migrations: ComponentStatus; redis?: ComponentStatus; scheduler?: ComponentStatus; gitops?: ComponentStatus };
 }
 
 export interface ReadinessProbes {
   storeAnswers(): Promise<boolean>;
   pendingMigrations(): Promise<number>;
+  /** Redis (the queues and the event bus) answers a ping in time. */
+  redisAnswers?(): Promise<boolean>;
   /** Present only where the scheduler role runs. */
   scheduler?: { lastTickAt(): Date | undefined; tickSeconds: number; startedAt: Date };
   /** Present only where the scheduler role reconciles a configuration directory. */
@@ -50,6 +53,10 @@ export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness
       : { status: 'unhealthy', detail: pending < 0 ? 'the migration state cannot be read' : `${pending} migration(s) not applied; run herald migrate` };
   }
   const components: Readiness['components'] = { store, migrations };
+  if (probes.redisAnswers) {
+    const ok = await probes.redisAnswers().catch(() => false);
+    components.redis = ok ? { status: 'ok' } : { status: 'unhealthy', detail: 'Redis does not answer: runs cannot be queued and live events stop' };
+  }
   if (probes.scheduler) components.scheduler = schedulerStatus(probes.scheduler, now);
   if (probes.gitops) {
     const failures = probes.gitops.failures();
@@ -58,4 +65,10 @@ export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness
   }
   const healthy = Object.values(components).every((c) => c.status === 'ok');
   return { status: healthy ? 'ok' : 'unhealthy', components };
+}
+
+/** Healthy, or the first unhealthy component with its detail (the heartbeat's fail reason). */
+export function healthOf(r: Readiness): { healthy: boolean; reason: string | null } {
+  const bad = Object.entries(r.components).find(([, c]) => c.status !== 'ok');
+  return bad ? { healthy: false, reason: `${bad[0]}: ${(bad[1] as { detail: string }).detail}` } : { healthy: true, reason: null };
 }

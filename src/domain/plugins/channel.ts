@@ -33,6 +33,15 @@ export interface ChannelMessage {
   attachment: MessageAttachment | null;
   /** A shared link to the result, when the delivery asks for one (links issue). */
   link: { url: string; expiresAt: Date } | null;
+  /**
+   * Set on a system alert (not a report's delivery): what happened, for structured receivers
+   * (the webhook sends type system.alert with it instead of report and run).
+   */
+  alert?: {
+    event: 'opened' | 'repeated' | 'resolved' | 'test';
+    kind: string; fingerprint: string; severity: string; message: string;
+    since: Date; resolvedAt: Date | null; resource: { type: string; id: string; url: string } | null;
+  };
   /** Facts structured receivers (webhook JSON, S3 object key) use. */
   facts: {
     reportId: string;
@@ -55,7 +64,7 @@ export interface ChannelMessage {
 export type DeliveryTarget = Record<string, unknown>;
 
 export interface OutboundRequest {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT';
   url: string;
   headers?: Record<string, string>;
   body?: string | Buffer;

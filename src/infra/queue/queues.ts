@@ -65,3 +65,16 @@ export function createEnqueue<Q extends string>(queues: Record<Q, Queue>) {
     });
   };
 }
+
+/** Redis answers a ping within `timeoutMs` (readiness, the problems' snapshot). */
+export async function redisAnswers(redis: Pick<Redis, 'ping'>, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+    return await Promise.race([redis.ping().then(() => true as const), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -35,6 +35,17 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
 
 export function webhookBody(message: ChannelMessage, messageId: string, now: Date): string {
   const f = message.facts;
+  const a = message.alert;
+  if (a) {
+    return JSON.stringify({
+      type: 'system.alert', id: messageId, timestamp: now.toISOString(),
+      alert: {
+        event: a.event, kind: a.kind, fingerprint: a.fingerprint, severity: a.severity, message: a.message,
+        since: a.since.toISOString(), resolved_at: a.resolvedAt?.toISOString() ?? null, resource: a.resource,
+      },
+      subject: message.subject, body: message.body,
+    });
+  }
   return JSON.stringify({
     type: 'report.delivered',
     id: messageId,

@@ -54,6 +54,15 @@ function missingChannel(err: unknown): never {
   throw err;
 }
 
+class UsedByAlerts extends Error {}
+
+/** The alert settings name the channel (an alert channel or the fallback). */
+async function usedByAlerts(db: Pick<Tx, 'execute'>, id: string): Promise<boolean> {
+  const rows = await db.execute(sql`select 1 from workspace_settings where key = 'alerts'
+    and (value->'channel_ids' ? ${id} or value->>'fallback_channel_id' = ${id})`);
+  return [...rows].length > 0;
+}
+
 export function createChannelsRepo(db: Tx): ChannelsRepo {
   return {
     async find(id: string) {
@@ -79,17 +88,24 @@ export function createChannelsRepo(db: Tx): ChannelsRepo {
     async delete(id: string): Promise<'deleted' | 'in_use' | 'not_found'> {
       try {
         // In a savepoint: a refusal by the foreign key must not abort the caller's transaction.
-        const rows = await inSavepoint(db, (sp) => sp.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id }));
+        // The alert settings are checked after the delete (which waits for a settings change that
+        // locked the channel), so that they are read as that change left them.
+        const rows = await inSavepoint(db, async (sp) => {
+          const gone = await sp.delete(channels).where(eq(channels.id, id)).returning({ id: channels.id });
+          if (gone.length > 0 && await usedByAlerts(sp, id)) throw new UsedByAlerts();
+          return gone;
+        });
         return rows.length > 0 ? 'deleted' : 'not_found';
       } catch (err) {
-        if (pgErrorCode(err) === '23503') return 'in_use';
+        if (err instanceof UsedByAlerts || pgErrorCode(err) === '23503') return 'in_use';
         throw err;
       }
     },
     async dependents(id: string) {
       const rows = await db.selectDistinct({ id: reports.id, title: reports.title }).from(deliveries)
         .innerJoin(reports, eq(reports.id, deliveries.reportId)).where(eq(deliveries.channelId, id)).orderBy(asc(reports.title));
-      return rows.map((r) => ({ type: 'report', id: r.id, name: r.title }));
+      const alerts = await usedByAlerts(db, id) ? [{ type: 'settings', name: 'System alerts (PUT /api/v1/settings/alerts)' }] : [];
+      return [...rows.map((r) => ({ type: 'report', id: r.id, name: r.title })), ...alerts];
     },
     async list(q: PageRequest): Promise<Page<ReturnType<typeof channelOf>>> {
       const key = sql<string>`lower(${channels.name})`;
