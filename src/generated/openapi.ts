@@ -3999,31 +3999,6 @@ export interface components {
             /** @description Less free space than this on the data volume opens storage.nearly_full */
             disk_free_percent: number;
         };
-        HeartbeatSettings: {
-            url: components["schemas"]["SecretField"];
-            /** @enum {string} */
-            method: "GET" | "HEAD" | "POST";
-            /** @description How often the URL is called while every readiness component is ok (with up to 10 % jitter) */
-            interval_seconds: number;
-            /** @description For the monitor's own set-up (the period plus grace it should wait); Herald sends it nowhere */
-            grace_seconds: number | null;
-            /** @description {configured true} when a URL to call once when the instance turns unhealthy is stored, else null */
-            fail_url: {
-                /** @enum {boolean} */
-                configured: true;
-            } | null;
-        };
-        HeartbeatInput: {
-            url?: components["schemas"]["SecretInput"];
-            /**
-             * @default GET
-             * @enum {string}
-             */
-            method?: "GET" | "HEAD" | "POST";
-            interval_seconds: number;
-            grace_seconds?: number | null;
-            fail_url?: components["schemas"]["SecretInput"];
-        };
         SystemProblem: {
             id: components["schemas"]["Uuid"];
             kind: components["schemas"]["ProblemKind"];
@@ -4091,7 +4066,20 @@ export interface components {
             kinds: components["schemas"]["ProblemKind"][];
             thresholds: components["schemas"]["AlertThresholds"];
             /** @description The outbound heartbeat; null when none is configured */
-            heartbeat: components["schemas"]["HeartbeatSettings"] | null;
+            heartbeat: {
+                url: components["schemas"]["SecretField"];
+                /** @enum {string} */
+                method: "GET" | "HEAD" | "POST";
+                /** @description How often the URL is called while every readiness component is ok (with up to 10 % jitter) */
+                interval_seconds: number;
+                /** @description For the monitor's own set-up (the period plus grace it should wait); Herald sends it nowhere */
+                grace_seconds: number | null;
+                /** @description {configured true} when a URL to call once when the instance turns unhealthy is stored, else null */
+                fail_url: {
+                    /** @enum {boolean} */
+                    configured: true;
+                } | null;
+            } | null;
             status: components["schemas"]["AlertStatus"];
             version: components["schemas"]["Version"];
             updated_at: components["schemas"]["Timestamp"];
@@ -4112,7 +4100,17 @@ export interface components {
                 disk_free_percent?: number;
             };
             /** @description null turns the heartbeat off and removes its URLs; left out keeps it as it is */
-            heartbeat?: components["schemas"]["HeartbeatInput"] | null;
+            heartbeat?: {
+                url?: components["schemas"]["SecretInput"];
+                /**
+                 * @default GET
+                 * @enum {string}
+                 */
+                method?: "GET" | "HEAD" | "POST";
+                interval_seconds: number;
+                grace_seconds?: number | null;
+                fail_url?: components["schemas"]["SecretInput"];
+            } | null;
             version: components["schemas"]["Version"];
         };
         AlertTestResult: {

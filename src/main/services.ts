@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { newId } from '../core/ids.js';
 import { ambientDb } from '../infra/db/ambient.js';
 import { createStorageProbe } from '../infra/artifacts/storage-probe.js';
@@ -319,6 +320,8 @@ export function operationsServices(
   const sender = createAlertSender({
     channels: c.repos.channels, plugins: c.plugins, adminEmails: createAdminEmails(db), problems, secrets: c.secretBox, http: c.channelHttp,
     clock: c.clock, publicUrl: c.settings.publicUrl, log,
+    // The quick retries' waits are real time, even under a test's manual clock (nothing is decided by them).
+    sleep: (ms, signal) => delay(ms, undefined, { signal }),
     retry: { sends: c.settings.deliverySends, baseDelayMs: c.settings.deliveryBackoffMs, maxDelayMs: MAX_RETRY_WAIT_MS, sendTimeoutMs: SEND_TIMEOUT_MS },
   });
   const operations = createOperationsService({

@@ -51,7 +51,7 @@ describe('GET /health/ready', () => {
     const h = await start({ iso, env: { SVC_ROLES: 'api', SVC_DATABASE_URL: databaseUrl, SVC_SECRET_KEY: SECRET_KEY } });
     const res = await h.http.get('/health/ready');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' } } });
+    expect(res.body).toEqual({ status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' }, redis: { status: 'ok' } } });
     expectNoSecrets(res.text, databaseUrl);
   });
 
@@ -60,7 +60,7 @@ describe('GET /health/ready', () => {
     const res = await h.http.get('/health/ready');
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('ok');
-    expect(res.body.components).toEqual({ store: { status: 'ok' }, migrations: { status: 'ok' }, scheduler: { status: 'ok' } });
+    expect(res.body.components).toEqual({ store: { status: 'ok' }, migrations: { status: 'ok' }, redis: { status: 'ok' }, scheduler: { status: 'ok' } });
   });
 
   it('keeps the scheduler ok past its start-up grace because its ticks complete (1 s ticks, asked after 4 s)', async () => {

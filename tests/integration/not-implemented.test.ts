@@ -70,9 +70,9 @@ it('marks exactly these operations in the served document (JSON and YAML), and S
 });
 
 it('answers 501 before it reads the body of an operation not built yet, whose body is declared ahead', async () => {
-  // PUT /settings/alerts declares a required body: a wrong one is still 501, not 422.
-  const res = await admin.put('/api/v1/settings/alerts').send({ channels: 42, unknown: true });
+  // PUT /settings/ai declares a required body: a wrong one is still 501, not 422.
+  const res = await admin.put('/api/v1/settings/ai').send({ provider: 42, unknown: true });
   expect([res.status, res.body.code]).toEqual([501, 'not_implemented']);
   // Access comes first all the same.
-  expect((await h.http.put('/api/v1/settings/alerts').send({})).status).toBe(401);
+  expect((await h.http.put('/api/v1/settings/ai').send({})).status).toBe(401);
 });

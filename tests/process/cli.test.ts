@@ -120,7 +120,7 @@ describe('herald worker with SVC_PROBE_LISTEN', () => {
     await waitUntilLive(worker, port!);
     const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' } } });
+    expect(await ready.json()).toEqual({ status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' }, redis: { status: 'ok' } } });
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toMatch(/^# TYPE svc_runs_total counter$/m);
     expect(metrics).toMatch(/^svc_build_info\{version="[^"]+"\} 1$/m);
@@ -155,7 +155,7 @@ describe('herald serve, healthcheck and SIGTERM', () => {
     const m = /^200 (\{.*\})\s*$/s.exec(r.stdout);
     expect(m).not.toBeNull();
     expect(JSON.parse(m![1]!)).toEqual({
-      status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' }, scheduler: { status: 'ok' } },
+      status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' }, redis: { status: 'ok' }, scheduler: { status: 'ok' } },
     });
   });
 

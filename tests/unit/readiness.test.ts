@@ -1,4 +1,4 @@
-import { checkReadiness, type ReadinessProbes } from '../../src/domain/health/readiness.js';
+import { checkReadiness, healthOf, type ReadinessProbes } from '../../src/domain/health/readiness.js';
 
 const T0 = new Date('2026-03-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -28,6 +28,17 @@ describe('checkReadiness', () => {
     await expect(checkReadiness(probes())).resolves.toEqual({
       status: 'ok', components: { store: { status: 'ok' }, migrations: { status: 'ok' } },
     });
+  });
+
+  it('reports redis unhealthy (and the whole unhealthy) when Redis does not answer, ok when it does', async () => {
+    const down = await checkReadiness(probes({ redisAnswers: async () => false }));
+    expect([down.status, down.components.redis?.status]).toEqual(['unhealthy', 'unhealthy']);
+    const failing = await checkReadiness(probes({ redisAnswers: async () => { throw new Error('ECONNREFUSED'); } }));
+    expect(failing.components.redis?.status).toBe('unhealthy');
+    const up = await checkReadiness(probes({ redisAnswers: async () => true }));
+    expect([up.status, up.components.redis]).toEqual(['ok', { status: 'ok' }]);
+    expect(healthOf(down)).toEqual({ healthy: false, reason: expect.stringMatching(/^redis: Redis does not answer/) });
+    expect(healthOf(up)).toEqual({ healthy: true, reason: null });
   });
 
   it('has no scheduler component without a scheduler probe', async () => {
