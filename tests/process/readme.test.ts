@@ -182,6 +182,26 @@ it('runs the configuration-as-code examples as written: export, change a schedul
   expect(Number(lines[4])).toBeGreaterThanOrEqual(1);
 }, 70_000);
 
+it('runs the system alerts examples as written: an alert channel, alerts with a heartbeat, the test call, the status', async () => {
+  // Before the second-factor examples (after them, the admin signs in with a code).
+  const resume = signedInAgain('alerts');
+  const block = readmeBlock('System alerts and the heartbeat with curl');
+  const peers = /HOOK_URL=.*\nPING_URL=.*\n/;
+  expect(block).toMatch(peers);
+  const seen = hook.requests.length;
+  const script = `set -euo pipefail\n${resume}\n${block.replace(peers, `HOOK_URL=${hook.url}/alerts\nPING_URL=${hook.url}/ping/check-1\n`)}`;
+  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  expect(lines).toHaveLength(2);
+  expect(json(lines[0]!)).toMatchObject({ targets: [{ target: 'channel', ok: true }, { target: 'heartbeat', ok: true, status: 200 }] });
+  const settings = json(lines[1]!);
+  expect(settings).toMatchObject({ repeat_minutes: 60, heartbeat: { url: { configured: true }, method: 'GET', interval_seconds: 60 } });
+  expect(lines[1]).not.toContain('check-1');
+  const mine = hook.requests.slice(seen);
+  expect(mine.some((r) => r.path === '/alerts' && (JSON.parse(r.body) as { type: string }).type === 'system.alert')).toBe(true);
+  expect(mine.some((r) => r.method === 'GET' && r.path === '/ping/check-1')).toBe(true);
+}, 70_000);
+
 it('runs the second-factor examples as written: enrol an authenticator app, sign out, sign in with password and code, then with a recovery code', async () => {
   const resume = signedInAgain();
   const block = readmeBlock('Second factor, passkeys and single sign-on with curl');
