@@ -60,7 +60,7 @@ export const FEATURE_EDGES = {
 
 /** Aggregation points (type-only, both ways) and the features whose ports each one gathers. */
 export const AGGREGATES = {
-  'unit-of-work': ['channels', 'connections', 'events', 'identity', 'links', 'queries', 'reports', 'runs'],
+  'unit-of-work': ['channels', 'connections', 'events', 'identity', 'links', 'notifications', 'queries', 'reports', 'runs'],
 };
 
 /**

@@ -6,6 +6,9 @@ import { NOT_IMPLEMENTED, type HandlerMap } from './types.js';
 import { operationIds, type OperationId } from '../generated/operations.js';
 import type { ApiServices } from './services.js';
 import { getLiveness } from './health/get-liveness.js';
+import { listNotifications } from './notifications/list-notifications.js';
+import { markNotificationRead } from './notifications/mark-notification-read.js';
+import { markAllNotificationsRead } from './notifications/mark-all-notifications-read.js';
 import { getReadiness } from './health/get-readiness.js';
 import { getMetrics } from './metrics/get-metrics.js';
 import { getAbout } from './system/get-about.js';
@@ -228,9 +231,9 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     cancelRun: cancelRun(s),
     retryDeliveryAttempt: retryDeliveryAttempt(s),
     getRunResult: getRunResult(s),
-    listNotifications: NOT_IMPLEMENTED,
-    markAllNotificationsRead: NOT_IMPLEMENTED,
-    markNotificationRead: NOT_IMPLEMENTED,
+    listNotifications: listNotifications(s),
+    markAllNotificationsRead: markAllNotificationsRead(s),
+    markNotificationRead: markNotificationRead(s),
     getDashboard: NOT_IMPLEMENTED,
     streamEvents: streamEvents(s),
   };

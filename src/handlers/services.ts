@@ -36,6 +36,7 @@ import type { ConfigService } from '../domain/config/config-service.js';
 import type { GitopsService } from '../domain/config/gitops.js';
 import type { AlertSettingsService } from '../domain/alerts/alert-settings.js';
 import type { OperationsService } from '../domain/alerts/operations-service.js';
+import type { NotificationsService } from '../domain/notifications/notifications-service.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -72,4 +73,5 @@ export interface ApiServices {
   gitops: GitopsService;
   alertSettings: AlertSettingsService;
   operations: Pick<OperationsService, 'status' | 'test'>;
+  notifications: NotificationsService;
 }

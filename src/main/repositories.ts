@@ -24,6 +24,7 @@ import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
 import { createEventLog, outboxRepo } from '../infra/db/stores/events-repo.js';
 import { createIdentityStore } from '../infra/db/stores/identity-store.js';
 import { createConfigRepo } from '../infra/db/stores/config-repo.js';
+import { createNotificationsRepo } from '../infra/db/stores/notifications-repo.js';
 
 export function createRepositories(sql: Sql, pool: Db) {
   const db = ambientDb(pool);
@@ -42,6 +43,7 @@ export function createRepositories(sql: Sql, pool: Db) {
     links: createLinksRepo(db),
     storage: createStorageRepo(db),
     config: createConfigRepo(db),
+    notifications: createNotificationsRepo(db),
     /** Events written after a commit (a change not yet on the unit of work); still in the store. */
     outbox: outboxRepo(db),
     /** The outbox's numbered events: the relay's log, the feed's history, the retention's purge. */

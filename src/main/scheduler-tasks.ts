@@ -1,8 +1,9 @@
 /**
  * The scheduler's tasks, built from the shared container: due reports → runs → queue (essential:
  * a failure makes the tick count as not completed), the sweep of runs whose job went missing
- * (every 30 s), hourly housekeeping, and the reconcile of the configuration directory (SVC_GITOPS_DIR)
- * first, so a report it defines is there when the due reports are claimed.
+ * (every 30 s), the features' events turned into in-app notifications, hourly housekeeping, and
+ * the reconcile of the configuration directory (SVC_GITOPS_DIR) first, so a report it defines is
+ * there when the due reports are claimed.
  */
 import type { Container } from './container.js';
 import type { Services } from './services.js';
@@ -15,7 +16,7 @@ const SWEEP_EVERY_MS = 30_000;
 
 export function buildSchedulerTasks(
   c: Pick<Container, 'settings' | 'repos' | 'identity' | 'logger'>,
-  services: Pick<Services, 'scheduling' | 'retention' | 'sweepDeliveries' | 'reconciler' | 'operations' | 'opsStatus'>,
+  services: Pick<Services, 'scheduling' | 'retention' | 'sweepDeliveries' | 'reconciler' | 'operations' | 'opsStatus' | 'notifier'>,
   /** This process's readiness (the heartbeat calls only while every component is ok). */
   readiness: () => Promise<{ healthy: boolean; reason: string | null }> = async () => ({ healthy: true, reason: null }),
 ): TickTask[] {
@@ -60,6 +61,15 @@ export function buildSchedulerTasks(
       essential: false,
       async run(now) {
         await services.operations.tick(now, readiness);
+      },
+    },
+    {
+      // The features' events become in-app notifications (each once, whichever scheduler takes it).
+      name: 'notifications',
+      essential: false,
+      async run() {
+        const done = await services.notifier.run();
+        if (done.notified > 0) log.info('notifications written', { ...done });
       },
     },
     hourly('identity housekeeping', async (now) => {

@@ -72,6 +72,7 @@ import type { SessionPolicy } from '../domain/sign-in/sessions.js';
 import { createRunQueue, runJobSpec } from '../jobs/run-report-spec.js';
 import { deliverJobSpec } from '../jobs/deliver.js';
 import { PASSWORD_RESET_MAIL } from '../jobs/password-reset-mail.js';
+import { notificationServices } from './notification-services.js';
 
 /** No single wait between delivery retries is longer (a Retry-After included). */
 const MAX_RETRY_WAIT_MS = 60_000;
@@ -354,6 +355,7 @@ export function createServices(c: ServicesContainer) {
     ...runServices(c, delivery),
     ...config,
     ...operationsServices(c, config.reconciler ? { failing: () => config.reconciler!.failures() >= FAILURES_UNHEALTHY } : undefined),
+    ...notificationServices(c),
   };
 }
 

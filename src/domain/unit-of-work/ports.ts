@@ -17,6 +17,7 @@ import type { ScheduleClaims } from '../runs/scheduling-ports.js';
 import type { ReportsRepo } from '../reports/ports.js';
 import type { QueriesRepo } from '../queries/ports.js';
 import type { LinksRepo } from '../links/ports.js';
+import type { NotificationFacts, NotificationsRepo, NotifierCursor } from '../notifications/ports.js';
 
 export interface TxRepos {
   connections: ConnectionsRepo;
@@ -31,6 +32,9 @@ export interface TxRepos {
   reports: ReportsRepo;
   queries: QueriesRepo;
   links: LinksRepo;
+  notifications: NotificationsRepo;
+  notificationFacts: NotificationFacts;
+  notifierCursor: NotifierCursor;
   users: UsersRepo;
   sessions: SessionsRepo;
   apiKeys: ApiKeysRepo;

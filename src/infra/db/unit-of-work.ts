@@ -19,6 +19,8 @@ import { createScheduleClaims } from './stores/scheduling-repo.js';
 import { createReportsRepo } from './stores/reports-repo.js';
 import { queriesRepo } from './stores/queries-repo.js';
 import { createLinksRepo } from './stores/links-repo.js';
+import { createNotificationsRepo, createNotifierCursor } from './stores/notifications-repo.js';
+import { createNotificationFacts } from './stores/notification-facts.js';
 import { identityRepos } from './stores/identity-store.js';
 import { CONFIG_LOCK } from './stores/config-repo.js';
 import { sql } from 'drizzle-orm';
@@ -30,6 +32,7 @@ export function txReposOf(tx: Tx) {
     securityEvents: securityEventsRepo(tx), outbox: transactionOutbox(tx),
     runEngine: createRunEngineRepo(tx), runs: createRunsRepo(tx), scheduleClaims: createScheduleClaims(tx),
     reports: createReportsRepo(tx), queries: queriesRepo(tx), links: createLinksRepo(tx),
+    notifications: createNotificationsRepo(tx), notificationFacts: createNotificationFacts(tx), notifierCursor: createNotifierCursor(tx),
     ...identityRepos(tx),
     async lockConfig() { await tx.execute(sql`select pg_advisory_xact_lock(${CONFIG_LOCK})`); },
   };

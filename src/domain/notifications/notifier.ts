@@ -1,0 +1,79 @@
+/**
+ * The notifier: turns the features' events into notifications, each event exactly once. It reads
+ * the outbox (the events in seq order) from its cursor, and in one unit of work per batch writes
+ * the notifications, their notification.created events (through the outbox, so they are numbered
+ * and relayed like every event, on their user's streams only) and the advanced cursor. The
+ * cursor's row stays locked until that commit, so a second notifier (another process's scheduler)
+ * waits, then carries on from where the first stopped. Without a cursor it starts at the latest
+ * event: history is never notified. A scheduler task (src/main/scheduler-tasks.ts), also run
+ * directly (tests).
+ */
+import type { Clock } from '../../core/clock.js';
+import { notificationCreated, type ChangeEvent } from '../events/model.js';
+import type { EventHistory } from '../events/ports.js';
+import type { Outbox } from '../events/ports.js';
+import type { NotificationFacts, NotificationsRepo, NotifierCursor } from './ports.js';
+import { notificationsFor } from './rules.js';
+
+/** Events read per unit of work. */
+const BATCH = 200;
+
+export interface NotifierTx {
+  notifications: Pick<NotificationsRepo, 'record' | 'unreadCount'>;
+  notificationFacts: NotificationFacts;
+  notifierCursor: NotifierCursor;
+  outbox: Outbox;
+}
+
+export interface NotifierResult {
+  /** Events read. */
+  events: number;
+  /** Notifications created or bumped. */
+  notified: number;
+}
+
+export function createNotifier(deps: {
+  uow: { run<T>(work: (tx: NotifierTx) => Promise<T>): Promise<T> };
+  history: Pick<EventHistory, 'since' | 'bounds'>;
+  clock: Clock;
+  batch?: number;
+}) {
+  const size = deps.batch ?? BATCH;
+
+  /** One batch in one unit of work; `more` when it was full (another may follow at once). */
+  const batch = (): Promise<NotifierResult & { more: boolean }> => deps.uow.run(async (tx) => {
+    const now = deps.clock.now();
+    const from = await tx.notifierCursor.lock();
+    if (from === undefined) {
+      await tx.notifierCursor.begin((await deps.history.bounds()).latest, now);
+      return { events: 0, notified: 0, more: false };
+    }
+    const events = await deps.history.since(from, size);
+    if (events.length === 0) return { events: 0, notified: 0, more: false };
+    const told: ChangeEvent[] = [];
+    for (const event of events) {
+      for (const draft of await notificationsFor(event, tx.notificationFacts, now)) {
+        const written = await tx.notifications.record(draft, now);
+        if (written) told.push(notificationCreated(written.userId, written, await tx.notifications.unreadCount(written.userId)));
+      }
+    }
+    await tx.outbox.add(told);
+    await tx.notifierCursor.advance(events[events.length - 1]!.seq, now);
+    return { events: events.length, notified: told.length, more: events.length === size };
+  });
+
+  return {
+    /** Notifies of every event after the cursor, batch after batch; answers the totals. */
+    async run(): Promise<NotifierResult> {
+      const total: NotifierResult = { events: 0, notified: 0 };
+      for (;;) {
+        const done = await batch();
+        total.events += done.events;
+        total.notified += done.notified;
+        if (!done.more) return total;
+      }
+    },
+  };
+}
+
+export type Notifier = ReturnType<typeof createNotifier>;
