@@ -2,11 +2,12 @@
  * GET /events against its contract: a started Herald (api and worker) streams, over a real
  * socket, every kind of event it sends — run.updated (queued, running, finished, failed with an
  * error code), report.updated (created with its next run, updated, paused, resumed, ran,
- * deleted), channel.health (a first delivery makes a channel healthy, a refused one failing) and
- * shutdown when the instance stops — and each event, as an SSE parser delivers it, matches the
+ * deleted), channel.health (a first delivery makes a channel healthy, a refused one failing),
+ * notification.created (the watcher's own) and shutdown when the instance stops — and each event, as an SSE parser delivers it, matches the
  * schema `Event` of openapi.yaml and its data the schema of its kind (ajv).
  */
 import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createKey, createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
@@ -14,10 +15,11 @@ import { createPostgresSource, type PostgresSource } from '../support/user-datab
 import { httpPeer, type HttpPeer } from '../support/peers.js';
 import { waitForRun } from '../support/runs.js';
 import { schemaErrors } from '../support/contract.js';
-import { PUBLIC_EVENT_KINDS } from '../../src/domain/events/model.js';
+import { PUBLIC_EVENT_KINDS, problemChanged } from '../../src/domain/events/model.js';
 
 const DATA_SCHEMA: Record<string, string> = {
-  'run.updated': 'RunUpdatedEvent', 'report.updated': 'ReportUpdatedEvent', 'channel.health': 'ChannelHealthEvent', shutdown: 'ShutdownEvent',
+  'run.updated': 'RunUpdatedEvent', 'report.updated': 'ReportUpdatedEvent', 'channel.health': 'ChannelHealthEvent',
+  'notification.created': 'NotificationCreatedEvent', shutdown: 'ShutdownEvent',
 };
 
 interface ParsedEvent { event: string; id?: string; data: Record<string, unknown> }
@@ -79,6 +81,7 @@ beforeAll(async () => {
     env: { SVC_ROLES: 'api,worker', SVC_OUTBOUND_ALLOW: '127.0.0.1', SVC_DELIVERY_BACKOFF_MS: '20', SVC_DELIVERY_SENDS: '2' },
   });
   admin = await setupAdmin(h);
+  await h.process.services.notifier.run(); // its cursor starts here: what comes next is notified
   src = await createPostgresSource(async (sql) => {
     await sql`create table sales (id int primary key, region text not null)`;
     await sql`insert into sales values (1, 'EU'), (2, 'US')`;
@@ -144,6 +147,17 @@ it('streams every kind of event, each matching Event and its kind\'s data schema
   await stream.until((all) => all.some((e) => e.event === 'report.updated' && e.data.change === 'deleted')
     && all.some((e) => e.event === 'channel.health' && e.data.health === 'failing')
     && all.some((e) => e.event === 'run.updated' && e.data.id === failed && e.data.status === 'failed'));
+
+  // notification.created: the watcher's own (its key expires: the alerts feature opens a problem,
+  // the notifier, a scheduler task, tells the key's owner).
+  await h.process.container.uow.run((tx) => tx.outbox.add([problemChanged('opened', {
+    id: randomUUID(), kind: 'api_key.expiring', fingerprint: `api_key.expiring:${key.id}`, severity: 'warning',
+    message: 'An API key expires soon', resource: { type: 'api_key', id: key.id }, openedAt: new Date(),
+  })]));
+  while (!stream.events().some((e) => e.event === 'notification.created')) {
+    await h.process.services.notifier.run();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 
   // shutdown: the instance stops, the stream ends with it.
   stopped = true;

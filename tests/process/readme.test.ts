@@ -96,13 +96,15 @@ it('runs the connections and queries examples, then the reports and runs ones, a
   expect(channels).toMatch(peers);
   const channelsHere = channels.replace(peers, `SMTP_HOST=127.0.0.1; SMTP_PORT=${smtp.port}\nHOOK_URL=${hook.url}/herald`);
   const files = readmeBlock('Result files and shared links with curl');
-  const script = `set -euo pipefail\ncd "$(mktemp -d)"\n${resume}\n${block.replace(db, `DB='${ours}'`)}\n${reports}\n${channelsHere}\necho "SECRET=$SECRET"\n${files}\nls *.xlsx`;
-  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 150_000 });
+  const notifications = readmeBlock('Notifications with curl');
+  const script = `set -euo pipefail\ncd "$(mktemp -d)"\n${resume}\n${block.replace(db, `DB='${ours}'`)}\n${reports}\n${channelsHere}\necho "SECRET=$SECRET"\n${files}\nls *.xlsx\n${notifications}`;
+  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 180_000 });
   const all = stdout.split('\n').filter((l) => l.trim() !== '');
   const lines = all.slice(0, 7);
   const more = all.slice(7, 15);
   const deliveries = all.slice(15, 21);
-  const shared = all.slice(21);
+  const shared = all.slice(21, 29);
+  const notes = all.slice(29);
   // test, connection id, preview, two changes, versions, restore
   expect(lines).toHaveLength(7);
   expect(json(lines[0]!)).toMatchObject({ ok: true, server_version: expect.any(String) });
@@ -162,7 +164,14 @@ it('runs the connections and queries examples, then the reports and runs ones, a
   expect(json(shared[6]!)).toMatchObject({ backend: 'local', retention_days: 30 });
   expect((json(shared[6]!).files as number)).toBeGreaterThanOrEqual(3);
   expect(shared[7]).toMatch(/^shipped-orders-\d{4}-\d{2}-\d{2}-\d{4}\.xlsx$/);
-}, 150_000);
+
+  // Notifications: Grace's unread ones (the broken report's failure), the one marked read, read-all.
+  expect(notes).toHaveLength(3);
+  const unread = json(notes[0]!);
+  expect(unread).toMatchObject({ unread_count: 1, items: [{ kind: 'run.failed', title: '"Broken report" failed', body: expect.stringContaining('query.failed'), count: 1, read_at: null }] });
+  expect(json(notes[1]!)).toMatchObject({ id: (unread.items as Array<{ id: string }>)[0]!.id, read_at: expect.any(String) });
+  expect(json(notes[2]!)).toEqual({ marked: 0, unread_count: 0 });
+}, 190_000);
 
 it('runs the configuration-as-code examples as written: export, change a schedule in the file, plan, apply that plan', async () => {
   // Before the second-factor examples (after them, the admin signs in with a code).
