@@ -40,6 +40,7 @@ export function hourly(name: string, work: (now: Date) => Promise<void>): TickTa
 export interface SchedulerRole {
   start(): void;
   stop(): Promise<void>;
+  /** When the last completed tick began (undefined before the first). */
   lastTickAt(): Date | undefined;
   readonly tickSeconds: number;
   readonly startedAt: Date;
@@ -66,6 +67,8 @@ export function createScheduler(deps: {
   const startedAt = clock.now();
 
   const tick = async () => {
+    // A tick counts from when it began: a clock moved while it ran is the next tick's to see.
+    const begun = clock.now();
     let now: Date;
     try {
       now = await time();
@@ -84,7 +87,7 @@ export function createScheduler(deps: {
       }
     }
     if (!ok) return;
-    last = clock.now();
+    last = begun;
     await deps.completed?.(now).catch((err: unknown) => deps.logger.warn('scheduler tick not recorded', { err }));
   };
 
