@@ -24,7 +24,7 @@ class FakeNotifications implements Pick<NotificationsRepo, 'record' | 'unreadCou
     if (unread) unread.count += 1;
     else this.rows.push({ id: randomUUID(), userId: d.userId, dedupeKey: d.dedupeKey, count: 1, readAt: null });
     const row = unread ?? this.rows.at(-1)!;
-    return { id: row.id, userId: row.userId, kind: d.kind };
+    return { id: row.id, userId: row.userId, kind: d.kind, created: !unread };
   }
   async unreadCount(userId: string) { return this.rows.filter((r) => r.userId === userId && !r.readAt).length; }
   snapshot() {

@@ -54,4 +54,6 @@ export interface NotificationWritten {
   id: string;
   userId: string;
   kind: NotificationKind;
+  /** A new notification (false: an unread one's count grew). */
+  created: boolean;
 }

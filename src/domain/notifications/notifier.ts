@@ -18,6 +18,15 @@ import { notificationsFor } from './rules.js';
 /** Events read per unit of work. */
 const BATCH = 200;
 
+/** The admins, read once for a batch (every problem event asks for them). */
+function withAdminsOnce(facts: NotificationFacts): NotificationFacts {
+  let admins: ReturnType<NotificationFacts['admins']> | undefined;
+  return {
+    run: (id) => facts.run(id), channel: (id) => facts.channel(id), apiKeyOwner: (id) => facts.apiKeyOwner(id), users: (ids) => facts.users(ids),
+    admins: () => (admins ??= facts.admins()),
+  };
+}
+
 export interface NotifierTx {
   notifications: Pick<NotificationsRepo, 'record' | 'unreadCount'>;
   notificationFacts: NotificationFacts;
@@ -51,10 +60,17 @@ export function createNotifier(deps: {
     const events = await deps.history.since(from, size);
     if (events.length === 0) return { events: 0, notified: 0, more: false };
     const told: ChangeEvent[] = [];
+    const facts = withAdminsOnce(tx.notificationFacts);
+    // Each user's unread count, read once per batch, then kept: a new notification adds one, a bump none.
+    const unread = new Map<string, number>();
     for (const event of events) {
-      for (const draft of await notificationsFor(event, tx.notificationFacts, now)) {
+      for (const draft of await notificationsFor(event, facts, now)) {
         const written = await tx.notifications.record(draft, now);
-        if (written) told.push(notificationCreated(written.userId, written, await tx.notifications.unreadCount(written.userId)));
+        if (!written) continue;
+        const known = unread.get(written.userId);
+        const count = known === undefined ? await tx.notifications.unreadCount(written.userId) : known + (written.created ? 1 : 0);
+        unread.set(written.userId, count);
+        told.push(notificationCreated(written.userId, written, count));
       }
     }
     await tx.outbox.add(told);

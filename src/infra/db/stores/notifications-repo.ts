@@ -59,9 +59,9 @@ export function createNotificationsRepo(db: Tx): NotificationsRepo {
           count = notifications.count + 1, severity = excluded.severity, title = excluded.title, body = excluded.body,
           resource_type = excluded.resource_type, resource_id = excluded.resource_id,
           updated_at = greatest(notifications.updated_at, excluded.updated_at)
-        returning id, user_id, kind`) as unknown as Array<{ id: string; user_id: string; kind: string }>;
+        returning id, user_id, kind, (xmax = 0) as created`) as unknown as Array<{ id: string; user_id: string; kind: string; created: boolean }>;
       const [row] = rows;
-      return row ? { id: row.id, userId: row.user_id, kind: row.kind as NotificationKind } : undefined;
+      return row ? { id: row.id, userId: row.user_id, kind: row.kind as NotificationKind, created: row.created } : undefined;
     },
 
     async markRead(userId, id, now) {
