@@ -7,7 +7,7 @@
  * the alert webhook gets the resolved message.
  */
 import { startHerald, type Herald as InProcess } from '../support/harness.js';
-import { herald, killChildren, type Herald } from '../support/child-process.js';
+import { killChildren, startedScheduler, type Herald } from '../support/child-process.js';
 import { setupAdmin, type SessionClient } from '../support/identity.js';
 import { httpPeer, type HttpPeer } from '../support/peers.js';
 import { privateRedis, until, type PrivateRedis } from '../support/private-redis.js';
@@ -34,13 +34,7 @@ beforeAll(async () => {
     version: current.version, channel_ids: [hook], fallback_channel_id: null, repeat_minutes: 60,
     heartbeat: { url: `${peer.url}/beat/token-abc`, method: 'GET', interval_seconds: 30, fail_url: `${peer.url}/down/token-abc` },
   }).expect(200);
-  scheduler = herald(['scheduler'], {
-    ...h.iso.env, SVC_REDIS_URL: redis.url, SVC_OUTBOUND_ALLOW: '127.0.0.1', SVC_LOG_LEVEL: 'info', SVC_SCHEDULER_TICK_SECONDS: '1',
-  });
-  await until(async () => {
-    if (scheduler.child.exitCode !== null || scheduler.child.signalCode !== null) throw new Error(`the scheduler exited\n${scheduler.stdout()}\n${scheduler.stderr()}`);
-    return scheduler.stdout().includes('scheduler started');
-  }, 'the scheduler to start', 60_000, 100);
+  scheduler = await startedScheduler({ ...h.iso.env, SVC_REDIS_URL: redis.url, SVC_OUTBOUND_ALLOW: '127.0.0.1', SVC_SCHEDULER_TICK_SECONDS: '1' });
 }, 90_000);
 
 afterAll(async () => {

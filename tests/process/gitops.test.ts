@@ -11,7 +11,7 @@ import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startHerald, type Herald as InProcess } from '../support/harness.js';
-import { herald, killChildren, freePorts, type Herald } from '../support/child-process.js';
+import { killChildren, freePorts, startedScheduler, type Herald } from '../support/child-process.js';
 import { setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { until } from '../support/private-redis.js';
@@ -53,13 +53,7 @@ beforeAll(async () => {
   const connection = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
   await admin.post('/api/v1/queries').send({ name: 'Gitops query', key: 'gitops-query', connection_id: connection, sql: 'select 1 as one' }).expect(201);
   [probePort] = await freePorts(1) as [number];
-  scheduler = herald(['scheduler'], {
-    ...h.iso.env, SVC_LOG_LEVEL: 'info', SVC_SCHEDULER_TICK_SECONDS: '1', SVC_GITOPS_DIR: dir, SVC_PROBE_LISTEN: `127.0.0.1:${probePort}`,
-  });
-  await until(async () => {
-    if (scheduler.child.exitCode !== null || scheduler.child.signalCode !== null) throw new Error(`the scheduler exited\n${scheduler.stdout()}\n${scheduler.stderr()}`);
-    return scheduler.stdout().includes('scheduler started');
-  }, 'the scheduler to start', 60_000, 100);
+  scheduler = await startedScheduler({ ...h.iso.env, SVC_SCHEDULER_TICK_SECONDS: '1', SVC_GITOPS_DIR: dir, SVC_PROBE_LISTEN: `127.0.0.1:${probePort}` });
 }, 90_000);
 afterAll(async () => {
   await killChildren();

@@ -69,6 +69,16 @@ export async function waitUntilLive(h: Herald, port: number): Promise<void> {
   throw new Error(`herald did not become live\n${h.stdout()}\n${h.stderr()}`);
 }
 
+/** A `herald scheduler` child (logging at info), once it says it started; fails early if it exits. */
+export async function startedScheduler(settings: Record<string, string>): Promise<Herald> {
+  const h = herald(['scheduler'], { SVC_LOG_LEVEL: 'info', ...settings });
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    if (h.child.exitCode !== null || h.child.signalCode !== null) throw new Error(`the scheduler exited\n${h.stdout()}\n${h.stderr()}`);
+    if (h.stdout().includes('scheduler started')) return h;
+    await delay(100);
+  }
+  throw new Error(`the scheduler did not start\n${h.stdout()}\n${h.stderr()}`);
+}
 
 /** Kills every child still running and waits until each has closed. */
 export async function killChildren(): Promise<void> {
