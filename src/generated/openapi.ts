@@ -176,8 +176,9 @@ export interface paths {
         };
         /**
          * Whether the assistant is available
-         * @description Whether the assistant can be used (an admin chose a provider with PUT /settings/ai) and
-         *     what it can propose. It only ever proposes a query or a schedule; nothing runs by itself.
+         * @description Whether the assistant can be used (an admin chose a provider with PUT /settings/ai), what it
+         *     can propose now, and why not. It only ever proposes a query or a schedule; nothing runs by
+         *     itself. Schedules from common English phrases work with the assistant off.
          */
         get: operations["getAiStatus"];
         put?: never;
@@ -199,9 +200,14 @@ export interface paths {
         put?: never;
         /**
          * Ask for a query or a schedule
-         * @description Asks the assistant for a proposal: SQL for a query (with the connection's cached schema as
-         *     context) or a schedule. Nothing is saved or run: the caller reviews the proposal and
-         *     creates or changes the query or report as usual.
+         * @description Asks the assistant for a proposal. kind query: SQL from the connection's cached schema
+         *     (names and types only unless send_sample_values), checked as exactly one read-only
+         *     statement, its tables and columns against the schema, and with EXPLAIN on the connection;
+         *     a failing draft gets one repair round, then comes back with validation.ok false and the
+         *     errors. kind schedule: a cron from Herald's own phrase parser (the provider only for
+         *     phrases it does not know), with its description and next times. Nothing is saved or run:
+         *     the caller reviews the proposal and creates or changes the query or report as usual.
+         *     Limited per user (429 rate_limited).
          */
         post: operations["generateWithAi"];
         delete?: never;
@@ -1089,9 +1095,11 @@ export interface paths {
         get: operations["getAiSettings"];
         /**
          * Choose the AI provider or turn the assistant off
-         * @description Chooses the provider, model and credentials of the assistant, or turns it off (provider
-         *     null). Send the current `version`. The API key is a secret field: a string replaces it,
-         *     null removes it, {configured true} or leaving it out keeps it.
+         * @description Chooses the provider (an ai plugin), model and credentials of the assistant, or turns it off
+         *     (provider off). Send the current `version`. The API key is a secret field: a string replaces
+         *     it, null removes it, {configured true} or leaving it out keeps it. Requests to the provider
+         *     obey SVC_OUTBOUND_ALLOW (a local Ollama needs its host named there). A security event
+         *     records the change.
          */
         put: operations["replaceAiSettings"];
         post?: never;
@@ -1112,9 +1120,10 @@ export interface paths {
         put?: never;
         /**
          * Check AI settings before saving
-         * @description Calls the provider with the settings given (an API key left out or sent as {configured true}
-         *     is taken from the saved settings) and reports the model that answered, before the settings
-         *     are saved. Outbound requests obey SVC_OUTBOUND_ALLOW.
+         * @description Calls the provider once with the settings given (an API key left out or sent as
+         *     {configured true} is taken from the saved settings), a small request, and answers whether
+         *     it worked, the model that answered and the time it took, or the error class, before the
+         *     settings are saved. Outbound requests obey SVC_OUTBOUND_ALLOW.
          */
         post: operations["testAiSettings"];
         delete?: never;
@@ -3912,53 +3921,104 @@ export interface components {
             }[];
         };
         AiStatus: {
-            /** @description False while no provider is chosen (the assistant is off) */
+            /** @description A provider is chosen and configured (query drafts can be asked for) */
             available: boolean;
-            /** @description The provider chosen in PUT /settings/ai; null while off */
-            provider: string | null;
-            /** @description What the assistant can propose; empty while off */
-            proposals: ("query" | "schedule")[];
+            /**
+             * @description The provider chosen in PUT /settings/ai (a plugin id), or off
+             * @example openai
+             */
+            provider: string;
+            /** @description What the assistant proposes now. schedule works with the assistant off too (Herald's own phrase parser) */
+            kinds: ("query" | "schedule")[];
+            /** @description Why query drafts are not available (the assistant is off, the provider plugin is not installed), else null */
+            reason: string | null;
         };
         AiGenerateRequest: {
             /** @enum {string} */
             kind: "query" | "schedule";
             /** @description What the query should answer, or when the report should run, in the user's words */
             prompt: string;
+            /** @description kind query: the connection whose cached schema is the context and on which the draft is checked (required) */
             connection_id?: components["schemas"]["Uuid"];
+            /** @description kind query: the current draft, to change rather than start anew */
+            sql?: string;
             timezone?: components["schemas"]["TimeZoneName"];
         };
-        /** @description A proposal only; nothing is saved or run. kind query carries sql and parameters, kind schedule a schedule. */
+        AiValidationError: {
+            /** @enum {string} */
+            code: "sql.parse" | "sql.not_one_statement" | "sql.not_read_only" | "schema.unknown_table" | "schema.unknown_column" | "parameters.unknown" | "explain.failed";
+            message: string;
+            table?: string;
+            column?: string;
+        };
+        /** @description How the draft was checked: parsed as exactly one read-only statement, its tables and columns looked up in the cached schema, EXPLAIN on the connection (read-only, short timeout) */
+        AiValidation: {
+            ok: boolean;
+            errors: components["schemas"]["AiValidationError"][];
+            /** @description EXPLAIN ran on the connection and the database accepted the draft */
+            explained: boolean;
+        };
+        /**
+         * @description A proposal only; nothing is saved or run (a query draft is checked with EXPLAIN, never
+         *     executed). kind query carries sql, parameters, validation and whether a repair round was
+         *     needed; kind schedule carries the schedule, its description and next times.
+         */
         AiProposal: {
             /** @enum {string} */
             kind: "query" | "schedule";
+            /**
+             * @description Who proposed it: Herald's own phrase parser (schedules) or the provider
+             * @enum {string}
+             */
+            source: "phrases" | "provider";
             /** @description kind query: the proposed SQL, parameters as {{ name }} */
             sql?: string;
             parameters?: components["schemas"]["QueryParameters"];
+            validation?: components["schemas"]["AiValidation"];
+            /** @description kind query: the first draft failed validation and the provider was asked once to repair it */
+            repaired?: boolean;
             schedule?: components["schemas"]["Schedule"];
+            /** @description kind schedule: the schedule in words (Herald's own, from the cron) */
+            description?: string;
+            /** @description kind schedule: the next five times, UTC */
+            next?: components["schemas"]["Timestamp"][];
             /** @description What the proposal does, in a few sentences */
             explanation: string;
         };
         AiSettings: {
-            /** @description The provider (for example openai, anthropic, ollama); null turns the assistant off */
-            provider: string | null;
+            /**
+             * @description off (the default), or the id of an installed ai plugin (GET /plugins, kind ai)
+             * @example openai
+             */
+            provider: string;
             model: string | null;
-            /** @description The provider's address, for self-hosted or compatible providers; null for the provider's own */
+            /** @description The provider's address (an OpenAI-compatible server such as Ollama, vLLM, LM Studio, OpenRouter, Azure OpenAI); null for the provider's own */
             base_url: string | null;
             /** @description {configured true} when an API key is stored, null when none is */
             api_key: {
                 /** @enum {boolean} */
                 configured: true;
             } | null;
+            timeout_seconds: number;
+            max_tokens: number;
+            /** @description When false (the default) only table and column names and types leave the instance; never result rows either way */
+            send_sample_values: boolean;
             version: components["schemas"]["Version"];
             updated_at: components["schemas"]["Timestamp"];
         };
         ReplaceAiSettings: {
-            /** @description null turns the assistant off */
-            provider: string | null;
+            /** @description off turns the assistant off */
+            provider: string;
             model?: string | null;
             /** Format: uri */
             base_url?: string | null;
             api_key?: components["schemas"]["SecretInput"];
+            /** @default 60 */
+            timeout_seconds?: number;
+            /** @default 2000 */
+            max_tokens?: number;
+            /** @default false */
+            send_sample_values?: boolean;
             version: components["schemas"]["Version"];
         };
         TestAiSettings: {
@@ -3967,13 +4027,19 @@ export interface components {
             /** Format: uri */
             base_url?: string;
             api_key?: components["schemas"]["SecretInput"];
+            timeout_seconds?: number;
+            max_tokens?: number;
         };
         AiTestResult: {
-            /** @enum {boolean} */
-            ok: true;
+            ok: boolean;
             /** @description The model that answered */
-            model: string;
+            model?: string;
             elapsed_ms: number;
+            /** @description When ok is false, the error class (ai.auth_failed, ai.model_not_found, ai.rate_limited, ai.unavailable, ai.timeout, ai.bad_output, outbound.refused) */
+            error?: {
+                code: string;
+                message: string;
+            };
         };
         /**
          * @description A kind of system problem. scheduler.stalled: no scheduler tick completed past the grace;
