@@ -114,6 +114,7 @@ import { streamEvents } from './events/stream-events.js';
 import { exportConfig } from './config/export-config.js';
 import { importConfig } from './config/import-config.js';
 import { getConfigSchema } from './config/get-config-schema.js';
+import { getDashboard } from './home/get-dashboard.js';
 import { attachManagedResource, detachManagedResource, getGitopsStatus, guarded } from './config/gitops.js';
 
 export function buildHandlers(s: ApiServices): HandlerMap {
@@ -234,7 +235,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     listNotifications: listNotifications(s),
     markAllNotificationsRead: markAllNotificationsRead(s),
     markNotificationRead: markNotificationRead(s),
-    getDashboard: NOT_IMPLEMENTED,
+    getDashboard: getDashboard(s),
     streamEvents: streamEvents(s),
   };
 }

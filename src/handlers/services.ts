@@ -37,6 +37,7 @@ import type { GitopsService } from '../domain/config/gitops.js';
 import type { AlertSettingsService } from '../domain/alerts/alert-settings.js';
 import type { OperationsService } from '../domain/alerts/operations-service.js';
 import type { NotificationsService } from '../domain/notifications/notifications-service.js';
+import type { DashboardService } from '../domain/dashboard/dashboard-service.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -74,4 +75,5 @@ export interface ApiServices {
   alertSettings: AlertSettingsService;
   operations: Pick<OperationsService, 'status' | 'test'>;
   notifications: NotificationsService;
+  dashboard: DashboardService;
 }

@@ -4,7 +4,7 @@
  */
 import type { Express } from 'express';
 import type { Container } from './container.js';
-import type { Services } from './services.js';
+import { dashboardServices, type Services } from './services.js';
 import { storeAnswers } from '../infra/db/client.js';
 import { pendingMigrations } from '../infra/db/migrate.js';
 import { loadContract } from '../http/contract.js';
@@ -15,15 +15,17 @@ import { buildHandlers, buildProbeHandlers, PROBE_OPERATIONS } from '../handlers
 import type { SchedulerRole } from './scheduler.js';
 import { FAILURES_UNHEALTHY, type Reconciler } from '../domain/config/gitops.js';
 
-type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal' | 'redis'>;
+type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'repos' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal' | 'redis'>;
 
 export async function createApi(c: ApiContainer, services: Services, roles: Roles = {}): Promise<Express> {
   const { settings } = c;
   const contract = await loadContract(settings.publicUrl);
   const { authenticator, ...domain } = services;
+  const readiness = readinessOf(c, roles);
   const handlers = buildHandlers({
     ...domain,
-    readiness: readinessOf(c, roles),
+    ...dashboardServices(c, readiness),
+    readiness,
     registry: c.metrics.registry,
     metricsToken: settings.metricsToken,
     about: { version: c.version, startedAt: c.startedAt, roles: settings.roles },

@@ -25,6 +25,7 @@ import { createEventLog, outboxRepo } from '../infra/db/stores/events-repo.js';
 import { createIdentityStore } from '../infra/db/stores/identity-store.js';
 import { createConfigRepo } from '../infra/db/stores/config-repo.js';
 import { createNotificationsRepo } from '../infra/db/stores/notifications-repo.js';
+import { createDashboardReadModel } from '../infra/db/stores/dashboard-read-model.js';
 
 export function createRepositories(sql: Sql, pool: Db) {
   const db = ambientDb(pool);
@@ -44,6 +45,8 @@ export function createRepositories(sql: Sql, pool: Db) {
     storage: createStorageRepo(db),
     config: createConfigRepo(db),
     notifications: createNotificationsRepo(db),
+    /** The home page's figures, read in one statement (GET /dashboard). */
+    dashboard: createDashboardReadModel(db),
     /** Events written after a commit (a change not yet on the unit of work); still in the store. */
     outbox: outboxRepo(db),
     /** The outbox's numbered events: the relay's log, the feed's history, the retention's purge. */

@@ -73,6 +73,8 @@ import { createRunQueue, runJobSpec } from '../jobs/run-report-spec.js';
 import { deliverJobSpec } from '../jobs/deliver.js';
 import { PASSWORD_RESET_MAIL } from '../jobs/password-reset-mail.js';
 import { notificationServices } from './notification-services.js';
+import { createDashboardService } from '../domain/dashboard/dashboard-service.js';
+import type { Readiness } from '../domain/health/readiness.js';
 
 /** No single wait between delivery retries is longer (a Retry-After included). */
 const MAX_RETRY_WAIT_MS = 60_000;
@@ -338,6 +340,15 @@ export function operationsServices(
     heartbeat: createHeartbeat({ status, http: c.channelHttp, clock: c.clock, log }),
   });
   return { alertSettings, operations, opsStatus: status };
+}
+
+/**
+ * The home page (GET /dashboard): the store's figures through the read model, and the banner from
+ * the readiness of the process that answers. Readiness depends on the roles the process runs (its
+ * scheduler is made after the services), so the API builds this with its own readiness.
+ */
+export function dashboardServices(c: Pick<Container, 'repos' | 'clock'>, readiness: () => Promise<Readiness>) {
+  return { dashboard: createDashboardService({ readModel: c.repos.dashboard, readiness, clock: c.clock }) };
 }
 
 export type ServicesContainer = Parameters<typeof identityServices>[0] & Parameters<typeof dataServices>[0]

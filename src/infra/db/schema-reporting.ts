@@ -119,6 +119,9 @@ export const reports = pgTable('reports', {
   index('reports_query_id_idx').on(t.queryId),
   index('reports_owner_id_idx').on(t.ownerId),
   index('reports_due_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null and not ${t.paused}`),
+  // The foreign key's index (a run's delete finds the report it was last of) and the dashboard's
+  // reports whose last run failed (a merge with runs_failed_idx, never a scan of runs).
+  index('reports_last_run_idx').on(t.lastRunId),
   check('reports_schedule_check', sql`(${t.scheduleCron} is null) = (${t.scheduleTimezone} is null)`),
 ]);
 
@@ -173,6 +176,8 @@ export const runs = pgTable('runs', {
   // The dashboard: runs that finished in the last 24 hours, and the latest failures.
   index('runs_finished_idx').on(t.finishedAt).where(sql`${t.finishedAt} is not null`),
   index('runs_failures_idx').on(t.finishedAt, t.id).where(sql`${t.status} in ('failed', 'partial')`),
+  // The dashboard's reports whose last run failed: the failed runs' ids, small beside runs_pkey.
+  index('runs_failed_idx').on(t.id).where(sql`${t.status} = 'failed'`),
   check('runs_trigger_check', sql`${t.trigger} in ('schedule', 'manual', 'test')`),
   check('runs_status_check', sql`${t.status} in ('pending', 'running', 'success', 'partial', 'skipped', 'failed', 'cancelled')`),
 ]);
