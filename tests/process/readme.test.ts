@@ -211,6 +211,38 @@ it('runs the system alerts examples as written: an alert channel, alerts with a 
   expect(mine.some((r) => r.method === 'GET' && r.path === '/ping/check-1')).toBe(true);
 }, 70_000);
 
+it('runs the dashboard example as written: the home page agrees with what the examples above made', async () => {
+  const resume = signedInAgain('dashboard');
+  const block = readmeBlock('The dashboard with curl');
+  // Then the lists the dashboard sums up, read by the same shell.
+  const lists = 'curl -s "$B/reports?limit=100" -H "Authorization: Bearer $TOKEN"\ncurl -s "$B/channels?limit=100" -H "Authorization: Bearer $TOKEN"';
+  const { stdout } = await execFileAsync('bash', ['-c', `set -euo pipefail\n${resume}\n${block}\n${lists}`], { timeout: 30_000 });
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  expect(lines).toHaveLength(3);
+  const d = json(lines[0]!);
+  const reports = json(lines[1]!).items as Array<{ id: string; title: string; paused: boolean; last_run: { status: string } | null }>;
+  const channels = json(lines[2]!).items as Array<{ health: string }>;
+  // api, scheduler and worker in one healthy process, and no open system problem (the alerts
+  // example above shows none open either).
+  expect(d.banner).toEqual({ level: 'ok', items: [] });
+  // "Slow one" and "Broken report" (on demand) are active; "Shipped orders" was paused.
+  expect(d.reports).toEqual({ active: 2, paused: 1 });
+  expect(d.reports).toEqual({ active: reports.filter((r) => !r.paused).length, paused: reports.filter((r) => r.paused).length });
+  const runs = d.runs_last_24h as Record<string, number>;
+  expect(runs.success).toBeGreaterThanOrEqual(3); // the manual run, a scheduled one, the delivered one
+  expect(runs.cancelled).toBe(1); // the slow one
+  expect(runs.failed).toBe(1); // the broken one (notifications)
+  const failing = reports.filter((r) => r.last_run?.status === 'failed');
+  expect(failing.map((r) => r.title)).toEqual(['Broken report']);
+  expect(d.failing_reports).toBe(1);
+  expect(d.recent_failures).toEqual([expect.objectContaining({ report_id: failing[0]!.id, report_title: 'Broken report', status: 'failed', error_code: 'query.failed' })]);
+  expect(d.next_runs).toEqual([]); // the only scheduled report is paused
+  const by = (h: string) => channels.filter((c) => c.health === h).length;
+  expect(d.channels).toEqual({ healthy: by('healthy'), failing: by('failing'), unknown: by('unknown') });
+  expect((d.channels as { healthy: number }).healthy).toBeGreaterThanOrEqual(2); // the mail and the hook delivered
+  expect(d.queue).toEqual({ pending: 0, oldest_pending_seconds: null });
+}, 40_000);
+
 it('runs the second-factor examples as written: enrol an authenticator app, sign out, sign in with password and code, then with a recovery code', async () => {
   const resume = signedInAgain();
   const block = readmeBlock('Second factor, passkeys and single sign-on with curl');
