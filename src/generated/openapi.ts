@@ -1196,6 +1196,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/system/problems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * System problems, open and resolved, newest first
+         * @description Every system problem Herald recorded (whatever the alert settings say), newest first by
+         *     when it opened: its kind, fingerprint, severity, message, the resource it concerns, when it
+         *     opened and resolved, and how many alerts went out about it. `state` filters open or
+         *     resolved ones, `kind` one kind.
+         */
+        get: operations["listSystemProblems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/system/problems/{problemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                problemId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One system problem with the alerts sent about it
+         * @description One system problem (a notification's resource of type problem points here), with every
+         *     alert sent or tried about it: when, opened, repeated or resolved, through which channel,
+         *     whether it was the fallback, and its error.
+         */
+        get: operations["getSystemProblem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/plugins": {
         parameters: {
             query?: never;
@@ -2273,6 +2320,9 @@ export interface paths {
          *       it moved and `last_run` `{id, status}` where its last run changed.
          *     - `channel.health` (data `ChannelHealthEvent`): `{"id", "health", "previous"}` when a
          *       channel's health changes with its latest delivery attempt.
+         *     - `notification.created` (data `NotificationCreatedEvent`): `{"id", "kind", "unread_count"}`
+         *       when a notification of the stream's own user is created or its count grows; only that
+         *       user's streams carry it (GET /notifications has the rest).
          *     - `shutdown` (data `ShutdownEvent`, `{}`, no id): the last event when the instance stops;
          *       reconnect then.
          *     - `reset` (data `ResetEvent`): sent first to a client that reconnected with a
@@ -4084,6 +4134,28 @@ export interface components {
             last_alert_at: string | null;
             /** @description Alert messages sent about it (the opening one and the repeats) */
             alerts: number;
+        };
+        SystemProblemPage: {
+            items: components["schemas"]["SystemProblem"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        SystemProblemDetail: {
+            problem: components["schemas"]["SystemProblem"];
+            /** @description The alert sends about it, oldest first */
+            alerts: {
+                /** @enum {string} */
+                event: "opened" | "repeated" | "resolved";
+                /**
+                 * Format: uuid
+                 * @description null when the channel was deleted since
+                 */
+                channel_id: string | null;
+                fallback: boolean;
+                /** @enum {string} */
+                status: "sent" | "failed";
+                error: string | null;
+                at: components["schemas"]["Timestamp"];
+            }[];
         };
         AlertStatus: {
             open_problems: components["schemas"]["SystemProblem"][];
@@ -5986,6 +6058,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Storage"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listSystemProblems: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 50) */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor from a previous page's next_cursor */
+                cursor?: components["parameters"]["Cursor"];
+                state?: "open" | "resolved";
+                kind?: components["schemas"]["ProblemKind"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description System problems, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemProblemPage"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getSystemProblem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                problemId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The problem and its alerts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemProblemDetail"];
                 };
             };
             "4XX": components["responses"]["Problem"];

@@ -75,6 +75,8 @@ export const operationMeta = {
   listSecurityEvents: { method: 'get', path: '/api/v1/security-events', tag: 'security-events', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   getAbout: { method: 'get', path: '/api/v1/system/about', tag: 'system', access: { public: false, minRole: 'viewer', minScope: 'read', sessionOnly: false } },
   getStorage: { method: 'get', path: '/api/v1/system/storage', tag: 'system', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
+  listSystemProblems: { method: 'get', path: '/api/v1/system/problems', tag: 'system', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
+  getSystemProblem: { method: 'get', path: '/api/v1/system/problems/{problemId}', tag: 'system', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   listPlugins: { method: 'get', path: '/api/v1/plugins', tag: 'plugins', access: { public: false, minRole: 'viewer', minScope: 'read', sessionOnly: false } },
   listConnections: { method: 'get', path: '/api/v1/connections', tag: 'connections', access: { public: false, minRole: 'viewer', minScope: 'read', sessionOnly: false } },
   createConnection: { method: 'post', path: '/api/v1/connections', tag: 'connections', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },

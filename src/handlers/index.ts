@@ -38,6 +38,8 @@ import { updateSettings } from './settings/update-settings.js';
 import { getOidcSettings } from './settings/get-oidc-settings.js';
 import { replaceOidcSettings } from './settings/replace-oidc-settings.js';
 import { getAlertSettings } from './settings/get-alert-settings.js';
+import { listSystemProblems } from './system/list-system-problems.js';
+import { getSystemProblem } from './system/get-system-problem.js';
 import { replaceAlertSettings } from './settings/replace-alert-settings.js';
 import { testAlertSettings } from './settings/test-alert-settings.js';
 import { testOidcSettings } from './settings/test-oidc-settings.js';
@@ -174,6 +176,8 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     getAlertSettings: getAlertSettings(s),
     replaceAlertSettings: replaceAlertSettings(s),
     testAlertSettings: testAlertSettings(s),
+    listSystemProblems: listSystemProblems(s),
+    getSystemProblem: getSystemProblem(s),
     getAiSettings: NOT_IMPLEMENTED,
     replaceAiSettings: NOT_IMPLEMENTED,
     testAiSettings: NOT_IMPLEMENTED,

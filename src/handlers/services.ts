@@ -73,7 +73,7 @@ export interface ApiServices {
   config: ConfigService;
   gitops: GitopsService;
   alertSettings: AlertSettingsService;
-  operations: Pick<OperationsService, 'status' | 'test'>;
+  operations: Pick<OperationsService, 'status' | 'test' | 'listProblems' | 'getProblem'>;
   notifications: NotificationsService;
   dashboard: DashboardService;
 }

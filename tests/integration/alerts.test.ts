@@ -181,6 +181,29 @@ describe('problems and their alerts', () => {
     expect(status.channels).toEqual([expect.objectContaining({ channel_id: hookId, last_sent_at: expect.any(String), last_error: null })]);
   });
 
+  it('keeps the history: GET /system/problems lists open and resolved problems, newest first, and one problem shows its alerts', async () => {
+    await store`update channels set health = 'failing' where id = ${hookId}`;
+    await tick();
+    await advance(31 * 60_000);
+    await tick();
+    await store`update channels set health = 'healthy' where id = ${hookId}`;
+    await advance(60_000);
+    await tick();
+    const page = (await admin.get(`/api/v1/system/problems?state=resolved&kind=channel.failing&limit=1`).expect(200)).body;
+    expect(page.items).toHaveLength(1);
+    const latest = page.items[0];
+    expect(latest).toMatchObject({ kind: 'channel.failing', fingerprint: `channel.failing:${hookId}`, alerts: 2, resolved_at: clock.now().toISOString() });
+    expect(page.next_cursor).toEqual(expect.any(String)); // the earlier test's problem of the same channel
+    const older = (await admin.get(`/api/v1/system/problems?state=resolved&kind=channel.failing&limit=1&cursor=${page.next_cursor}`).expect(200)).body;
+    expect(new Date(older.items[0].opened_at).getTime()).toBeLessThan(new Date(latest.opened_at).getTime());
+    expect((await admin.get('/api/v1/system/problems?state=open').expect(200)).body.items).toEqual([]);
+    const detail = (await admin.get(`/api/v1/system/problems/${latest.id}`).expect(200)).body;
+    expect(detail.alerts.map((a: { event: string; channel_id: string; status: string; fallback: boolean }) => [a.event, a.channel_id, a.status, a.fallback])).toEqual([
+      ['opened', hookId, 'sent', false], ['repeated', hookId, 'sent', false], ['resolved', hookId, 'sent', false],
+    ]);
+    expect((await admin.get(`/api/v1/system/problems/${newId()}`).expect(404)).body.code).toBe('not_found');
+  });
+
   it('sends through the fallback only when every alert channel failed, saying which one failed and why', async () => {
     hook.fallback = { status: 500, body: 'down' };
     await store`update channels set health = 'failing' where id = ${mailId}`;
@@ -406,6 +429,19 @@ describe('the heartbeat', () => {
     // The URLs are secrets: neither the status nor the logs carry them.
     expect(JSON.stringify(await hb())).not.toMatch(/tok-1|tok-2/);
     expect(h.logs.join('')).not.toMatch(/tok-1|tok-2/);
+  });
+
+  it('calls at once when the interval is shortened below the wait for the next call', async () => {
+    await settings({ channel_ids: [], fallback_channel_id: null, heartbeat: { url: `${hook.url}/beat/tok-1`, method: 'GET', interval_seconds: 600 } });
+    await advance(700_000);
+    await tick();
+    const n = beats().length;
+    await advance(60_000);
+    await tick();
+    expect(beats()).toHaveLength(n); // the next call is some 9 minutes away
+    await settings({ channel_ids: [], fallback_channel_id: null, heartbeat: { interval_seconds: 60 } });
+    await tick();
+    expect(beats()).toHaveLength(n + 1);
   });
 
   it('stops calling once the heartbeat is turned off', async () => {

@@ -96,7 +96,8 @@ describe('result downloads', () => {
 
 describe('the event stream', () => {
   const DATA_SCHEMAS: Record<string, string> = {
-    'run.updated': 'RunUpdatedEvent', 'report.updated': 'ReportUpdatedEvent', 'channel.health': 'ChannelHealthEvent', shutdown: 'ShutdownEvent',
+    'run.updated': 'RunUpdatedEvent', 'report.updated': 'ReportUpdatedEvent', 'channel.health': 'ChannelHealthEvent',
+    'notification.created': 'NotificationCreatedEvent', shutdown: 'ShutdownEvent',
     reset: 'ResetEvent',
   };
   /** The variants of components.schemas.Event: the kind each one is for, its data schema and required fields. */

@@ -66,7 +66,10 @@ export function createHeartbeat(deps: { status: OpsStatusRepo; http: OutboundHtt
         await deps.status.putHeartbeat(next, now);
         return next;
       }
-      if (before.state === 'calling' && before.nextCallAt && now.getTime() < before.nextCallAt.getTime()) return before;
+      // Not due yet, unless the interval was shortened since the next call was set.
+      const wait = before.nextCallAt ? before.nextCallAt.getTime() - now.getTime() : 0;
+      if (before.state === 'calling' && wait > 0 && wait <= hb.intervalSeconds * 1000) return before;
+      if (before.state === 'stopped') deps.log.info('heartbeat resumed: the instance is healthy again');
       const r = await call(targets.url, hb.method);
       const nextCallAt = new Date(now.getTime() + Math.round(hb.intervalSeconds * 1000 * (1 - 0.1 * random())));
       const next: HeartbeatStatus = r.ok

@@ -9,6 +9,7 @@
  */
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import { notFound } from '../../core/errors.js';
 import type { Log } from '../../core/log.js';
 import { problemChanged } from '../events/model.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
@@ -119,6 +120,16 @@ export function createOperationsService(deps: OperationsDeps) {
         await deps.heartbeat.tick(now, settings, targets, await readiness());
       }
       return true;
+    },
+
+    /** GET /system/problems: open and resolved, newest first. */
+    listProblems: (q: Parameters<ProblemsRepo['list']>[0]) => problems.list(q),
+
+    /** GET /system/problems/{id}: the problem and the alerts sent about it. */
+    async getProblem(id: string) {
+      const problem = await problems.find(id);
+      if (!problem) throw notFound('problem');
+      return { problem, alerts: await problems.sendsOf(id) };
     },
 
     /** The status shown with the settings. */

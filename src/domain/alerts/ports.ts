@@ -1,5 +1,6 @@
 /** The ports of the alerts feature: the problems' store, the snapshot they are judged on, the lease. */
-import type { AlertEvent, AlertSendRecord, DetectedProblem, HeartbeatStatus, ProblemRecord } from './model.js';
+import type { Page, PageRequest } from '../../core/cursor.js';
+import type { AlertEvent, AlertSendRecord, DetectedProblem, HeartbeatStatus, ProblemKind, ProblemRecord } from './model.js';
 
 /**
  * The system problems, their alert sends, and the operations' status rows. Bound to the
@@ -16,6 +17,11 @@ export interface ProblemsRepo {
   /** An alert about it went out (or was tried): the repeat clock starts again. */
   alerted(id: string, now: Date): Promise<void>;
   recordSend(send: Omit<AlertSendRecord, 'id'>): Promise<void>;
+  /** Open and resolved problems, newest first (opened_at, id). */
+  list(q: PageRequest & { state?: 'open' | 'resolved' | undefined; kind?: ProblemKind | undefined }): Promise<Page<ProblemRecord>>;
+  find(id: string): Promise<ProblemRecord | undefined>;
+  /** The alert sends about one problem, oldest first. */
+  sendsOf(problemId: string): Promise<AlertSendRecord[]>;
   /** The latest send per channel (sent and failed), and the latest problem alert. */
   sendStatus(): Promise<{
     channels: Array<{ channelId: string; lastSentAt: Date | null; lastError: string | null; lastErrorAt: Date | null }>;

@@ -4,7 +4,8 @@
  * check of the alert settings (existing channels, locked against deletion until the transaction
  * ends).
  */
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { decodeStringCursor, invalidCursor, toPage } from '../../../core/cursor.js';
 import { alertSends, channels, opsLeases, opsStatus, systemProblems } from '../schema.js';
 import type { Db } from '../client.js';
 import type { Leases, OpsStatusRepo, ProblemsRepo } from '../../../domain/alerts/ports.js';
@@ -50,6 +51,29 @@ export function createProblemsRepo(db: Db): ProblemsRepo {
     },
     async recordSend(s) {
       await db.insert(alertSends).values({ id: newId(), ...s, fallback: s.fallback ? 1 : 0 });
+    },
+    async list(q) {
+      const conditions = [
+        q.state === 'open' ? isNull(systemProblems.resolvedAt) : q.state === 'resolved' ? isNotNull(systemProblems.resolvedAt) : undefined,
+        q.kind ? eq(systemProblems.kind, q.kind) : undefined,
+      ];
+      if (q.cursor) {
+        const [at, id] = decodeStringCursor(q.cursor, 2) as [string, string];
+        const when = new Date(at);
+        if (Number.isNaN(when.getTime())) throw invalidCursor();
+        conditions.push(or(lt(systemProblems.openedAt, when), and(eq(systemProblems.openedAt, when), lt(systemProblems.id, id))));
+      }
+      const rows = await db.select().from(systemProblems).where(and(...conditions))
+        .orderBy(desc(systemProblems.openedAt), desc(systemProblems.id)).limit(q.limit + 1);
+      return toPage(rows, q.limit, (r) => [r.openedAt.toISOString(), r.id], problemOf);
+    },
+    async find(id) {
+      const [row] = await db.select().from(systemProblems).where(eq(systemProblems.id, id));
+      return row ? problemOf(row) : undefined;
+    },
+    async sendsOf(problemId) {
+      const rows = await db.select().from(alertSends).where(eq(alertSends.problemId, problemId)).orderBy(alertSends.createdAt, alertSends.id);
+      return rows.map((r) => ({ ...r, fallback: r.fallback === 1 }));
     },
     async sendStatus() {
       const rows = await db.execute<{ channel_id: string; last_sent_at: string | null; last_error: string | null; last_error_at: string | null }>(sql`
