@@ -195,16 +195,17 @@ it('runs the system alerts examples as written: an alert channel, alerts with a 
   // Before the second-factor examples (after them, the admin signs in with a code).
   const resume = signedInAgain('alerts');
   const block = readmeBlock('System alerts and the heartbeat with curl');
-  const peers = /HOOK_URL=.*\nPING_URL=.*\n/;
+  const peers = /HOOK_URL=.*\nPING_URL=.*\nFAIL_URL=.*\n/;
   expect(block).toMatch(peers);
   const seen = hook.requests.length;
-  const script = `set -euo pipefail\n${resume}\n${block.replace(peers, `HOOK_URL=${hook.url}/alerts\nPING_URL=${hook.url}/ping/check-1\n`)}`;
+  const script = `set -euo pipefail\n${resume}\n${block.replace(peers, `HOOK_URL=${hook.url}/alerts\nPING_URL=${hook.url}/ping/check-1\nFAIL_URL=${hook.url}/down/check-1\n`)}`;
   const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
   const lines = stdout.split('\n').filter((l) => l.trim() !== '');
-  expect(lines).toHaveLength(2);
+  expect(lines).toHaveLength(3);
   expect(json(lines[0]!)).toMatchObject({ targets: [{ target: 'channel', ok: true }, { target: 'heartbeat', ok: true, status: 200 }] });
   const settings = json(lines[1]!);
-  expect(settings).toMatchObject({ repeat_minutes: 60, heartbeat: { url: { configured: true }, method: 'GET', interval_seconds: 60 } });
+  expect(settings).toMatchObject({ repeat_minutes: 60, heartbeat: { url: { configured: true }, fail_url: { configured: true }, method: 'GET', interval_seconds: 60 } });
+  expect(json(lines[2]!)).toMatchObject({ items: expect.any(Array) });
   expect(lines[1]).not.toContain('check-1');
   const mine = hook.requests.slice(seen);
   expect(mine.some((r) => r.path === '/alerts' && (JSON.parse(r.body) as { type: string }).type === 'system.alert')).toBe(true);
