@@ -2894,7 +2894,7 @@ export interface components {
             /** @example 1.0.0 */
             version: string;
             /** @enum {string} */
-            kind: "connector" | "channel";
+            kind: "connector" | "channel" | "ai";
             /** @description JSON Schema of the settings; secret fields carry "x-secret" true */
             settings_schema: {
                 [key: string]: unknown;

@@ -2,6 +2,7 @@
  * The installed plugins: one explicit list. A new connector or channel lives in its own
  * folder src/plugins/<id>/ and is added here with one line; nothing else changes.
  */
+import type { AiPlugin } from '../domain/plugins/ai.js';
 import type { ChannelPlugin } from '../domain/plugins/channel.js';
 import type { Connector } from '../domain/plugins/connector.js';
 import type { Plugin, PluginManifest, PluginRegistry } from '../domain/plugins/plugin.js';
@@ -31,8 +32,12 @@ function isChannel(plugin: Plugin): plugin is ChannelPlugin {
   return plugin.manifest.kind === 'channel';
 }
 
+function isAi(plugin: Plugin): plugin is AiPlugin {
+  return plugin.manifest.kind === 'ai';
+}
+
 /** The registry the composition root hands to the domain; ids must be unique. */
-export function createPluginRegistry(plugins: readonly Plugin[] = builtInPlugins): PluginRegistry<Connector, ChannelPlugin> {
+export function createPluginRegistry(plugins: readonly Plugin[] = builtInPlugins): PluginRegistry<Connector, ChannelPlugin, AiPlugin> {
   const byId = new Map<string, Plugin>();
   for (const plugin of plugins) {
     if (byId.has(plugin.manifest.id)) throw new Error(`Two plugins have the id ${plugin.manifest.id}`);
@@ -48,6 +53,10 @@ export function createPluginRegistry(plugins: readonly Plugin[] = builtInPlugins
     channel(id) {
       const plugin = byId.get(id);
       return plugin && isChannel(plugin) ? plugin : undefined;
+    },
+    ai(id) {
+      const plugin = byId.get(id);
+      return plugin && isAi(plugin) ? plugin : undefined;
     },
   };
 }

@@ -8,7 +8,7 @@
 /** A JSON Schema (draft 2020-12 subset that OpenAPI 3.0 clients understand) of a plugin's settings. */
 export type JsonSchema = Record<string, unknown>;
 
-export type PluginKind = 'connector' | 'channel';
+export type PluginKind = 'connector' | 'channel' | 'ai';
 
 export interface PluginManifest {
   /** Stable id, also the `type` of connections or channels that use the plugin (e.g. "postgres"). */
@@ -37,8 +37,9 @@ export interface Plugin<K extends PluginKind = PluginKind> {
 }
 
 /** The installed plugins, as the composition root builds them from src/plugins/registry.ts. */
-export interface PluginRegistry<Connector extends Plugin<'connector'> = Plugin<'connector'>, Channel extends Plugin<'channel'> = Plugin<'channel'>> {
+export interface PluginRegistry<Connector extends Plugin<'connector'> = Plugin<'connector'>, Channel extends Plugin<'channel'> = Plugin<'channel'>, Ai extends Plugin<'ai'> = Plugin<'ai'>> {
   list(): PluginManifest[];
   connector(id: string): Connector | undefined;
   channel(id: string): Channel | undefined;
+  ai(id: string): Ai | undefined;
 }
