@@ -98,6 +98,7 @@ export function fakePlugins(...connectors: Connector[]): PluginRegistry<Connecto
     list: () => connectors.map((c) => c.manifest),
     connector: (id) => connectors.find((c) => c.manifest.id === id),
     channel: () => undefined,
+    ai: () => undefined,
   };
 }
 
