@@ -56,6 +56,8 @@ export const FEATURE_EDGES = {
   alerts: ['audit', 'channels', 'deliveries', 'events', 'health', 'identity', 'plugins'],
   notifications: ['events', 'identity'],
   dashboard: ['alerts', 'health', 'identity'],
+  // The AI assistant: English schedule phrases to crons, checked by the schedules' validation.
+  assistant: ['schedules'],
 };
 
 /** Aggregation points (type-only, both ways) and the features whose ports each one gathers. */
