@@ -7,16 +7,10 @@
  * Monday", "every other day") throws Unknown. Which crons the filled slots make is schedule-phrases.ts's.
  */
 import {
-  clockOf, Cursor, minuteMarkOf, monthOf, numberOf, ordinalOf, tokenize, unknown, weekdayOf,
+  Cursor, listOf, minuteMarkOf, monthOf, numberOf, ordinalOf, timeOf, tokenize, unknown, weekdayOf, type TimeOfDay,
 } from './phrase-tokens.js';
 
-/** A time as written: `meridiem` when am/pm was given; `fixed` when nothing may reread it as pm. */
-export interface TimeOfDay {
-  hour: number;
-  minute: number;
-  meridiem: boolean;
-  fixed: boolean;
-}
+export type { TimeOfDay };
 
 export type PartOfDay = 'morning' | 'afternoon' | 'evening' | 'night';
 
@@ -57,8 +51,12 @@ function interval(c: Cursor, spec: PhraseSpec): boolean {
   if (c.accept('hourly')) return set(spec, 'every', { unit: 'hour', n: 1 });
   const every = c.attempt(() => {
     if (!c.accept('every', 'each')) return undefined;
-    if (c.accept('half')) return c.accept('an'), c.accept('hour') ? { unit: 'minute' as const, n: 30 } : undefined;
-    if (c.accept('quarter')) return c.accept('of'), c.accept('an'), c.accept('hour') ? { unit: 'minute' as const, n: 15 } : undefined;
+    const fraction = c.accept('half') ? 30 : c.accept('quarter') ? 15 : undefined;
+    if (fraction !== undefined) {
+      if (fraction === 15) c.accept('of');
+      c.accept('an');
+      return c.accept('hour') ? { unit: 'minute' as const, n: fraction } : undefined;
+    }
     const packed = c.take((t) => /^(\d+)(h|hrs?|m|mins?)$/.exec(t) ?? undefined);
     if (packed) return { unit: packed[2]!.startsWith('h') ? 'hour' as const : 'minute' as const, n: Number(packed[1]) };
     const n = c.accept('other') ? 2 : c.take(numberOf) ?? c.take(ordinalOf) ?? 1;
@@ -125,43 +123,6 @@ function partOfDay(c: Cursor, spec: PhraseSpec): boolean {
   return part !== undefined && set(spec, 'partOfDay', part);
 }
 
-/**
- * One time: "8", "8 am", "7:45 pm", "14h", "09:30", "noon", "midnight", "half past 9",
- * "quarter to 9". A bare number only where `bareOk` (after "at", in a list or a window).
- */
-export function timeOf(c: Cursor, bareOk: boolean): TimeOfDay | undefined {
-  return c.attempt(() => {
-    if (c.accept('noon', 'midday')) return { hour: 12, minute: 0, meridiem: false, fixed: true };
-    if (c.accept('midnight')) return { hour: 0, minute: 0, meridiem: false, fixed: true };
-    const offset = c.attempt(() => {
-      if (c.accept('half')) return c.accept('past') ? 30 : undefined;
-      if (!c.accept('quarter')) return undefined;
-      return c.accept('past') ? 15 : c.accept('to') ? -15 : undefined;
-    });
-    const clock = c.take(clockOf) ?? c.take((t) => {
-      const n = numberOf(t);
-      return n === undefined ? undefined : { hour: n, minute: 0, strict: false };
-    });
-    if (clock === undefined) return undefined;
-    if (offset !== undefined && (clock.minute !== 0 || clock.strict)) return undefined;
-    const meridiem = c.accept('am', 'pm');
-    if (meridiem === undefined && !bareOk && offset === undefined && !clockOf(c.tokens[c.pos - 1]!)) return undefined;
-    let { hour } = clock;
-    if (meridiem !== undefined) {
-      if (clock.strict || hour < 1 || hour > 12) unknown();
-      hour = (hour % 12) + (meridiem === 'pm' ? 12 : 0);
-    }
-    let minute = clock.minute;
-    if (offset !== undefined) {
-      if (offset < 0) hour -= 1;
-      minute = (offset + 60) % 60;
-      if (hour < 0) unknown();
-    }
-    if (hour > 23 || minute > 59) unknown();
-    return { hour, minute, meridiem: meridiem !== undefined, fixed: meridiem !== undefined || clock.strict || hour === 0 || hour >= 13 };
-  });
-}
-
 /** "at 8 and 17", "at 9am, noon and 5pm", "16:30" (a time that is no bare number needs no "at"). */
 function times(c: Cursor, spec: PhraseSpec): boolean {
   const list = c.attempt(() => {
@@ -220,18 +181,6 @@ function listedDay(c: Cursor, plain: boolean): number | undefined {
   return day;
 }
 
-/** Items read by `item`, separated by ",", "and" or ", and". */
-function listOf<T>(c: Cursor, item: () => T | undefined): T[] | undefined {
-  const first = item();
-  if (first === undefined) return undefined;
-  const all = [first];
-  for (;;) {
-    const next = c.attempt(() => (c.accept(',', 'and') ? (c.accept('and'), item()) : undefined));
-    if (next === undefined) return all;
-    all.push(next);
-  }
-}
-
 /**
  * Days of the month: "on 1st and 15th", "first day", "on day 3", "on 15th of each month" (the
  * "of each month" is `period`'s), "1st of january", "on 1 january", "january 1", "jan 1st and
@@ -239,7 +188,8 @@ function listOf<T>(c: Cursor, item: () => T | undefined): T[] | undefined {
  */
 function monthDays(c: Cursor, spec: PhraseSpec): boolean {
   const found = c.attempt(() => {
-    const plain = c.accept('on') !== undefined || c.accept('day') !== undefined;
+    const on = c.accept('on') !== undefined;
+    const plain = c.accept('day') !== undefined || on;
     const dates = listOf(c, () => c.attempt(() => {
       const month = c.take(monthOf);
       const day = month === undefined ? undefined : listedDay(c, true);
@@ -274,7 +224,7 @@ function period(c: Cursor, spec: PhraseSpec): boolean {
   if (c.accept('weekly')) return set(spec, 'period', 'week');
   const found = c.attempt(() => {
     const of = c.accept('of') !== undefined;
-    const every = c.accept('every', 'each', 'a') !== undefined;
+    const every = c.accept('every', 'each') !== undefined;
     if (!of && !every) return undefined;
     if (c.accept('month')) return { period: 'month' as const };
     if (!every) return undefined;

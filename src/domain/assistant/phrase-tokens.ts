@@ -2,9 +2,10 @@
  * The words of a schedule phrase (schedule-phrases.ts): the phrase lower-cased, its punctuation
  * made regular ("7:45pm" → "7:45 pm", "p.m." → "pm", "mon-fri" → "mon to fri", "&" → "and",
  * commas as tokens of their own, sentence punctuation and "the" dropped, number and ordinal words
- * as digits), split on spaces; a cursor over them; and what a single token means (a weekday, a
- * month, a number, an ordinal, a clock time). Nothing here guesses: an odd token is left as it is
- * and the grammar, finding no clause for it, answers unknown.
+ * as digits), split on spaces; a cursor over them; what a single token means (a weekday, a
+ * month, a number, an ordinal, a clock time); and the two readers the clauses share, a list and a
+ * time of day. Nothing here guesses: an odd token is left as it is and the grammar, finding no
+ * clause for it, answers unknown.
  */
 
 /** Thrown anywhere in the grammar when the phrase is not understood exactly: the answer is unknown. */
@@ -126,4 +127,61 @@ export function clockOf(token: string): { hour: number; minute: number; strict: 
 export function minuteMarkOf(token: string): number | undefined {
   const m = /^:(\d{2})$/.exec(token);
   return m ? Number(m[1]) : undefined;
+}
+
+/** Items read by `item`, separated by ",", "and" or ", and". */
+export function listOf<T>(c: Cursor, item: () => T | undefined): T[] | undefined {
+  const first = item();
+  if (first === undefined) return undefined;
+  const all = [first];
+  for (;;) {
+    const next = c.attempt(() => (c.accept(',', 'and') ? (c.accept('and'), item()) : undefined));
+    if (next === undefined) return all;
+    all.push(next);
+  }
+}
+
+/** A time as written: `meridiem` when am/pm was given; `fixed` when nothing may reread it as pm. */
+export interface TimeOfDay {
+  hour: number;
+  minute: number;
+  meridiem: boolean;
+  fixed: boolean;
+}
+
+/**
+ * One time: "8", "8 am", "7:45 pm", "14h", "09:30", "noon", "midnight", "half past 9",
+ * "quarter to 9". A bare number only where `bareOk` (after "at", in a list or a window).
+ */
+export function timeOf(c: Cursor, bareOk: boolean): TimeOfDay | undefined {
+  return c.attempt(() => {
+    if (c.accept('noon', 'midday')) return { hour: 12, minute: 0, meridiem: false, fixed: true };
+    if (c.accept('midnight')) return { hour: 0, minute: 0, meridiem: false, fixed: true };
+    const offset = c.attempt(() => {
+      if (c.accept('half')) return c.accept('past') ? 30 : undefined;
+      if (!c.accept('quarter')) return undefined;
+      return c.accept('past') ? 15 : c.accept('to') ? -15 : undefined;
+    });
+    const written = c.take(clockOf);
+    const bare = written === undefined ? c.take(numberOf) : undefined;
+    const clock = written ?? (bare === undefined ? undefined : { hour: bare, minute: 0, strict: false });
+    if (clock === undefined) return undefined;
+    if (offset !== undefined && (clock.minute !== 0 || clock.strict)) return undefined;
+    const meridiem = c.accept('am', 'pm');
+    if (bare !== undefined && meridiem === undefined && offset === undefined && !bareOk) return undefined;
+    let { hour } = clock;
+    if (meridiem !== undefined) {
+      if (clock.strict || hour < 1 || hour > 12) unknown();
+      hour = (hour % 12) + (meridiem === 'pm' ? 12 : 0);
+    }
+    let minute = clock.minute;
+    if (offset !== undefined) {
+      if (offset < 0) hour -= 1;
+      minute = (offset + 60) % 60;
+      if (hour < 0) unknown();
+    }
+    if (hour > 23 || minute > 59) unknown();
+    const fixed = meridiem !== undefined || clock.strict || clock.hour === 0 || clock.hour >= 13;
+    return { hour, minute, meridiem: meridiem !== undefined, fixed };
+  });
 }
