@@ -1,5 +1,5 @@
 /**
- * The installed plugins: one explicit list. A new connector or channel lives in its own
+ * The installed plugins: one explicit list. A new connector, channel or AI provider lives in its own
  * folder src/plugins/<id>/ and is added here with one line; nothing else changes.
  */
 import type { AiPlugin } from '../domain/plugins/ai.js';
@@ -13,6 +13,8 @@ import { emailChannel } from './email/index.js';
 import { s3Channel } from './s3/index.js';
 import { slackChannel } from './slack/index.js';
 import { teamsChannel } from './teams/index.js';
+import { openAiPlugin } from './openai/index.js';
+import { anthropicPlugin } from './anthropic/index.js';
 
 export const builtInPlugins: readonly Plugin[] = [
   postgresConnector,
@@ -22,6 +24,8 @@ export const builtInPlugins: readonly Plugin[] = [
   s3Channel,
   slackChannel,
   teamsChannel,
+  openAiPlugin,
+  anthropicPlugin,
 ];
 
 function isConnector(plugin: Plugin): plugin is Connector {

@@ -115,16 +115,18 @@ describe('registry and manifests', () => {
   const registry = createPluginRegistry();
 
   test('lists every built-in plugin and finds connectors by id', () => {
-    expect(registry.list().map((m) => m.id)).toEqual(['postgres', 'mysql', 'webhook', 'email', 's3', 'slack', 'teams']);
+    expect(registry.list().map((m) => m.id)).toEqual(['postgres', 'mysql', 'webhook', 'email', 's3', 'slack', 'teams', 'openai', 'anthropic']);
     expect(registry.connector('postgres')).toBe(postgresConnector);
     expect(registry.connector('mysql')).toBe(mysqlConnector);
     expect(registry.connector('oracle')).toBeUndefined();
     expect(registry.connector('webhook')).toBeUndefined();
     expect(registry.channel('webhook')?.manifest.kind).toBe('channel');
     expect(registry.channel('postgres')).toBeUndefined();
+    expect(registry.ai('anthropic')?.manifest.kind).toBe('ai');
+    expect(registry.ai('webhook')).toBeUndefined();
   });
 
-  test.each(builtInPlugins.filter((p) => p.manifest.kind === 'channel').map((p) => [p.manifest.id, p] as const))('%s: channel manifest is complete', (_id, plugin) => {
+  test.each(builtInPlugins.filter((p) => p.manifest.kind !== 'connector').map((p) => [p.manifest.id, p] as const))('%s: channel or ai manifest is complete', (_id, plugin) => {
     const m = plugin.manifest;
     expect(m.version).toMatch(/^\d+\.\d+\.\d+$/);
     expect(m.settingsSchema).toMatchObject({ type: 'object', additionalProperties: false });

@@ -78,12 +78,14 @@ export interface OutboundRequest {
   crossOriginHeaders?: readonly string[];
   /** Refuse a redirect to another origin (outbound.refused, not transient) instead of following it. */
   refuseCrossOrigin?: boolean;
+  /** How much of the answer's body is kept (the rest is dropped). Default 64 KiB. */
+  maxBodyBytes?: number;
 }
 
 export interface OutboundResponse {
   status: number;
   headers: Record<string, string>;
-  /** The answer's body as text, at most 64 KiB (the rest is dropped). */
+  /** The answer's body as text, at most the request's maxBodyBytes (64 KiB unless it says; the rest is dropped). */
   body: string;
 }
 

@@ -9,7 +9,7 @@
  * answer once the body is written: each at most its timeout) and a ceiling of 10 minutes; redirects are followed (at most 3, GET after 303, never from
  * https to http) under the same guard; a redirect to another origin carries only the headers the
  * request names as safe there (`crossOriginHeaders`), never its credentials. Answers are read
- * up to 64 KiB.
+ * up to 64 KiB (or the request's `maxBodyBytes`).
  *
  * This is the domain's OutboundHttp port (src/domain/plugins/channel.ts), handed to channel
  * plugins and to the OIDC client. Failures throw ChannelSendError: `outbound.refused` (not
@@ -91,9 +91,10 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
       const done = (fn: () => void) => { if (!settled) { settled = true; clearTimeout(timer); signal.removeEventListener('abort', onAbort); fn(); } };
       const request = lib.request(url, { method: req.method, headers, agent: agentFor(url) }, (res) => {
         const chunks: Buffer[] = [];
+        const limit = req.maxBodyBytes ?? MAX_BODY;
         let size = 0;
         res.on('data', (chunk: Buffer) => {
-          if (size < MAX_BODY) chunks.push(chunk.subarray(0, MAX_BODY - size));
+          if (size < limit) chunks.push(chunk.subarray(0, limit - size));
           size += chunk.length;
         });
         res.on('end', () => done(() => {
