@@ -248,6 +248,8 @@ describe('anthropic', () => {
       expect([e.code, e.retryAfterMs]).toEqual([code, retryAfterMs]);
       expect(e.message).toMatch(/^The Anthropic-compatible server \(http:\/\/127\.0\.0\.1:\d+\)/);
     }
+    const unscripted = await failure(anthropicPlugin.complete(settings(), request, ctx()));
+    expect([unscripted.code, unscripted.message]).toEqual(['ai.unavailable', expect.stringContaining('(HTTP 500): The test peer has no scripted answer')]);
   });
 
   it('calls an answer without the tool\'s input ai.bad_output: text only, cut off at max_tokens, a refusal, not JSON', async () => {

@@ -10,7 +10,7 @@
  *   ai.script.push(ai.error(429, 'Slow down', { 'retry-after': '7' }));  // the provider's error envelope
  *   ai.script.push({ status: 200, body: 'not json' });   // or any raw answer (body: a string, or an object sent as JSON)
  *   ai.script.push(ai.hang());                    // never answers (timeouts; close() ends it)
- *   ai.fallback = ai.answerJson({ ... });         // when the script is used up (default: HTTP 500 "no scripted answer")
+ *   ai.fallback = ai.answerJson({ ... });         // when the script is used up (default: HTTP 500 "no scripted answer", in the provider's error format)
  *   ai.requests[0].body.messages;                 // what was sent: method, path, headers, JSON-parsed body
  *   ai.reset();                                   // forget requests and script (beforeEach)
  *   await ai.close();
@@ -193,6 +193,7 @@ export async function anthropicPeer(options: { apiKey?: string } = {}): Promise<
     }
     return null;
   }, '');
+  peer.fallback = error(500, 'The test peer has no scripted answer', {}, 'api_error');
   return Object.assign(peer, {
     answerJson: (input: unknown, o?: AnthropicAnswerOptions): PeerAnswer => (req) => message(req, [
       { type: 'tool_use', id: nextId('toolu_'), name: o?.toolName ?? req.body?.tool_choice?.name ?? 'answer', input },
