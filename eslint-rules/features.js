@@ -57,7 +57,7 @@ export const FEATURE_EDGES = {
   notifications: ['events', 'identity'],
   dashboard: ['alerts', 'health', 'identity'],
   // The AI assistant: English schedule phrases to crons, checked by the schedules' validation.
-  assistant: ['schedules'],
+  assistant: ['audit', 'connections', 'identity', 'plugins', 'queries', 'schedules'],
 };
 
 /** Aggregation points (type-only, both ways) and the features whose ports each one gathers. */

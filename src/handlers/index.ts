@@ -38,6 +38,11 @@ import { updateSettings } from './settings/update-settings.js';
 import { getOidcSettings } from './settings/get-oidc-settings.js';
 import { replaceOidcSettings } from './settings/replace-oidc-settings.js';
 import { getAlertSettings } from './settings/get-alert-settings.js';
+import { getAiStatus } from './ai/get-ai-status.js';
+import { generateWithAi } from './ai/generate-with-ai.js';
+import { getAiSettings } from './settings/get-ai-settings.js';
+import { replaceAiSettings } from './settings/replace-ai-settings.js';
+import { testAiSettings } from './settings/test-ai-settings.js';
 import { listSystemProblems } from './system/list-system-problems.js';
 import { getSystemProblem } from './system/get-system-problem.js';
 import { replaceAlertSettings } from './settings/replace-alert-settings.js';
@@ -127,8 +132,8 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     detachManagedResource: detachManagedResource(s),
     attachManagedResource: attachManagedResource(s),
     getGitopsStatus: getGitopsStatus(s),
-    getAiStatus: NOT_IMPLEMENTED,
-    generateWithAi: NOT_IMPLEMENTED,
+    getAiStatus: getAiStatus(s),
+    generateWithAi: generateWithAi(s),
     getLiveness: getLiveness(),
     getReadiness: getReadiness(s),
     getMetrics: getMetrics(s),
@@ -178,9 +183,9 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     testAlertSettings: testAlertSettings(s),
     listSystemProblems: listSystemProblems(s),
     getSystemProblem: getSystemProblem(s),
-    getAiSettings: NOT_IMPLEMENTED,
-    replaceAiSettings: NOT_IMPLEMENTED,
-    testAiSettings: NOT_IMPLEMENTED,
+    getAiSettings: getAiSettings(s),
+    replaceAiSettings: replaceAiSettings(s),
+    testAiSettings: testAiSettings(s),
     listSecurityEvents: listSecurityEvents(s),
     getAbout: getAbout(s),
     getStorage: getStorage(s),

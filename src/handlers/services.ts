@@ -36,6 +36,8 @@ import type { ConfigService } from '../domain/config/config-service.js';
 import type { GitopsService } from '../domain/config/gitops.js';
 import type { AlertSettingsService } from '../domain/alerts/alert-settings.js';
 import type { OperationsService } from '../domain/alerts/operations-service.js';
+import type { AiSettingsService } from '../domain/assistant/ai-settings.js';
+import type { AssistantService } from '../domain/assistant/assistant-service.js';
 import type { NotificationsService } from '../domain/notifications/notifications-service.js';
 import type { DashboardService } from '../domain/dashboard/dashboard-service.js';
 
@@ -73,6 +75,8 @@ export interface ApiServices {
   config: ConfigService;
   gitops: GitopsService;
   alertSettings: AlertSettingsService;
+  aiSettings: AiSettingsService;
+  assistant: AssistantService;
   operations: Pick<OperationsService, 'status' | 'test' | 'listProblems' | 'getProblem'>;
   notifications: NotificationsService;
   dashboard: DashboardService;

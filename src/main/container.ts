@@ -29,6 +29,7 @@ import { createConnectorPools, type ConnectorPools } from '../domain/connections
 import type { Connector } from '../domain/plugins/connector.js';
 import type { ChannelPlugin, OutboundHttp } from '../domain/plugins/channel.js';
 import { createOutboundHttp } from '../infra/outbound/http.js';
+import type { AiPlugin } from '../domain/plugins/ai.js';
 import type { PluginRegistry } from '../domain/plugins/plugin.js';
 import type { PasswordHasher } from '../domain/identity/passwords.js';
 import { builtInPlugins, createPluginRegistry } from '../plugins/registry.js';
@@ -69,7 +70,7 @@ export interface Container {
   /** Logs a recurring connection problem at most once per 30 s per source. */
   connectionProblem: (source: string, message: string, meta: Record<string, unknown>) => void;
   /** The installed plugins (src/plugins/registry.ts). */
-  plugins: PluginRegistry<Connector, ChannelPlugin>;
+  plugins: PluginRegistry<Connector, ChannelPlugin, AiPlugin>;
   /** One pooled connector session per saved connection, closed with the container. */
   pools: ConnectorPools;
   /** Where run results are stored (local files under SVC_DATA_DIR, or a bucket with SVC_STORAGE_S3). */
@@ -93,7 +94,7 @@ export interface ContainerOptions {
   /** Tests move time with a manual clock; the system clock otherwise. */
   clock?: Clock;
   /** The built-in plugins (src/plugins/registry.ts) unless given. */
-  plugins?: PluginRegistry<Connector, ChannelPlugin>;
+  plugins?: PluginRegistry<Connector, ChannelPlugin, AiPlugin>;
   /** bcrypt at SVC_BCRYPT_COST unless given (tests that do not check the cost hash cheaper). */
   passwordHasher?: PasswordHasher;
 }

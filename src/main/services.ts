@@ -21,6 +21,7 @@ import { createAlertSettingsService } from '../domain/alerts/alert-settings.js';
 import { createAlertSender } from '../domain/alerts/alert-sender.js';
 import { createHeartbeat } from '../domain/alerts/heartbeat.js';
 import { createOperationsService } from '../domain/alerts/operations-service.js';
+import { assistantServices } from './assistant-services.js';
 import { CONNECTOR_LIMITS, type Container } from './container.js';
 import { createConfigService } from '../domain/config/config-service.js';
 import { createGitopsService, createReconciler, FAILURES_UNHEALTHY } from '../domain/config/gitops.js';
@@ -352,7 +353,8 @@ export function dashboardServices(c: Pick<Container, 'repos' | 'clock'>, readine
 }
 
 export type ServicesContainer = Parameters<typeof identityServices>[0] & Parameters<typeof dataServices>[0]
-  & DeliveryContainer & Parameters<typeof runServices>[0] & Parameters<typeof operationsServices>[0];
+  & DeliveryContainer & Parameters<typeof runServices>[0] & Parameters<typeof operationsServices>[0]
+  & Parameters<typeof assistantServices>[0];
 
 /** Every service of every feature, built once per process from its container. */
 export function createServices(c: ServicesContainer) {
@@ -367,6 +369,7 @@ export function createServices(c: ServicesContainer) {
     ...config,
     ...operationsServices(c, config.reconciler ? { failing: () => config.reconciler!.failures() >= FAILURES_UNHEALTHY } : undefined),
     ...notificationServices(c),
+    ...assistantServices(c, data.connections),
   };
 }
 

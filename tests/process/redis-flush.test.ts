@@ -55,7 +55,8 @@ function alive(p: Herald): void {
 
 it('runs executing when Redis loses its data finish success on their first attempt; the sweep leaves them alone', async () => {
   const worker = herald(['worker'], settings({ SVC_WORKER_CONCURRENCY: '4' }));
-  const slow = await reportOf('Slow', 'select pg_sleep(10) as slept, 7 as answer');
+  // Long enough for a scheduler process to start on a loaded machine while they still execute.
+  const slow = await reportOf('Slow', 'select pg_sleep(20) as slept, 7 as answer');
   const runIds: string[] = [];
   for (let i = 0; i < 3; i += 1) runIds.push((await editor.post(`/api/v1/reports/${slow}/run`).send({ deliver: false }).expect(202)).body.id as string);
   await until(async () => { alive(worker); return (await states(runIds)).every((r) => r.status === 'running'); }, 'the runs to start', 60_000, 100);

@@ -127,7 +127,7 @@ export type SecurityEventType =
   | 'two_factor.setup_started' | 'two_factor.enabled' | 'two_factor.disabled' | 'two_factor.recovery_codes_replaced'
   | 'auth.second_factor' | 'auth.recovery_code_used'
   | 'passkey.added' | 'passkey.renamed' | 'passkey.removed' | 'passkey.clone_refused'
-  | 'auth.oidc' | 'oidc.linked' | 'settings.updated' | 'settings.oidc_updated' | 'settings.alerts_updated' | 'settings.alerts_tested';
+  | 'auth.oidc' | 'oidc.linked' | 'settings.updated' | 'settings.oidc_updated' | 'settings.alerts_updated' | 'settings.alerts_tested' | 'settings.ai_updated';
 
 /** `system`: a command run on the server (herald admin reset-password). */
 export type ActorType = 'user' | 'api_key' | 'anonymous' | 'system';

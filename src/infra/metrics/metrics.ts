@@ -59,6 +59,10 @@ export function createMetrics(version: string, shared: SharedGauges, onCollectEr
       name: 'svc_deliveries_total', help: 'Delivery sends, one per send with its retries',
       labelNames: ['destination', 'status'] as const, registers: [registry],
     }),
+    aiGenerationsTotal: new Counter({
+      name: 'svc_ai_generations_total', help: 'AI assistant proposals asked for, by kind, provider (off for phrases alone) and outcome',
+      labelNames: ['kind', 'provider', 'outcome'] as const, registers: [registry],
+    }),
     deliveryDuration: new Histogram({
       name: 'svc_delivery_duration_seconds', help: 'Duration of delivery sends', labelNames: ['destination'] as const,
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60], registers: [registry],

@@ -76,6 +76,8 @@ export const RESET_MAIL_QUOTA = { name: 'reset-mail', points: 5, windowSeconds: 
 
 /** Shared-link downloads (GET /r/{token}) per client address: enough for people, not for guessing tokens. */
 export const SHARED_LINK_QUOTA = { name: 'shared-link', points: 60, windowSeconds: 60 };
+/** AI assistant proposals per user (each one a paid provider call, or two with the repair round). */
+export const AI_GENERATE_QUOTA = { name: 'ai-generate', points: 20, windowSeconds: 60 };
 
 export function createQuota(redis: Redis, prefix: string, q: { name: string; points: number; windowSeconds: number }): Quota {
   const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:rl:${q.name}`, points: q.points, duration: q.windowSeconds });
