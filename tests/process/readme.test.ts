@@ -244,6 +244,19 @@ it('runs the dashboard example as written: the home page agrees with what the ex
   expect(d.queue).toEqual({ pending: 0, oldest_pending_seconds: null });
 }, 40_000);
 
+it('runs the AI assistant examples as written: a schedule from a sentence with the assistant off, and the status', async () => {
+  const resume = signedInAgain('assistant');
+  const block = readmeBlock('AI assistant with curl');
+  const script = `set -euo pipefail\n${resume}\nEDITOR=$TOKEN\n${block}`;
+  const { stdout } = await execFileAsync('bash', ['-c', script], { timeout: 60_000 });
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  expect(lines).toHaveLength(2);
+  const proposal = json(lines[0]!);
+  expect(proposal).toMatchObject({ kind: 'schedule', source: 'phrases', schedule: { cron: '0 8 * * 1-5', timezone: 'Europe/Berlin' }, description: 'At 08:00, Monday through Friday' });
+  expect(proposal.next).toHaveLength(5);
+  expect(json(lines[1]!)).toEqual({ available: false, provider: 'off', kinds: ['schedule'], reason: expect.any(String) });
+}, 70_000);
+
 it('runs the second-factor examples as written: enrol an authenticator app, sign out, sign in with password and code, then with a recovery code', async () => {
   const resume = signedInAgain();
   const block = readmeBlock('Second factor, passkeys and single sign-on with curl');
