@@ -177,6 +177,19 @@ describe('query drafts', () => {
     expect((await generate({ kind: 'query', prompt: 'x' }).expect(422)).body.errors).toEqual([expect.objectContaining({ field: 'connection_id' })]);
   });
 
+  it('opens the ai.failing system problem while the provider fails, and resolves it after a call that works', async () => {
+    const tick = () => h.process.services.operations.tick(new Date(), async () => ({ healthy: true, reason: null }));
+    const open = async () => (await admin.get('/api/v1/system/problems?state=open&kind=ai.failing').expect(200)).body.items;
+    openai.script.push(openai.error(500, 'Internal error'));
+    await generate({ kind: 'query', prompt: 'x', connection_id: connectionId }).expect(502);
+    await tick();
+    expect(await open()).toEqual([expect.objectContaining({ kind: 'ai.failing', severity: 'warning' })]);
+    openai.script.push(openai.answerJson(draft('select id from orders')));
+    await generate({ kind: 'query', prompt: 'ids', connection_id: connectionId }).expect(200);
+    await tick();
+    expect(await open()).toEqual([]);
+  });
+
   it('sends a few sample values only when the admin allowed them', async () => {
     await aiSettings({ provider: 'openai', base_url: openai.baseUrl, model: 'gpt-test', send_sample_values: true });
     try {

@@ -91,15 +91,20 @@ export function createAssistantService(deps: {
   /** One proposal asked for by this user; false past the per-user limit. */
   quota(userId: string): Promise<boolean>;
   counted(kind: string, provider: string, outcome: string): void;
+  /** How the provider's last call went (the alerts' ai.failing problem reads it). */
+  providerHealth?(ok: boolean, error: string | null): Promise<void>;
 }) {
   const log = deps.log;
 
   async function ask(plugin: AiPlugin, settings: AiProviderSettings, request: AiRequest): Promise<unknown> {
     try {
       const answer = await plugin.complete(settings, request, { http: deps.outbound, signal: AbortSignal.timeout(settings.timeoutMs + 2000) });
+      await deps.providerHealth?.(true, null).catch(() => undefined);
       return answer.json;
     } catch (err) {
       if (err instanceof AiError) {
+        // A provider that cannot be reached, refuses the key or lost the model is failing; a busy one is not.
+        if (err.code !== 'ai.rate_limited' && err.code !== 'ai.bad_output') await deps.providerHealth?.(false, `${err.code}: ${err.message}`).catch(() => undefined);
         throw new DomainError(err.code, err.message, err.retryAfterMs !== null ? { retryAfterSeconds: Math.ceil(err.retryAfterMs / 1000) } : {});
       }
       throw err;

@@ -41,8 +41,12 @@ export function createProblemSnapshotSource(db: Db, probes: SnapshotProbes): Pro
         where revoked_at is null and expires_at > ${now.toISOString()}::timestamptz and expires_at <= ${now.toISOString()}::timestamptz + interval '14 days'
         order by expires_at`)];
       const status = new Map([...await db.execute<{ key: string; value: Record<string, unknown> }>(sql`
-        select key, value from ops_status where key in ('scheduler.tick', 'retention')`)].map((r) => [r.key, r.value]));
+        select key, value from ops_status where key in ('scheduler.tick', 'retention', 'ai')`)].map((r) => [r.key, r.value]));
       const retention = status.get('retention') ?? {};
+      // The provider's health counts only while the assistant is on.
+      const [aiOn] = [...await db.execute<{ on: boolean }>(sql`
+        select coalesce(value->>'provider', 'off') <> 'off' as on from workspace_settings where key = 'ai'`)];
+      const ai = aiOn?.on ? status.get('ai') : undefined;
       return {
         now,
         lastSchedulerTickAt: date(status.get('scheduler.tick')?.at),
@@ -54,7 +58,7 @@ export function createProblemSnapshotSource(db: Db, probes: SnapshotProbes): Pro
         storage: await probes.storage(),
         retention: { failing: retention.failing === true, error: typeof retention.error === 'string' ? retention.error : null, since: date(retention.since) },
         gitops: probes.gitopsFailing ? { failing: probes.gitopsFailing() } : null,
-        ai: null,
+        ai: ai ? { failing: ai.failing === true, error: typeof ai.error === 'string' ? ai.error : null } : null,
         expiringKeys: keys.map((k) => ({ id: k.id, name: k.name, expiresAt: new Date(k.expires_at) })),
       };
     },
