@@ -14,14 +14,18 @@ export interface NotificationResource {
   id: string;
 }
 
-export interface NotificationRecord {
-  id: string;
+/** What a notification says, to whom. */
+export interface NotificationContent {
   userId: string;
   kind: NotificationKind;
   severity: NotificationSeverity;
   title: string;
   body: string | null;
   resource: NotificationResource | null;
+}
+
+export interface NotificationRecord extends NotificationContent {
+  id: string;
   count: number;
   readAt: Date | null;
   createdAt: Date;
@@ -30,13 +34,7 @@ export interface NotificationRecord {
 }
 
 /** A notification to give one user (a new one, or a repeat of an unread one's cause). */
-export interface NotificationDraft {
-  userId: string;
-  kind: NotificationKind;
-  severity: NotificationSeverity;
-  title: string;
-  body: string | null;
-  resource: NotificationResource | null;
+export interface NotificationDraft extends NotificationContent {
   /** One unread notification per user and key: a repeat while it is unread bumps it. */
   dedupeKey: string;
   /** When its cause happened (the notification's updated_at). */

@@ -28,15 +28,9 @@ const MAX_REDIRECTS = 3;
 /** The ceiling of one exchange, however it keeps moving. */
 const MAX_EXCHANGE_MS = 10 * 60_000;
 
-/** Scheme, host and port of a URL: what may be logged or shown of it. */
-export function originOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return '(not a URL)';
-  }
-}
+import { originOf } from '../../core/urls.js';
+
+export { originOf };
 
 export interface OutboundHttpOptions {
   /** SVC_OUTBOUND_ALLOW: CIDRs, addresses and host names. */

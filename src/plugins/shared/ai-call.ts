@@ -28,15 +28,9 @@ import { retryAfterMs } from './http-answer.js';
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 const MAX_SAID = 300;
 
-/** Scheme, host and port of a URL: what a message may show of it. */
-export function originOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return '(not a URL)';
-  }
-}
+import { originOf } from '../../core/urls.js';
+
+export { originOf };
 
 /** A base URL with a path appended to its path (a query string, as Azure's older URLs have, stays). */
 export function endpoint(base: string, path: string): string {
