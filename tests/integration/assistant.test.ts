@@ -207,6 +207,13 @@ describe('query drafts', () => {
     expect(res.body).toMatchObject({ source: 'provider', schedule: { cron: '0 */3 * * *', timezone: 'UTC' }, next: expect.any(Array) });
     expect(openai.requests[0]!.body.response_format.json_schema.name).toBe('schedule_draft');
   });
+  it('refuses a provider cron that restricts both day fields (cron joins them with OR), and reads the accepted one itself', async () => {
+    openai.script.push(openai.answerJson({ cron: '0 9 */14 * 5', explanation: 'Every two weeks on Friday' }), openai.answerJson({ cron: '0 9 * * 5', explanation: 'Fridays at nine' }));
+    const res = await generate({ kind: 'schedule', prompt: 'every two weeks on friday at 9', timezone: 'UTC' }).expect(200);
+    expect(res.body).toMatchObject({ source: 'provider', schedule: { cron: '0 9 * * 5' } });
+    expect(res.body.explanation).toContain('Herald reads it as: At 09:00, only on Friday');
+    expect(openai.requests[1]!.body.messages.at(-1).content).toContain('joins with OR');
+  });
 });
 
 describe('the Anthropic provider', () => {
@@ -239,14 +246,21 @@ describe('limits', () => {
     }
   });
 
-  it('limits proposals per user, and counts each call by kind, provider and outcome', async () => {
+  it('limits what asks the provider per user (Herald\'s own phrases are free), and counts each call by kind, provider and outcome', async () => {
     const other = await createSignedInUser(h, admin, { name: 'Rita Rate', email: 'rita@example.com', role: 'editor' });
-    const codes: number[] = [];
-    for (let i = 0; i < 22; i += 1) codes.push((await other.post('/api/v1/ai/generate').send({ kind: 'schedule', prompt: 'daily at noon' })).status);
-    expect(codes.slice(0, 20).every((c) => c === 200)).toBe(true);
-    expect(codes.slice(20)).toEqual([429, 429]);
+    const phrases: number[] = [];
+    for (let i = 0; i < 25; i += 1) phrases.push((await other.post('/api/v1/ai/generate').send({ kind: 'schedule', prompt: 'daily at noon' })).status);
+    expect(new Set(phrases)).toEqual(new Set([200]));
+    await aiSettings({ provider: 'openai', base_url: openai.baseUrl, model: 'gpt-test', api_key: 'sk-test-123' });
+    openai.fallback = openai.answerJson(draft('select id from orders'));
+    const asked: number[] = [];
+    for (let i = 0; i < 22; i += 1) asked.push((await other.post('/api/v1/ai/generate').send({ kind: 'query', prompt: 'ids', connection_id: connectionId })).status);
+    expect(asked.slice(0, 20).every((c) => c === 200)).toBe(true);
+    expect(asked.slice(20)).toEqual([429, 429]);
+    expect(openai.requests).toHaveLength(20);
     const metrics = (await h.http.get('/metrics').expect(200)).text;
     expect(metrics).toMatch(/svc_ai_generations_total\{kind="schedule",provider="off",outcome="ok"\} \d+/);
+    expect(metrics).toMatch(/svc_ai_generations_total\{kind="query",provider="openai",outcome="ok"\} \d+/);
     expect(metrics).toMatch(/svc_ai_generations_total\{kind="query",provider="openai",outcome="invalid"\} \d+/);
   });
 });

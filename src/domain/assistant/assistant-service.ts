@@ -111,7 +111,7 @@ export function createAssistantService(deps: {
     }
   }
 
-  async function schedule(input: GenerateInput): Promise<{ proposal: ScheduleProposal; provider: string }> {
+  async function schedule(input: GenerateInput, limit: () => Promise<void>): Promise<{ proposal: ScheduleProposal; provider: string }> {
     const timezone = input.timezone ?? 'UTC';
     const proposal = (cron: string, source: ScheduleProposal['source'], explanation: string): ScheduleProposal => {
       const s = { cron, timezone };
@@ -124,24 +124,33 @@ export function createAssistantService(deps: {
     if ('cron' in parsed) return { proposal: proposal(parsed.cron, 'phrases', `Read "${input.prompt.trim()}" as: ${describeSchedule({ cron: parsed.cron, timezone })} (${timezone}).`), provider: 'off' };
     const active = await deps.ai.active();
     if ('off' in active) {
-      throw new DomainError('ai.schedule_not_understood', `Herald does not know this phrase, and the assistant is off (${active.off}). Try a phrase like "every weekday at 8am", or write the cron.`);
+      throw new DomainError('ai.schedule_not_understood', 'Herald does not know this phrase, and no AI provider is on to ask. Try a phrase like "every weekday at 8am" or "on the 1st and 15th at 6am"; what cron cannot say exactly (every 90 minutes, every other week, the first Monday of the month) needs a cron of your own.');
     }
+    await limit();
     const messages: AiRequest['messages'] = [{ role: 'user', content: `Time zone: ${timezone}\n<request>\n${input.prompt}\n</request>` }];
     for (let round = 0; round < 2; round += 1) {
       const json = await ask(active.plugin, active.settings, { system: SCHEDULE_SYSTEM, messages, output: SCHEDULE_OUTPUT }) as { cron?: unknown; explanation?: unknown };
       const cron = typeof json?.cron === 'string' ? json.cron.trim() : '';
-      const problems = cron ? scheduleProblems({ cron, timezone }) : [{ message: 'no cron in the answer' }];
-      if (problems.length === 0) return { proposal: proposal(cron, 'provider', typeof json.explanation === 'string' ? json.explanation : ''), provider: active.provider };
+      const problems: Array<{ message: string }> = cron ? scheduleProblems({ cron, timezone }).map((p) => ({ message: p.message ?? p.code })) : [{ message: 'no cron in the answer' }];
+      const fields = cron.split(/\s+/);
+      // Both day fields set means "either" in cron: what people ask that way (every other Friday) it never means.
+      if (problems.length === 0 && fields.length === 5 && fields[2] !== '*' && fields[4] !== '*') {
+        problems.push({ message: 'it restricts both the day of the month and the day of the week, which cron joins with OR (a day matching either runs)' });
+      }
+      if (problems.length === 0) {
+        return { proposal: proposal(cron, 'provider', `Proposed by the AI provider for "${input.prompt.trim()}"; Herald reads it as: ${describeSchedule({ cron, timezone })} (${timezone}). Check the next times.`), provider: active.provider };
+      }
       messages.push({ role: 'assistant', content: JSON.stringify(json) }, { role: 'user', content: `That cron is not valid here: ${problems.map((p) => p.message).join('; ')}. Answer a valid five-field cron.` });
     }
     throw new DomainError('ai.schedule_not_understood', 'Neither Herald nor the provider could make a valid schedule of this phrase. Rephrase it, or write the cron.');
   }
 
-  async function query(input: GenerateInput): Promise<{ proposal: QueryProposal; provider: string }> {
+  async function query(input: GenerateInput, limit: () => Promise<void>): Promise<{ proposal: QueryProposal; provider: string }> {
     if (!input.connectionId) throw validationFailed([{ field: 'connection_id', code: 'validation.required', message: 'a query draft needs the connection it is for' }]);
     const connectionId = input.connectionId;
     const active = await deps.ai.active();
     if ('off' in active) throw new DomainError('ai.disabled', active.off);
+    await limit();
     const dialect = await deps.connections.dialectOf(connectionId);
     const tables = await deps.connections.tables(connectionId);
     const context = schemaContext(tables, `${input.prompt} ${input.sql ?? ''}`);
@@ -193,13 +202,16 @@ export function createAssistantService(deps: {
     },
 
     async generate(input: GenerateInput, caller: { userId: string | null }): Promise<QueryProposal | ScheduleProposal> {
-      if (!(await deps.quota(caller.userId ?? 'anonymous'))) {
-        throw new DomainError('rate_limited', 'Too many proposals asked for in the last minute', { retryAfterSeconds: 60 });
-      }
+      // Only what asks the provider counts against the per-user limit: Herald's own phrases are free.
+      const limit = async () => {
+        if (!(await deps.quota(caller.userId ?? 'anonymous'))) {
+          throw new DomainError('rate_limited', 'Too many proposals asked of the AI provider in the last minute', { retryAfterSeconds: 60 });
+        }
+      };
       log.debug('assistant asked', { kind: input.kind, prompt_chars: input.prompt.length });
       let provider = 'off';
       try {
-        const done = input.kind === 'schedule' ? await schedule(input) : await query(input);
+        const done = input.kind === 'schedule' ? await schedule(input, limit) : await query(input, limit);
         provider = done.provider;
         deps.counted(input.kind, provider, done.proposal.kind === 'query' && !done.proposal.validation.ok ? 'invalid' : 'ok');
         return done.proposal;
