@@ -91,7 +91,7 @@ describe('slack', () => {
   });
 
   it('keeps a long body within Slack\'s limits', async () => {
-    const { run } = await runTo({ type: 'slack', settings: { webhook_url: `${base}/services/long` } }, { body: '{% for r in rows %}{{ r.label }} {% endfor %}{% for i in (1..20000) %}abcdefghij{% endfor %}' });
+    const { run } = await runTo({ type: 'slack', settings: { webhook_url: `${base}/services/long` } }, { body: '{% for r in rows %}{{ r.label }} {% endfor %}{% for i in (1..2000) %}abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij{% endfor %}' });
     expect(run.status).toBe('success');
     const payload = JSON.parse(seen.find((s) => s.path === '/services/long')!.body.toString());
     expect(payload.blocks.length).toBeLessThanOrEqual(50);
