@@ -10,7 +10,7 @@ import type { SchemaTable } from '../../src/domain/plugins/connector.js';
 const table = (name: string, columns: string[], schema = 'public'): SchemaTable =>
   ({ schema, name, kind: 'table', columns: columns.map((c) => ({ name: c, type: 'text', nullable: true })) });
 const TABLES = [table('orders', ['id', 'customer_id', 'status', 'total']), table('customers', ['id', 'name', 'email'])];
-const codes = (sql: string, dialect: 'postgres' | 'mysql' = 'postgres') => checkSql(sql, dialect, TABLES).map((e) => e.code);
+const codes = (sql: string, dialect: 'postgresql' | 'mysql' = 'postgresql') => checkSql(sql, dialect, TABLES).map((e) => e.code);
 
 describe('checkSql', () => {
   it.each([
@@ -45,7 +45,7 @@ describe('checkSql', () => {
   });
 
   it('names the table and column it did not find', () => {
-    expect(checkSql('select o.amount from orders o', 'postgres', TABLES)).toEqual([
+    expect(checkSql('select o.amount from orders o', 'postgresql', TABLES)).toEqual([
       { code: 'schema.unknown_column', message: 'No column "amount" in "orders"', table: 'orders', column: 'amount' },
     ]);
   });
@@ -78,5 +78,14 @@ describe('parametersOf', () => {
       sql: 'select * from orders where status = {{ status }} and total > {{min_total}} and status <> {{ status }}',
       explanation: '', parameters: [{ name: 'min_total', type: 'number' }, { name: 'unused', type: 'date' }, { name: 'status', type: 'weird' }],
     })).toEqual([{ name: 'status', type: 'string' }, { name: 'min_total', type: 'number' }]);
+  });
+});
+
+describe('the connectors say their SQL', () => {
+  it('names its dialect and quotes identifiers its own way', async () => {
+    const { mysqlConnector } = await import('../../src/plugins/mysql/index.js');
+    const { postgresConnector } = await import('../../src/plugins/postgres/index.js');
+    expect([mysqlConnector.sqlDialect, mysqlConnector.quoteIdentifier('a`b')]).toEqual(['mysql', '`a``b`']);
+    expect([postgresConnector.sqlDialect, postgresConnector.quoteIdentifier('a"b')]).toEqual(['postgresql', '"a""b"']);
   });
 });

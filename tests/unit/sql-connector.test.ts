@@ -93,6 +93,8 @@ function fakeDialect(db: FakeDb): SqlDialect {
       capabilities: ['streaming'], translations: { en: { name: 'Fake SQL' } },
     },
     placeholder: (n) => `:${n}`,
+    sqlDialect: 'postgresql',
+    quoteIdentifier: (name) => `"${name}"`,
     nameLimits: { maxDatabaseLength: 16, maxUsernameLength: 16 },
     options: { region: (value, field) => (/^[a-z]+$/.test(value) ? undefined : { code: 'validation.format', message: `${field} must be lowercase letters` }) },
     deniedFunctions: denyList('postgres', [{ names: ['steal_secrets', 'shutdown_*'], why: 'is not for reports' }]),

@@ -28,7 +28,6 @@ export function createConnectionContext(deps: {
     if (!c) throw new DomainError('validation.failed', 'No such connection', { errors: [{ field: 'connection_id', code: 'validation.invalid', message: 'is not a connection' }] });
     return c;
   };
-  const quote = (dialect: Dialect, name: string) => (dialect === 'mysql' ? `\`${name.replace(/`/g, '``')}\`` : `"${name.replace(/"/g, '""')}"`);
 
   async function run(connectionId: string, sql: string, signal: AbortSignal, limit: number) {
     const connection = await connectionOf(connectionId);
@@ -46,9 +45,8 @@ export function createConnectionContext(deps: {
   }
 
   return {
-    async dialectOf(connectionId) {
-      const c = await connectionOf(connectionId);
-      return c.type === 'mysql' ? 'mysql' : 'postgres';
+    async dialectOf(connectionId): Promise<Dialect> {
+      return deps.pools.sessionFor(await connectionOf(connectionId)).connector.sqlDialect;
     },
     async tables(connectionId) {
       const cached = await deps.schema(connectionId).catch((err: unknown) => {
@@ -67,11 +65,12 @@ export function createConnectionContext(deps: {
       }
     },
     async samples(connectionId, tables, signal) {
-      const dialect = await this.dialectOf(connectionId);
+      const { connector } = deps.pools.sessionFor(await connectionOf(connectionId));
+      const quote = (name: string) => connector.quoteIdentifier(name);
       const parts: string[] = [];
       for (const t of tables) {
         try {
-          const { columns, rows } = await run(connectionId, `select * from ${quote(dialect, t.schema)}.${quote(dialect, t.name)} limit ${SAMPLE_ROWS}`, signal, SAMPLE_ROWS);
+          const { columns, rows } = await run(connectionId, `select * from ${quote(t.schema)}.${quote(t.name)} limit ${SAMPLE_ROWS}`, signal, SAMPLE_ROWS);
           const cut = (v: unknown) => (v === null ? 'null' : String(v).slice(0, SAMPLE_CHARS));
           parts.push(`${t.schema}.${t.name}: ${columns.join(' | ')}`, ...rows.map((r) => `  ${r.map(cut).join(' | ')}`));
         } catch {

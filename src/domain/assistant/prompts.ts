@@ -49,7 +49,7 @@ export const SCHEDULE_OUTPUT = {
   },
 };
 
-const DIALECT_NAMES: Record<Dialect, string> = { postgres: 'PostgreSQL', mysql: 'MySQL / MariaDB' };
+const DIALECT_NAMES: Record<Dialect, string> = { postgresql: 'PostgreSQL', mysql: 'MySQL / MariaDB' };
 
 export const querySystem = (dialect: Dialect): string => [
   `You write one read-only SQL query for ${DIALECT_NAMES[dialect]} that answers the user's request.`,

@@ -17,10 +17,10 @@ export interface CheckError {
   column?: string;
 }
 
-export type Dialect = 'postgres' | 'mysql';
+export type Dialect = 'postgresql' | 'mysql';
 
 const parser = new nodeSqlParser.Parser();
-const DIALECTS: Record<Dialect, string> = { postgres: 'PostgresQL', mysql: 'MariaDB' };
+const DIALECTS: Record<Dialect, string> = { postgresql: 'PostgresQL', mysql: 'MariaDB' };
 
 /** The SQL with each {{ name }} as NULL, for the parser (EXPLAIN binds them as parameters). */
 export const withoutPlaceholders = (sql: string): string => sql.replace(/\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g, 'NULL');

@@ -99,6 +99,10 @@ export interface ConnectorSession {
 export interface Connector extends Plugin<'connector'> {
   /** The placeholder of the n-th bound parameter (1-based): "$1" for Postgres, "?" for MySQL. */
   placeholder(n: number): string;
+  /** The SQL the database speaks, for parsers that check statements before they are sent (the assistant's). */
+  sqlDialect: 'postgresql' | 'mysql';
+  /** A name (schema, table, column) quoted for this database's SQL. */
+  quoteIdentifier(name: string): string;
   /** Throws validation.failed (per field) for settings the plugin refuses, e.g. TLS material given as a path. */
   validate(config: ConnectionConfig): void;
   open(config: ConnectionConfig, limits: ConnectorLimits): ConnectorSession;

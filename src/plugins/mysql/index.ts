@@ -16,6 +16,8 @@ const TIME_ZONE = /^(UTC|[+-](0\d|1[0-4]):[0-5]\d)$/;
 export const mysqlDialect: SqlDialect = {
   manifest: mysqlManifest,
   placeholder: () => '?',
+  sqlDialect: 'mysql',
+  quoteIdentifier: (name) => `\`${name.replace(/`/g, '``')}\``,
   nameLimits: MYSQL_NAME_LIMITS,
   options: {
     charset: (value, field) => (CHARSETS.includes(value) ? undefined : { code: 'validation.enum', message: `${field} must be one of ${CHARSETS.join(', ')}` }),

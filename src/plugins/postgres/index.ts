@@ -21,6 +21,8 @@ const textOption = (max: number, more: (value: string, field: string) => string 
 export const postgresDialect: SqlDialect = {
   manifest: postgresManifest,
   placeholder: (n) => `$${n}`,
+  sqlDialect: 'postgresql',
+  quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
   nameLimits: POSTGRES_NAME_LIMITS,
   options: {
     application_name: textOption(63, (value, field) => (/^[\x20-\x7e]*$/.test(value) ? undefined : `${field} must be printable ASCII`)),

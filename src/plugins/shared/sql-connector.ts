@@ -82,6 +82,8 @@ export interface SqlDialect {
   manifest: PluginManifest & { kind: 'connector' };
   /** The placeholder of the n-th bound parameter (1-based). */
   placeholder(n: number): string;
+  sqlDialect: Connector['sqlDialect'];
+  quoteIdentifier(name: string): string;
   /** Longest database and user name the server accepts. */
   nameLimits: SettingsLimits;
   /** The connector's options (those of its manifest), each a string checked by its rule. */
@@ -198,6 +200,8 @@ export function sqlConnector(dialect: SqlDialect): Connector {
   const connector: Connector = {
     manifest: dialect.manifest,
     placeholder: (n) => dialect.placeholder(n),
+    sqlDialect: dialect.sqlDialect,
+    quoteIdentifier: (name) => dialect.quoteIdentifier(name),
     validate(config) {
       const problems = [...checkConnectionSettings(config, dialect.nameLimits), ...optionProblems(dialect, config.options)];
       if (problems.length > 0) throw validationFailed(problems);

@@ -70,6 +70,8 @@ export interface FakeConnector extends Connector {
 export function fakeConnector(script: Script = rows([{ name: 'one', type: 'int4' }], [[1]])): FakeConnector {
   const connector: FakeConnector = {
     manifest: fakeConnectorManifest,
+    sqlDialect: 'postgresql',
+    quoteIdentifier: (name) => `"${name}"`,
     script,
     executed: [],
     opened: 0,
