@@ -7,21 +7,8 @@
  * connection, timer or subscription (those belong to the roles).
  */
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
-import { newId } from '../core/ids.js';
-import { ambientDb } from '../infra/db/ambient.js';
-import { createStorageProbe } from '../infra/artifacts/storage-probe.js';
-import { redisAnswers } from '../infra/queue/queues.js';
-import {
-  createAdminEmails, createAlertChannelCheck, createLeases, createOpsStatusRepo, createProblemsRepo,
-} from '../infra/db/stores/alerts-repo.js';
-import { createProblemSnapshotSource } from '../infra/db/stores/problem-snapshot.js';
-import { createAlertSettingsService } from '../domain/alerts/alert-settings.js';
-import { createAlertSender } from '../domain/alerts/alert-sender.js';
-import { createHeartbeat } from '../domain/alerts/heartbeat.js';
-import { createOperationsService } from '../domain/alerts/operations-service.js';
 import { assistantServices } from './assistant-services.js';
+import { operationsServices } from './operations-services.js';
 import { CONNECTOR_LIMITS, type Container } from './container.js';
 import { createConfigService } from '../domain/config/config-service.js';
 import { createGitopsService, createReconciler, FAILURES_UNHEALTHY } from '../domain/config/gitops.js';
@@ -76,11 +63,7 @@ import { PASSWORD_RESET_MAIL } from '../jobs/password-reset-mail.js';
 import { notificationServices } from './notification-services.js';
 import { createDashboardService } from '../domain/dashboard/dashboard-service.js';
 import type { Readiness } from '../domain/health/readiness.js';
-
-/** No single wait between delivery retries is longer (a Retry-After included). */
-const MAX_RETRY_WAIT_MS = 60_000;
-/** One send's time limit. */
-const SEND_TIMEOUT_MS = 30_000;
+import { MAX_RETRY_WAIT_MS, SEND_TIMEOUT_MS } from './send-limits.js';
 
 export function sessionPolicyOf(settings: Container['settings']): SessionPolicy {
   return {
@@ -303,44 +286,6 @@ export function configServices(
       ? createReconciler({ directory, config, store: c.repos.config, clock: c.clock, log: c.logger.child({ component: 'gitops' }) })
       : undefined,
   };
-}
-
-/**
- * Operations: the alert settings, and the operations tick (system problems, alerts through the
- * channels, the heartbeat), whose lease lets one process of the fleet run it at a time.
- */
-export function operationsServices(
-  c: Pick<Container, 'db' | 'redis' | 'uow' | 'plugins' | 'secretBox' | 'channelHttp' | 'clock' | 'settings' | 'logger' | 'identity' | 'repos' | 'artifactsLocation' | 'startedAt'>,
-  gitops: { failing(): boolean } | undefined,
-) {
-  const log = c.logger.child({ component: 'operations' });
-  const db = ambientDb(c.db);
-  const problems = createProblemsRepo(db);
-  const status = createOpsStatusRepo(db);
-  const alertSettings = createAlertSettingsService({
-    settings: c.identity.settings, uow: c.uow, channels: createAlertChannelCheck(db), secrets: c.secretBox, clock: c.clock,
-    allowsHost: (url) => c.channelHttp.allowsHost(url),
-  });
-  const sender = createAlertSender({
-    channels: c.repos.channels, plugins: c.plugins, adminEmails: createAdminEmails(db), problems, secrets: c.secretBox, http: c.channelHttp,
-    clock: c.clock, publicUrl: c.settings.publicUrl, log,
-    // The quick retries' waits are real time, even under a test's manual clock (nothing is decided by them).
-    sleep: (ms, signal) => delay(ms, undefined, { signal }),
-    retry: { sends: c.settings.deliverySends, baseDelayMs: c.settings.deliveryBackoffMs, maxDelayMs: MAX_RETRY_WAIT_MS, sendTimeoutMs: SEND_TIMEOUT_MS },
-  });
-  const operations = createOperationsService({
-    uow: c.uow, problems, status, leases: createLeases(c.db), clock: c.clock, log, startedAt: c.startedAt,
-    holder: `${hostname()}:${process.pid}:${newId()}`,
-    snapshot: createProblemSnapshotSource(c.db, {
-      redisPing: async () => { if (!(await redisAnswers(c.redis))) throw new Error('Redis does not answer'); },
-      storage: createStorageProbe(c.artifactsLocation),
-      ...(gitops ? { gitopsFailing: () => gitops.failing() } : {}),
-    }),
-    settings: () => alertSettings.withTargets(),
-    sender,
-    heartbeat: createHeartbeat({ status, http: c.channelHttp, clock: c.clock, log }),
-  });
-  return { alertSettings, operations, opsStatus: status };
 }
 
 /**
