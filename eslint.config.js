@@ -9,7 +9,7 @@ import { featuresRule } from './eslint-rules/features.js';
  */
 const herald = { ...heraldPlugin, rules: { ...heraldPlugin.rules, features: featuresRule } };
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/generated/**', 'coverage/**', '.data/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'src/generated/**', 'sdk/src/generated/**', 'coverage/**', '.data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
