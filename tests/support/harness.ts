@@ -47,6 +47,8 @@ export interface StartHeraldOptions {
    * cost (tests/integration/passwords.test.ts does).
    */
   productionBcrypt?: boolean;
+  /** Listen on SVC_LISTEN (give a free port in env) for clients over a real socket; `process.url` is the address. */
+  listen?: boolean;
 }
 
 /** Cheap bcrypt for tests that do not check the cost; made once (its dummy hash costs a little). */
@@ -62,7 +64,7 @@ export async function startHerald(options: StartHeraldOptions = {}): Promise<Her
   const logger = createProcessLogger(settings, stream);
   cheapHasher ??= createPasswordHasher(4, 4);
   const proc = await startProcess(settings, logger, {
-    listen: false,
+    listen: options.listen === true,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.productionBcrypt ? {} : { passwordHasher: cheapHasher }),
   });
