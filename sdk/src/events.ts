@@ -15,6 +15,8 @@ export interface EventsOptions {
   reconnectDelayMs?: number;
   /** Called each time the stream is open (the answer's headers arrived). */
   onOpen?: () => void;
+  /** Called each time the stream could not be opened or dropped (before the reconnect's wait). */
+  onDrop?: () => void;
 }
 
 interface Frame { event: string; id: string | undefined; data: string }
@@ -86,11 +88,14 @@ export async function* events(
       response = await fetcher('/api/v1/events', { headers, ...(signal ? { signal } : {}) });
     } catch (err) {
       if (signal?.aborted) return;
-      if (!(err instanceof TypeError)) throw err;
+      // A connection error (fetch's TypeError; matched by name, as it may come from another realm).
+      if ((err as { name?: unknown } | null)?.name !== 'TypeError') throw err;
+      options.onDrop?.();
     }
     if (response && !response.ok) {
       const error = await HeraldError.from(response);
       if (response.status !== 429 && response.status < 500) throw error;
+      options.onDrop?.();
       if (error.retryAfterSeconds !== undefined) serverRetryMs = error.retryAfterSeconds * 1000;
     } else if (response?.body) {
       options.onOpen?.();
@@ -111,6 +116,7 @@ export async function* events(
       } catch {
         // The connection dropped (or the signal aborted it): reconnect below, or end.
       } finally {
+        if (!signal?.aborted) options.onDrop?.();
         reader.cancel().catch(() => undefined);
         serverRetryMs = parser.retryMs ?? serverRetryMs;
       }

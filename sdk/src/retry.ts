@@ -46,7 +46,9 @@ function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
 }
 
 function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+  // By name: errors of fetch may come from another realm (instanceof would not see them).
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
 }
 
 export function retryingFetch(inner: FetchLike, options: RetryOptions | false | undefined): FetchLike {

@@ -26,6 +26,15 @@ export interface RunReportOptions {
 /** The run as GET /runs/{id} answers it; `partial` flags a run whose deliveries partly failed. */
 export type FinishedRun = Run & { readonly partial: boolean };
 
+/** A wait that ends early (resolving) when `signal` aborts, leaving no timer behind. */
+function pause<T>(ms: number, value: T, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(value); };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 const FINISHED = new Set(['success', 'partial', 'skipped', 'failed', 'cancelled']);
 
 const finished = (run: Run): FinishedRun => {
@@ -52,26 +61,36 @@ export async function runReport(client: HeraldClient, reportId: string, options:
   // The stream is opened before the run is queued, so that none of its events can come first.
   let opened!: () => void;
   const open = new Promise<void>((resolve) => { opened = resolve; });
-  const stream = client.events({ signal: stop.signal, onOpen: () => opened() });
+  let streamUp = false;
+  const stream = client.events({
+    signal: stop.signal,
+    onOpen: () => { streamUp = true; opened(); },
+    onDrop: () => { streamUp = false; opened(); },
+  });
   const firstEvent = stream.next();
   let streamFailed = false;
   firstEvent.catch(() => { streamFailed = true; opened(); });
   let latest: Run | undefined;
   try {
-    await Promise.race([open, new Promise((r) => setTimeout(r, 5000))]);
+    const opening = new AbortController();
+    await Promise.race([open, pause(2000, undefined, opening.signal)]);
+    opening.abort();
     latest = await queue();
     const runId = latest.id;
     let pending: Promise<IteratorResult<unknown>> | undefined = streamFailed ? undefined : firstEvent;
     let lastPoll = 0;
     while (!stop.signal.aborted) {
-      const pollEvery = pending ? 5 * pollMs : pollMs;
+      // Beside a working stream, a slow poll in case an event was missed; without one, every pollMs.
+      const pollEvery = pending && streamUp ? 5 * pollMs : pollMs;
       if (Date.now() - lastPoll >= pollEvery) {
         latest = await get(runId);
         lastPoll = Date.now();
         if (FINISHED.has(latest.status)) return finished(latest);
       }
-      const wait = new Promise<'tick'>((r) => setTimeout(() => r('tick'), pollEvery - (Date.now() - lastPoll)));
+      const ticking = new AbortController();
+      const wait = pause(pollEvery - (Date.now() - lastPoll), 'tick' as const, AbortSignal.any([ticking.signal, stop.signal]));
       const next = pending ? await Promise.race([pending.then((r) => r, () => 'failed' as const), wait]) : await wait;
+      ticking.abort();
       if (next === 'tick') continue;
       if (next === 'failed' || next.done) { pending = undefined; continue; }
       const event = next.value as { event: string; data: { id?: string; status?: string } };

@@ -32,6 +32,8 @@ export interface LoopbackProxy {
   url: string;
   seen: Seen[];
   inject(fault: Fault): void;
+  /** Forgets the faults not yet answered. */
+  clearFaults(): void;
   /** Destroys the connections of every event stream in flight; answers how many. */
   dropEventStreams(): number;
   close(): Promise<void>;
@@ -88,6 +90,7 @@ export async function startLoopbackProxy(target: string): Promise<LoopbackProxy>
     url: `http://127.0.0.1:${port}`,
     seen,
     inject: (fault) => { faults.push({ ...fault, left: fault.times ?? 1 }); },
+    clearFaults: () => { faults.length = 0; },
     dropEventStreams() {
       const n = streams.size;
       for (const res of streams) res.socket?.destroy();
