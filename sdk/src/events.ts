@@ -29,15 +29,20 @@ export class SseParser {
   private id: string | undefined;
   retryMs: number | undefined;
 
+  /** A chunk ended in \r: a \n starting the next one belongs to that line break. */
+  private afterCr = false;
+
   push(text: string): Frame[] {
+    if (this.afterCr && text.startsWith('\n')) text = text.slice(1);
+    this.afterCr = false;
     this.buffer += text;
     const frames: Frame[] = [];
     for (;;) {
       const match = /\r\n|\r|\n/.exec(this.buffer);
-      // A lone \r at the end may be the start of \r\n: wait for more.
-      if (!match || (match[0] === '\r' && match.index === this.buffer.length - 1)) break;
+      if (!match) break;
       const line = this.buffer.slice(0, match.index);
       this.buffer = this.buffer.slice(match.index + match[0].length);
+      if (match[0] === '\r' && this.buffer === '') this.afterCr = true;
       const frame = this.line(line);
       if (frame) frames.push(frame);
     }
