@@ -205,9 +205,11 @@ export interface paths {
          *     statement, its tables and columns against the schema, and with EXPLAIN on the connection;
          *     a failing draft gets one repair round, then comes back with validation.ok false and the
          *     errors. kind schedule: a cron from Herald's own phrase parser (the provider only for
-         *     phrases it does not know), with its description and next times. Nothing is saved or run:
-         *     the caller reviews the proposal and creates or changes the query or report as usual.
-         *     Limited per user (429 rate_limited).
+         *     phrases it does not know; a provider's cron is checked, and refused when it restricts both
+         *     day fields, which cron joins with OR), with Herald's own description and next times.
+         *     Nothing is saved or run: the caller reviews the proposal and creates or changes the query
+         *     or report as usual. What asks the provider is limited per user (20 a minute, 429
+         *     rate_limited); Herald's own phrases are not.
          */
         post: operations["generateWithAi"];
         delete?: never;
@@ -3992,6 +3994,7 @@ export interface components {
             connection_id?: components["schemas"]["Uuid"];
             /** @description kind query: the current draft, to change rather than start anew */
             sql?: string;
+            /** @description kind schedule: the time zone the times are in (IANA name); UTC when left out */
             timezone?: components["schemas"]["TimeZoneName"];
         };
         AiValidationError: {
