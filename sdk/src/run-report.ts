@@ -4,7 +4,6 @@
  * finished (polling GET /runs/{id} every second if the stream fails, and every few seconds beside
  * it in case an event was missed), then answers the finished run.
  */
-import { randomUUID } from 'node:crypto';
 import { RunFailedError, RunTimeoutError } from './errors.js';
 import type { HeraldClient } from './client.js';
 import type { Run } from './types.js';
@@ -43,7 +42,7 @@ const finished = (run: Run): FinishedRun => {
 };
 
 export async function runReport(client: HeraldClient, reportId: string, options: RunReportOptions): Promise<FinishedRun> {
-  const key = options.idempotencyKey ?? randomUUID();
+  const key = options.idempotencyKey ?? globalThis.crypto.randomUUID();
   const queue = () => client.call('runReport', {
     path: { reportId }, header: { 'Idempotency-Key': key }, ...(options.deliver === undefined ? {} : { body: { deliver: options.deliver } }),
   });
