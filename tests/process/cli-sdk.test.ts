@@ -2,7 +2,7 @@
  * herald-cli (sdk/bin/herald-cli.mjs) as a pipeline runs it: a child process with HERALD_URL and
  * HERALD_API_KEY against a listening Herald. reports list (--json and the human form), reports
  * run --wait (exit 0 for a good report; exit 1 and the run's error code for a failing one), runs
- * download to a file, links create, config export and plan, a wrong key (exit 1, the problem's
+ * download to a file, links create, config export, plan and apply, a wait that runs out, a wrong key (exit 1, the problem's
  * code, the key printed nowhere) and a usage error (exit 64).
  */
 import { spawn } from 'node:child_process';
@@ -79,6 +79,13 @@ describe('reports', () => {
     expect(r.stderr).toMatch(/^error: query\.failed: .*\(run [0-9a-f-]{36}\)\n$/);
   });
 
+  it('exits 1 when the wait runs out, with the run still going', async () => {
+    const slow = await t.report('Cli Slow', 'select pg_sleep(4) as slept');
+    const r = await cli(['reports', 'run', slow, '--wait', '--timeout', '1', '--no-deliver']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: timeout: run [0-9a-f-]{36} is still (pending|running) after 1 s\n$/);
+  });
+
   it('without --wait prints the queued run and exits 0', async () => {
     const r = await cli(['reports', 'run', goodReport, '--no-deliver', '--json', '--idempotency-key', 'cli-test-key-1']);
     expect(r.code).toBe(0);
@@ -117,7 +124,7 @@ describe('results', () => {
 });
 
 describe('config', () => {
-  it('exports YAML to a file and plans it', async () => {
+  it('exports YAML to a file, plans it, applies it, and then plans nothing to do', async () => {
     const r = await cli(['config', 'export', '-o', 'herald.yaml']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const yaml = readFileSync(path.join(dir, 'herald.yaml'), 'utf8');
@@ -130,6 +137,14 @@ describe('config', () => {
     expect(JSON.parse(plan.stdout)).toMatchObject({ mode: 'plan', applied: false });
     const human = await cli(['config', 'plan', 'herald.yaml']);
     expect(human.stdout).toMatch(/^plan: \d+ to create, \d+ to update, \d+ to delete, \d+ unchanged$/m);
+
+    const applied = await cli(['config', 'apply', 'herald.yaml', '--json']);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ mode: 'apply', applied: true });
+    // Applied once, the same YAML plans nothing to do.
+    const again = await cli(['config', 'plan', 'herald.yaml']);
+    expect(again.stdout).toMatch(/^plan: 0 to create, 0 to update, 0 to delete, [1-9]\d* unchanged$/m);
   });
 });
 
