@@ -1,9 +1,9 @@
 /**
  * herald-cli (sdk/bin/herald-cli.mjs) as a pipeline runs it: a child process with HERALD_URL and
  * HERALD_API_KEY against a listening Herald. reports list (--json and the human form), reports
- * run --wait (exit 0 for a good report; exit 1 and the run's error code for a failing one), runs
- * download to a file, links create, config export, plan and apply, a wait that runs out, a wrong key (exit 1, the problem's
- * code, the key printed nowhere) and a usage error (exit 64).
+ * run --wait (exit 0 for a good report; exit 1 and the run's error code for a failing one; exit 1
+ * when the wait runs out), runs download to a file, links create, config export, plan and apply,
+ * a wrong key (exit 1, the problem's code, the key printed nowhere) and a usage error (exit 64).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
