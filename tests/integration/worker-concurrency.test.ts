@@ -42,7 +42,8 @@ async function runTogether(h: Herald, count: number, sql: string): Promise<{ run
 it('a worker at concurrency 10 runs ten statements on one connection at once', async () => {
   const h = await startHerald({ env: { SVC_ROLES: 'api,worker', SVC_WORKER_CONCURRENCY: '10' } });
   try {
-    const { runs, most } = await runTogether(h, 10, 'select pg_sleep(2) as slept');
+    // Long enough that the ten overlap even when a loaded machine starts them seconds apart.
+    const { runs, most } = await runTogether(h, 10, 'select pg_sleep(5) as slept');
     for (const run of runs) expect(run.status).toBe('success');
     expect(most).toBe(10);
   } finally {
