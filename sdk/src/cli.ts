@@ -51,7 +51,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
         ? `unexpected argument ${args.positionals[0]}`
         : `expected ${command.positionals.join(' ')}`);
     }
-    const baseUrl = args.options.get('url') ?? io.env.HERALD_URL;
+    // An empty argument is a CI variable that was not set: say so rather than ask the API for "".
+    const empty = command.positionals.find((_name, i) => args.positionals[i]!.trim() === '');
+    if (empty) throw new UsageError(`${empty} is empty (is its CI variable set?)`);
+    // The server's address; the API's base path, which the curl examples carry in $B, is taken off.
+    const baseUrl = (args.options.get('url') ?? io.env.HERALD_URL)?.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
     if (!baseUrl) throw new UsageError('set HERALD_URL or give --url');
     try { new URL(baseUrl); } catch { throw new UsageError(`not a URL: ${baseUrl}`); }
     const apiKey = io.env.HERALD_API_KEY;

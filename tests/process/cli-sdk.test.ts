@@ -167,5 +167,14 @@ describe('errors', () => {
     const unknown = await cli(['reports', 'explode']);
     expect(unknown.code).toBe(64);
     expect(unknown.stderr).toContain('usage: herald-cli <command>');
+    // An unset CI variable: an empty REPORT_ID is a usage error, not a question to the API.
+    const empty = await cli(['reports', 'run', '']);
+    expect([empty.code, empty.stderr.split('\n')[0]]).toEqual([64, 'error: REPORT_ID is empty (is its CI variable set?)']);
+  });
+
+  it('takes HERALD_URL with the API\'s base path (as the curl examples\' $B) as the server\'s address', async () => {
+    const r = await cli(['reports', 'list', '--json'], { HERALD_URL: `${t.proxy.url}/api/v1/` });
+    expect(r.code).toBe(0);
+    expect(Array.isArray(JSON.parse(r.stdout))).toBe(true);
   });
 });
