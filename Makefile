@@ -64,8 +64,9 @@ reset-password: build
 # curl (the README's examples, tests/process/readme.test.ts): ensure-services.sh installs them.
 test test-file: export HERALD_TEST_TOOLS = 1
 
+# Then the web UI: built, and its browser tests (web/tests) run in Debian's chromium.
 test: deps check-contract typecheck lint
-	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test
+	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test && npm run --silent build:web && npm run --silent test:web
 
 # One test file (or several, or a Jest pattern), with the services `make test` uses; no lint/typecheck.
 test-file: deps

@@ -9,11 +9,11 @@ import { featuresRule } from './eslint-rules/features.js';
  */
 const herald = { ...heraldPlugin, rules: { ...heraldPlugin.rules, features: featuresRule } };
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/generated/**', 'sdk/src/generated/**', 'coverage/**', '.data/**'] },
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'src/generated/**', 'sdk/src/generated/**', 'coverage/**', '.data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       'no-console': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

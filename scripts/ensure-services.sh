@@ -626,14 +626,16 @@ find_faketime() {
 # even when the Redis in use is not ours: redis-server (tests/integration/
 # dependencies-down.test.ts runs its own), curl (tests/process/readme.test.ts
 # runs the README's examples) and libfaketime (tests/process/scheduler-faults.test.ts
-# runs a scheduler whose clock is ahead). Never fatal: without them, those tests
-# say what is missing.
+# runs a scheduler whose clock is ahead) and Debian's chromium (the web UI's browser tests
+# under web/tests drive it with Playwright, which cannot download browsers here). Never
+# fatal: without them, those tests say what is missing.
 ensure_test_tools() {
   [[ ${HERALD_TEST_TOOLS:-} == 1 ]] || return 0
   local missing=()
   find_redis_server || missing+=(redis-server)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   find_faketime || missing+=(faketime)
+  [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   ((${#missing[@]} > 0)) || return 0
   if ! is_root; then
     log "warning: the tests need ${missing[*]}, which is not installed (apt-get install ${missing[*]})"
@@ -644,6 +646,7 @@ ensure_test_tools() {
   find_redis_server || missing+=(redis-server) # a concurrent run may have installed it
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   find_faketime || missing+=(faketime)
+  [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   ((${#missing[@]} > 0)) || return 0
   log "installing what the tests run: ${missing[*]}"
   apt_install "${missing[@]}" || log "warning: apt-get install ${missing[*]} failed"

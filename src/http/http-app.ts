@@ -17,6 +17,7 @@ import { toFieldProblems } from '../infra/validation/ajv-errors.js';
 import { docsRouter, servedDocument } from './docs.js';
 import { documentedCodes, isProblemCode, statusForCode } from '../handlers/error-status.js';
 import { pagesRouter } from './pages.js';
+import { webUiRouter } from './web-ui.js';
 import { isRedisUnavailable } from '../infra/queue/queues.js';
 import { SSE_HEARTBEAT_MS, writeResult } from './respond.js';
 import { pagePolicy, securityHeaders } from './security-headers.js';
@@ -46,6 +47,8 @@ export interface HttpAppDeps {
   sseHeartbeatMs?: number;
   /** SVC_CORS_ORIGINS: exact origins allowed to call the API from a browser; empty or absent: CORS off. */
   corsOrigins?: readonly string[];
+  /** SVC_WEB_DIR: the built web UI, served at `/`; absent: the static pages. */
+  webDir?: string | undefined;
 }
 
 const ROUTED_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
@@ -117,6 +120,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     const notBuilt = new Set(operationIds.filter((id) => deps.handlers[id] === NOT_IMPLEMENTED));
     const policy = pagePolicy(deps.publicUrl);
     app.use(docsRouter(servedDocument(deps.document, deps.publicUrl, notBuilt), documentedCodes, policy));
+    if (deps.webDir) app.use(webUiRouter(deps.webDir, policy));
     app.use(pagesRouter(policy));
   }
 

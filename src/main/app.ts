@@ -41,6 +41,7 @@ export async function createApi(c: ApiContainer, services: Services, roles: Role
     onRequestDone: c.metrics.observeHttpRequest,
     shutdownSignal: c.shutdownSignal,
     corsOrigins: settings.corsOrigins,
+    webDir: settings.webDir,
   });
 }
 

@@ -43,6 +43,8 @@ export async function isolate(options: { template?: boolean } = {}): Promise<Iso
     SVC_LOG_FORMAT: 'json',
     SVC_LOG_LEVEL: 'debug',
     SVC_ROLES: 'api',
+    // The static pages, whether or not web/dist is built (tests/integration/web-ui.test.ts serves a UI).
+    SVC_WEB_DIR: 'none',
   };
   return {
     databaseName,

@@ -1,5 +1,11 @@
 /** The HTTP listeners and what the API believes of the requests it gets. */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../paths.js';
 import { checkUrl, commaList, hostPort, isAddressOrCidr, setting, type HostPort } from './schema.js';
+
+/** Where `make build` puts the web UI (web/dist); served when it holds an index.html. */
+const BUILT_WEB = path.join(packageRoot, 'web', 'dist');
 
 const listen = setting({
   env: 'SVC_LISTEN',
@@ -65,6 +71,19 @@ export const httpSettings = {
         if (origin !== item) ctx.fail(`"${item}" is not an origin (scheme://host[:port], no path), e.g. https://app.example.com`);
       }
       return [...new Set(items)];
+    },
+  }),
+  /** SVC_WEB_DIR: the built web UI the api role serves at `/`; undefined: the static pages instead. */
+  webDir: setting({
+    env: 'SVC_WEB_DIR',
+    description: 'folder of the built web UI served at / (none: no UI, static pages only)',
+    default: 'web/dist of the installation, when built',
+    parse(v, ctx): string | undefined {
+      if (v === 'none') return undefined;
+      if (v === undefined) return existsSync(path.join(BUILT_WEB, 'index.html')) ? BUILT_WEB : undefined;
+      const dir = path.resolve(ctx.cwd, v);
+      if (!existsSync(path.join(dir, 'index.html'))) ctx.fail(`${dir} holds no index.html (build the UI with \`make build\`, or set none)`);
+      return dir;
     },
   }),
   metricsToken: setting({

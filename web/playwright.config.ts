@@ -1,0 +1,31 @@
+/**
+ * The web UI's browser tests: Playwright driving Debian's chromium (/usr/bin/chromium, installed
+ * by `make test` when missing; Playwright cannot download browsers here) against a real Herald per
+ * worker (web/tests/support/fixtures.ts). `make test` builds web/dist first.
+ */
+import { defineConfig } from '@playwright/test';
+
+export default defineConfig({
+  testDir: './tests',
+  testMatch: '**/*.spec.ts',
+  outputDir: '../.data/playwright',
+  fullyParallel: false,
+  workers: process.env.HERALD_WEB_WORKERS ? Number(process.env.HERALD_WEB_WORKERS) : 2,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: process.env.CI ? [['list']] : [['list']],
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    locale: 'en-GB',
+    timezoneId: 'Europe/Berlin',
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    },
+  },
+});

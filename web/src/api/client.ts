@@ -1,0 +1,33 @@
+/**
+ * The one client of the UI: the SDK's typed client over the browser's fetch, with the session
+ * cookie and the CSRF rule applied once here (the value of the svc_csrf cookie in X-CSRF-Token on
+ * every request that changes something). No API key lives in the browser.
+ */
+import { createClient, HeraldError, type HeraldClient } from '@herald/sdk';
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function csrfToken(): string | undefined {
+  const pair = document.cookie.split('; ').find((c) => c.startsWith('svc_csrf='));
+  return pair === undefined ? undefined : decodeURIComponent(pair.slice('svc_csrf='.length));
+}
+
+function browserFetch(request: Request): Promise<Response> {
+  const headers = new Headers(request.headers);
+  headers.delete('user-agent');
+  const token = csrfToken();
+  if (!SAFE.has(request.method) && token) headers.set('X-CSRF-Token', token);
+  return fetch(new Request(request, { headers, credentials: 'same-origin' }));
+}
+
+export const api: HeraldClient = createClient({
+  baseUrl: window.location.origin,
+  fetch: browserFetch,
+  retry: { retries: 2, baseDelayMs: 300, maxDelayMs: 5_000 },
+});
+
+export { HeraldError };
+
+/** The problem's code when `error` is one of the API's problem documents. */
+export const problemCode = (error: unknown): string | undefined => (error instanceof HeraldError ? error.code : undefined);
+export const isUnauthenticated = (error: unknown): boolean => error instanceof HeraldError && error.status === 401;

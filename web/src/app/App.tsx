@@ -1,0 +1,69 @@
+/**
+ * The providers (theme, texts in the user's language and zone, the query cache) and the one
+ * route table: public pages, then the signed-in shell with every feature's pages.
+ */
+import { MantineProvider, createTheme } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
+import { QueryCache, QueryClient, QueryClientProvider, MutationCache } from '@tanstack/react-query';
+import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router';
+import { isUnauthenticated } from '../api/client';
+import { keys } from '../api/keys';
+import { useMe } from '../api/session';
+import { I18nProvider } from '../i18n';
+import { features } from './feature';
+import { RequireSession } from './RequireSession';
+import { Shell } from './Shell';
+import { RouteError, NotFound } from './RouteError';
+import { SESSION_ENDED } from '../api/session';
+
+/** A 401 anywhere means the session ended: forget the user; RequireSession leads to sign-in and back. */
+function onError(error: unknown): void {
+  if (isUnauthenticated(error) && queryClient.getQueryData(keys.me)) {
+    sessionStorage.setItem(SESSION_ENDED, '1');
+    queryClient.setQueryData(keys.me, null);
+  }
+}
+
+export const queryClient = new QueryClient({
+  queryCache: new QueryCache({ onError }),
+  mutationCache: new MutationCache({ onError }),
+  defaultOptions: {
+    queries: { retry: (count, error) => !isUnauthenticated(error) && count < 1, refetchOnWindowFocus: true, staleTime: 10_000 },
+  },
+});
+
+const routes: RouteObject[] = [
+  ...features.flatMap((f) => f.publicRoutes ?? []).map((r) => ({ ...r, errorElement: <RouteError /> })),
+  {
+    element: <RequireSession><Shell /></RequireSession>,
+    errorElement: <RouteError />,
+    children: [...features.flatMap((f) => f.routes ?? []), { path: '*', element: <NotFound /> }],
+  },
+];
+
+const router = createBrowserRouter(routes);
+
+const nonce = () => document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
+const theme = createTheme({ primaryColor: 'indigo', primaryShade: { light: 8, dark: 5 } });
+
+function WithUser() {
+  const me = useMe();
+  const prefs = me.data?.preferences;
+  const scheme = prefs?.theme === 'dark' || prefs?.theme === 'light' ? prefs.theme : 'auto';
+  return (
+    <MantineProvider theme={theme} getStyleNonce={nonce} forceColorScheme={scheme === 'auto' ? undefined : scheme}>
+      <I18nProvider locale={prefs?.locale} timeZone={prefs?.timezone}>
+        <Notifications position="top-right" />
+        <RouterProvider router={router} />
+      </I18nProvider>
+    </MantineProvider>
+  );
+}
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <WithUser />
+    </QueryClientProvider>
+  );
+}

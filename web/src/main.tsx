@@ -1,0 +1,8 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import '@mantine/core/styles.css';
+import '@mantine/notifications/styles.css';
+import './app/theme.css';
+import { App } from './app/App';
+
+createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);
