@@ -18,6 +18,8 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // dist/.vite/manifest.json: which files a page loads (scripts/bench/web-ui.ts measures them).
+    manifest: true,
     sourcemap: false,
     chunkSizeWarningLimit: 900,
     rolldownOptions: {
