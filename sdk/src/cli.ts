@@ -1,9 +1,8 @@
 /**
  * herald-cli: Herald's API from a shell or a CI job, on the SDK. Reads HERALD_URL (or --url) and
  * HERALD_API_KEY; never prints the key. Exit codes: 0 done, 1 an error or a run that failed,
- * 2 a partial run, 64 a usage error.
+ * 2 a partial run, 64 a usage error. The executable is herald-cli.ts (the package's bin).
  */
-import { pathToFileURL } from 'node:url';
 import { createClient, SDK_VERSION } from './client.js';
 import { HeraldError } from './errors.js';
 import { parseArgs, UsageError } from './cli/args.js';
@@ -75,13 +74,4 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.err(`error: ${message}${cause}\n`);
     return 1;
   }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href || process.env.HERALD_CLI_LAUNCHED === '1') {
-  const code = await main(process.argv.slice(2), {
-    out: (text) => { process.stdout.write(text); },
-    err: (text) => { process.stderr.write(text); },
-    env: process.env,
-  });
-  process.exitCode = code;
 }

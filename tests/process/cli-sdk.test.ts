@@ -1,23 +1,32 @@
 /**
- * herald-cli (sdk/bin/herald-cli.mjs) as a pipeline runs it: a child process with HERALD_URL and
- * HERALD_API_KEY against a listening Herald. reports list (--json and the human form), reports
- * run --wait (exit 0 for a good report; exit 1 and the run's error code for a failing one; exit 1
- * when the wait runs out), runs download to a file, links create, config export, plan and apply,
- * a wrong key (exit 1, the problem's code, the key printed nowhere) and a usage error (exit 64).
+ * herald-cli (sdk/src/herald-cli.ts, run from source through tsx; tests/process/sdk-package.test.ts
+ * runs the packed one) as a pipeline runs it: a child process with HERALD_URL and HERALD_API_KEY
+ * against a listening Herald. reports list (--json and the human form), reports run --wait (exit 0
+ * for a good report; exit 1 and the run's error code for a failing one; exit 2 and the failed
+ * delivery for a partial one; exit 1 when the wait runs out), runs download to a file, links
+ * create, config export, plan and apply, a wrong key (exit 1, the problem's code, the key printed
+ * nowhere) and a usage error (exit 64).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startSdkHerald, type SdkHerald } from '../support/sdk-herald.js';
+import { httpPeer, type HttpPeer } from '../support/peers.js';
 
-const BIN = fileURLToPath(new URL('../../sdk/bin/herald-cli.mjs', import.meta.url));
+const BIN = fileURLToPath(new URL('../../sdk/src/herald-cli.ts', import.meta.url));
+// tsx by its file URL: the child runs in a scratch folder, where `--import tsx` would not resolve.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 let t: SdkHerald;
 let dir: string;
 let goodReport: string;
 let goodRun: string;
+/** Webhook receivers: one takes every delivery, the other refuses each for good (410: no retry). */
+let taker: HttpPeer;
+let refuser: HttpPeer;
 
 interface Result { code: number | null; stdout: string; stderr: string }
 
@@ -25,7 +34,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Result> 
   const base: Record<string, string> = { HERALD_URL: t.proxy.url, HERALD_API_KEY: t.apiKey };
   if (process.env.PATH !== undefined) base.PATH = process.env.PATH;
   if (process.env.HOME !== undefined) base.HOME = process.env.HOME;
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, BIN, ...args], { cwd: dir, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -37,12 +46,18 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Result> 
 }
 
 beforeAll(async () => {
-  t = await startSdkHerald();
+  // Webhooks to the loopback peer below are allowed, as the README says for receivers on this machine.
+  t = await startSdkHerald({ env: { SVC_OUTBOUND_ALLOW: '127.0.0.1' } });
   dir = mkdtempSync(path.join(tmpdir(), 'herald-cli-'));
   goodReport = await t.report('Cli Numbers', 'select g as n from generate_series(1, 3) g');
+  taker = await httpPeer();
+  refuser = await httpPeer();
+  refuser.fallback = { status: 410, body: 'gone' };
 }, 60_000);
 afterAll(async () => {
   await t?.stop();
+  await taker?.close();
+  await refuser?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -77,6 +92,26 @@ describe('reports', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^run \S+ {2}failed/);
     expect(r.stderr).toMatch(/^error: query\.failed: .*\(run [0-9a-f-]{36}\)\n$/);
+  });
+
+  it('exits 2 when the run is partial (a delivery failed), naming the failed delivery', async () => {
+    const reportId = await t.report('Cli Partial', 'select 1 as one');
+    const channel = async (name: string, peer: HttpPeer) => (await t.client.call('createChannel', {
+      body: { name, type: 'webhook', settings: { url: `${peer.url}/hook` } },
+    })).id;
+    for (const channelId of [await channel('Cli Hook', taker), await channel('Cli Gone Hook', refuser)]) {
+      await t.client.call('createDelivery', { path: { reportId }, body: { channel_id: channelId, settings: {} } });
+    }
+
+    const r = await cli(['reports', 'run', reportId, '--wait', '--timeout', '60', '--json']);
+    expect(r.code).toBe(2);
+    const run = JSON.parse(r.stdout) as { id: string; status: string; delivery_attempts: Array<{ channel_name: string; status: string; status_code: number }> };
+    expect(run.status).toBe('partial');
+    expect(run.delivery_attempts.map((a) => [a.channel_name, a.status, a.status_code])).toEqual([
+      ['Cli Hook', 'sent', 200], ['Cli Gone Hook', 'failed', 410],
+    ]);
+    expect(r.stderr).toMatch(new RegExp(`^error: delivery\\.rejected: the delivery to "Cli Gone Hook" failed: .* \\(run ${run.id}\\)\n$`));
+    expect([taker.requests.length, refuser.requests.length]).toEqual([1, 1]);
   });
 
   it('exits 1 when the wait runs out, with the run still going', async () => {

@@ -23,9 +23,13 @@ export interface SdkHerald {
   stop(): Promise<void>;
 }
 
-export async function startSdkHerald(): Promise<SdkHerald> {
+/** `env`: more settings (e.g. SVC_OUTBOUND_ALLOW for webhooks to loopback peers); `sdkPackage`: the packed SDK to serve. */
+export async function startSdkHerald(options: { env?: Record<string, string>; sdkPackage?: string } = {}): Promise<SdkHerald> {
   const [port] = await freePorts(1);
-  const h = await startHerald({ listen: true, env: { SVC_ROLES: 'api,worker', SVC_LISTEN: `127.0.0.1:${port}` } });
+  const h = await startHerald({
+    listen: true, env: { ...options.env, SVC_ROLES: 'api,worker', SVC_LISTEN: `127.0.0.1:${port}` },
+    ...(options.sdkPackage ? { sdkPackage: options.sdkPackage } : {}),
+  });
   if (!h.process.url) throw new Error('herald is not listening');
   const admin = await setupAdmin(h);
   const { token: apiKey } = await createKey(admin, { name: 'sdk', scope: 'admin' });

@@ -38,6 +38,10 @@ const runLine = (run: Run) => {
   return `${parts.join('  ')}\n`;
 };
 
+/** A line per delivery that failed, so that a CI log says which channel failed and why. */
+const failedDeliveries = (run: Run) => run.delivery_attempts.filter((a) => a.status === 'failed').map((a) =>
+  `error: ${a.error?.code ?? 'delivery.failed'}: the delivery to "${a.channel_name}" failed${a.error?.message ? `: ${a.error.message}` : ''} (run ${run.id})\n`).join('');
+
 /** 0 for success or skipped, 2 for partial, 1 for anything else that finished. */
 const exitOf = (status: string) => (status === 'success' || status === 'skipped' ? 0 : status === 'partial' ? 2 : 1);
 
@@ -91,12 +95,15 @@ export const commands: Command[] = [
         });
         const { partial: _partial, ...plain } = run;
         if (ctx.json) printJson(ctx, plain); else ctx.out(runLine(plain));
-        return flags.has('wait') ? exitOf(run.status) : 0;
+        if (!flags.has('wait')) return 0;
+        if (run.status === 'partial') ctx.err(failedDeliveries(run));
+        return exitOf(run.status);
       } catch (error) {
         if (error instanceof RunFailedError) {
           if (ctx.json) printJson(ctx, error.run); else ctx.out(runLine(error.run));
           const e = error.run.error;
           ctx.err(`error: ${e?.code ?? `run.${error.run.status}`}: ${e?.message ?? `the run ended ${error.run.status}`} (run ${error.run.id})\n`);
+          ctx.err(failedDeliveries(error.run));
           return 1;
         }
         if (error instanceof RunTimeoutError) {
