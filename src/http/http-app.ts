@@ -18,6 +18,7 @@ import { docsRouter, servedDocument } from './docs.js';
 import { documentedCodes, isProblemCode, statusForCode } from '../handlers/error-status.js';
 import { pagesRouter } from './pages.js';
 import { webUiRouter } from './web-ui.js';
+import { sdkPackageRouter } from './sdk-package.js';
 import { isRedisUnavailable } from '../infra/queue/queues.js';
 import { SSE_HEARTBEAT_MS, writeResult } from './respond.js';
 import { pagePolicy, securityHeaders } from './security-headers.js';
@@ -49,6 +50,8 @@ export interface HttpAppDeps {
   corsOrigins?: readonly string[];
   /** SVC_WEB_DIR: the built web UI, served at `/`; absent: the static pages. */
   webDir?: string | undefined;
+  /** The packed SDK (herald-sdk.tgz) served at /sdk/herald-sdk.tgz; absent: that path answers 404. */
+  sdkPackage?: string;
 }
 
 const ROUTED_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
@@ -115,13 +118,14 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     notFound: (_req, res) => problem(res, 'not_found', 'There is nothing at this address'),
   }));
 
-  // 3. The description, Swagger UI and error pages.
+  // 3. The description, Swagger UI, error pages and the SDK's package.
   if (!deps.only) {
     const notBuilt = new Set(operationIds.filter((id) => deps.handlers[id] === NOT_IMPLEMENTED));
     const policy = pagePolicy(deps.publicUrl);
     app.use(docsRouter(servedDocument(deps.document, deps.publicUrl, notBuilt), documentedCodes, policy));
     if (deps.webDir) app.use(webUiRouter(deps.webDir, policy));
     app.use(pagesRouter(policy));
+    if (deps.sdkPackage) app.use(sdkPackageRouter(deps.sdkPackage));
   }
 
   // 4. The operation, known before the body is read: its route names the request's log line

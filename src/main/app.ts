@@ -14,10 +14,15 @@ import { redisAnswers } from '../infra/queue/queues.js';
 import { buildHandlers, buildProbeHandlers, PROBE_OPERATIONS } from '../handlers/index.js';
 import type { SchedulerRole } from './scheduler.js';
 import { FAILURES_UNHEALTHY, type Reconciler } from '../domain/config/gitops.js';
+import { sdkPackagePath } from '../infra/paths.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'repos' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal' | 'redis'>;
 
-export async function createApi(c: ApiContainer, services: Services, roles: Roles = {}): Promise<Express> {
+/**
+ * The API's request handler. `sdkPackage`: the packed SDK it serves at /sdk/herald-sdk.tgz (tests
+ * give a fresh one; by default dist/sdk/herald-sdk.tgz, which `make build` writes).
+ */
+export async function createApi(c: ApiContainer, services: Services, roles: Roles = {}, sdkPackage = sdkPackagePath): Promise<Express> {
   const { settings } = c;
   const contract = await loadContract(settings.publicUrl);
   const { authenticator, ...domain } = services;
@@ -42,6 +47,7 @@ export async function createApi(c: ApiContainer, services: Services, roles: Role
     shutdownSignal: c.shutdownSignal,
     corsOrigins: settings.corsOrigins,
     webDir: settings.webDir,
+    sdkPackage,
   });
 }
 

@@ -40,6 +40,8 @@ export interface RunningProcess {
 export interface StartOptions extends ContainerOptions {
   /** Listen on SVC_LISTEN (default true); tests drive the app without a socket. */
   listen?: boolean;
+  /** The packed SDK served at /sdk/herald-sdk.tgz, instead of dist/sdk/herald-sdk.tgz. */
+  sdkPackage?: string;
 }
 
 type BeforeAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -113,7 +115,7 @@ export async function startProcess(settings: Settings, logger: Logger, options: 
       const readiness = readinessOf(c, { scheduler, reconciler: services.reconciler });
       ready = async () => healthOf(await readiness());
     }
-    if (settings.roles.includes('api')) app = await createApi(c, services, { scheduler, reconciler: services.reconciler });
+    if (settings.roles.includes('api')) app = await createApi(c, services, { scheduler, reconciler: services.reconciler }, options.sdkPackage);
     probeApp = settings.probeListen ? await createProbeApp(c, { scheduler, reconciler: services.reconciler }) : undefined;
     if (app && options.listen !== false) {
       // While draining, answers close their connection, so idle keep-alive sockets do not hold the

@@ -49,6 +49,8 @@ export interface StartHeraldOptions {
   productionBcrypt?: boolean;
   /** Listen on SVC_LISTEN (give a free port in env) for clients over a real socket; `process.url` is the address. */
   listen?: boolean;
+  /** The packed SDK to serve at /sdk/herald-sdk.tgz (default: dist/sdk/herald-sdk.tgz, if built). */
+  sdkPackage?: string;
 }
 
 /** Cheap bcrypt for tests that do not check the cost; made once (its dummy hash costs a little). */
@@ -66,6 +68,7 @@ export async function startHerald(options: StartHeraldOptions = {}): Promise<Her
   const proc = await startProcess(settings, logger, {
     listen: options.listen === true,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.sdkPackage ? { sdkPackage: options.sdkPackage } : {}),
     ...(options.productionBcrypt ? {} : { passwordHasher: cheapHasher }),
   });
   if (!proc.app) throw new Error('the api role is not running');
