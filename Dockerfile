@@ -12,9 +12,9 @@ COPY patches ./patches
 # Exactly the lock file's packages (as the Makefile). bcrypt ships prebuilt binaries: no compiler needed.
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build && npm run sdk:pack && npm prune --omit=dev --no-audit --no-fund
 
-# ---- runtime: the compiled program, its runtime dependencies, the contract and the migrations
+# ---- runtime: the compiled program, its runtime dependencies, the contract, the migrations and the SDK's package
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     SVC_LISTEN=0.0.0.0:8080 \
@@ -25,6 +25,8 @@ COPY --from=build /app/package.json /app/openapi.yaml ./
 COPY --from=build /app/drizzle ./drizzle
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+# The SDK as npm packed it, served at /sdk/herald-sdk.tgz (npx runs herald-cli from it).
+COPY --from=build /app/dist/sdk ./dist/sdk
 RUN chmod 755 dist/src/cli.js \
  && ln -s /app/dist/src/cli.js /usr/local/bin/herald \
  && mkdir -p /var/lib/herald \

@@ -16,7 +16,7 @@ CHECK_CONFIG = SVC_DATABASE_URL="$${SVC_DATABASE_URL:-postgres://127.0.0.1/$$HER
 # Herald itself says where to go once it listens (and names the setup step only while it is open).
 START = $(CHECK_CONFIG) && $(SERVICES) && $(HERALD) migrate && exec $(HERALD) serve
 
-.PHONY: help deps build run run-built migrate reset-password test test-file test-unit lint typecheck codegen check-contract bench stop-services clean
+.PHONY: help deps build sdk run run-built migrate reset-password test test-file test-unit lint typecheck codegen check-contract bench stop-services clean
 
 help:
 	@echo "make run    start Herald (api + scheduler + worker) with everything it needs"
@@ -29,8 +29,17 @@ node_modules/.installed: package.json package-lock.json
 
 deps: node_modules/.installed
 
-build: deps
+build: deps sdk
 	npm run --silent build
+
+# The SDK (sdk/, @herald/sdk) built and packed as npm would publish it, from the contract's types
+# as they are now, and remade only when its sources change (~10 s); the API serves it at
+# /sdk/herald-sdk.tgz for `npx` (README: In a pipeline).
+sdk: deps dist/sdk/herald-sdk.tgz
+
+dist/sdk/herald-sdk.tgz: openapi.yaml codegen/generate.ts sdk/package.json sdk/tsconfig.build.json tsconfig.json $(shell find sdk/src -name '*.ts')
+	npm run --silent codegen
+	npm run --silent sdk:pack
 
 codegen: deps
 	npm run --silent codegen
@@ -65,7 +74,7 @@ reset-password: build
 test test-file: export HERALD_TEST_TOOLS = 1
 
 # Then the web UI: built, and its browser tests (web/tests) run in Debian's chromium.
-test: deps check-contract typecheck lint
+test: deps check-contract typecheck lint sdk
 	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test && npm run --silent build:web && npm run --silent test:web
 
 # One test file (or several, or a Jest pattern), with the services `make test` uses; no lint/typecheck.

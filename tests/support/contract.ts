@@ -21,7 +21,7 @@ export function getContract(): Promise<Contract> {
   return contract;
 }
 
-const PROBLEM_PATHS = /^\/(docs|api\/v1\/openapi\.(yaml|json))/;
+const PROBLEM_PATHS = /^\/(docs|sdk\/herald-sdk\.tgz$|api\/v1\/openapi\.(yaml|json))/;
 
 export async function checkResponse(method: string, url: string, res: Response): Promise<void> {
   const { api } = await getContract();
