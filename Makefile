@@ -89,4 +89,4 @@ stop-services:
 	scripts/stop-services.sh
 
 clean:
-	rm -rf dist node_modules
+	rm -rf dist sdk/dist node_modules
