@@ -3,8 +3,9 @@
  * pipeline runs `npx --yes "$HERALD_URL/sdk/herald-sdk.tgz" reports run …` with the client of this
  * server's own version, without a registry. Public like /docs: the package holds nothing but code.
  * Caches may keep it but must ask again each time (no-cache, with an ETag and Last-Modified that
- * answer 304), so a server upgraded in place hands out its new client at once. Without a built
- * package the path answers 404 like any unknown one.
+ * answer 304), so none hands out an old package after an upgrade (npx's own store of what it
+ * installed is another matter: README, "In a pipeline"). Without a built package the path answers
+ * 404 like any unknown one.
  */
 import express, { type Router } from 'express';
 

@@ -20,5 +20,5 @@ export const packageRoot = findPackageRoot();
 export const packageVersion = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 export const migrationsFolder = path.join(packageRoot, 'drizzle');
 export const openapiPath = path.join(packageRoot, 'openapi.yaml');
-/** The SDK as `npm pack` made it (`make build`, `npm run build`), served at /sdk/herald-sdk.tgz. */
+/** The SDK as `npm pack` made it (`make build`, `npm run sdk:pack`), served at /sdk/herald-sdk.tgz. */
 export const sdkPackagePath = path.join(packageRoot, 'dist', 'sdk', 'herald-sdk.tgz');
