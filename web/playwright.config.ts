@@ -7,6 +7,9 @@ import { defineConfig } from '@playwright/test';
 
 export default defineConfig({
   testDir: './tests',
+  // One migrated template database per run (as the jest suite makes); each Herald clones it.
+  globalSetup: '../tests/support/global-setup.mjs',
+  globalTeardown: '../tests/support/global-teardown.mjs',
   testMatch: '**/*.spec.ts',
   outputDir: '../.data/playwright',
   fullyParallel: false,

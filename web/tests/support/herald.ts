@@ -32,7 +32,9 @@ export interface RunningHerald {
 let counter = 0;
 
 export async function startHerald(options: { fresh?: boolean; env?: Record<string, string> } = {}): Promise<RunningHerald> {
-  const iso: Isolated = await isolate({ template: false });
+  // A clone of the run's migrated template (web/playwright.config.ts's global setup), else migrated here.
+  const templated = Boolean(process.env.HERALD_TEST_TEMPLATE_DB);
+  const iso: Isolated = await isolate({ template: templated });
   const [port] = await freePorts(1);
   const smtp = await smtpPeer();
   const webhook = await httpPeer();
@@ -51,8 +53,10 @@ export async function startHerald(options: { fresh?: boolean; env?: Record<strin
     SVC_SCHEDULER_TICK_SECONDS: '1',
     ...options.env,
   };
-  const migrated = await run(['migrate'], env);
-  if (migrated.code !== 0) throw new Error(`herald migrate failed\n${migrated.stdout}\n${migrated.stderr}`);
+  if (!templated) {
+    const migrated = await run(['migrate'], env);
+    if (migrated.code !== 0) throw new Error(`herald migrate failed\n${migrated.stdout}\n${migrated.stderr}`);
+  }
   const child: Herald = herald(['serve'], env);
   await waitUntilLive(child, port!);
 
