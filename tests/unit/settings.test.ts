@@ -208,7 +208,7 @@ describe('the settings tables', () => {
       'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
       'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'resultRetentionDays', 'roles',
       'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl', 'storageS3', 'storeLockSeconds',
-      'storeTimeoutSeconds', 'trustProxy', 'workerConcurrency', 'workerLockSeconds',
+      'storeTimeoutSeconds', 'trustProxy', 'webDir', 'workerConcurrency', 'workerLockSeconds',
     ]);
     const typed: { roles: ProcessRole[]; listen: { host: string; port: number }; corsOrigins: string[] } = s;
     expect(typed.roles).toEqual(['api', 'scheduler', 'worker']);
