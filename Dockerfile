@@ -14,7 +14,7 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm run sdk:pack && npm prune --omit=dev --no-audit --no-fund
 
-# ---- runtime: the compiled program, its runtime dependencies, the contract, the migrations and the SDK's package
+# ---- runtime: the compiled program, its runtime dependencies, the contract, the migrations, the SDK's package and the web UI
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     SVC_LISTEN=0.0.0.0:8080 \
@@ -27,6 +27,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 # The SDK as npm packed it, served at /sdk/herald-sdk.tgz (npx runs herald-cli from it).
 COPY --from=build /app/dist/sdk ./dist/sdk
+# The web UI, served at / by the api role (SVC_WEB_DIR defaults to it).
+COPY --from=build /app/web/dist ./web/dist
 RUN chmod 755 dist/src/cli.js \
  && ln -s /app/dist/src/cli.js /usr/local/bin/herald \
  && mkdir -p /var/lib/herald \
