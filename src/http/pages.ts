@@ -2,8 +2,8 @@
  * The pages the API itself serves:
  * - the target of the emailed password-reset link. It reads the token from the URL fragment
  *   (never sent to servers or logs) and calls POST /api/v1/auth/password-reset/confirm;
- * - until the web UI exists, the addresses Herald's messages link to (`/`, `/runs/<id>`,
- *   `/reports/<id>`): static pages that say what Herald is and link to the JSON, the result
+ * - when no web UI is served (SVC_WEB_DIR unset and not built, or none), the addresses Herald's
+ *   messages link to (`/`, `/runs/<id>`, `/reports/<id>`): static pages that say what Herald is and link to the JSON, the result
  *   file and Swagger UI. They read nothing from the store, so they show a visitor without
  *   credentials nothing of a run; the API behind the links asks for credentials as usual. They
  *   load and run nothing, so the API's policy (default-src 'none') fits them.
@@ -49,7 +49,8 @@ const RESET_SCRIPT = `document.getElementById('reset').addEventListener('submit'
 
 const ABOUT = `<p>Herald runs named, read-only SQL queries on a schedule or on demand, checks a condition on
   the result, and delivers it by email, chat, webhook or storage bucket, with run history,
-  result files and shared links. It has no web UI yet: everything is an HTTP API call.</p>`;
+  result files and shared links. This instance serves no web UI (it was not built with
+  <code>make build</code>, or SVC_WEB_DIR is none): everything below is an HTTP API call.</p>`;
 
 const REFERENCE = `<li><a href="/docs">API reference</a> (Swagger UI): every operation, tried from the browser once signed in (<code>POST /api/v1/auth/login</code>)</li>`;
 
