@@ -1,0 +1,15 @@
+/** /queries/new and /queries/:queryId: the query editor, on a new draft or on the query as saved. */
+import { useParams } from 'react-router';
+import { QueryState } from '../../../components/QueryState';
+import { QueryEditor } from '../components/QueryEditor';
+import { useSavedQuery } from '../hooks';
+
+export function NewQueryPage() {
+  return <QueryEditor />;
+}
+
+export function QueryPage() {
+  const { queryId } = useParams();
+  const query = useSavedQuery(queryId);
+  return <QueryState query={query}>{(q) => <QueryEditor key={q.id} query={q} />}</QueryState>;
+}
