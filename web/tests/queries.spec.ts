@@ -21,7 +21,7 @@ const SCREENS = '/work/screens';
 async function screenshot(page: Page, name: string, height = 1000): Promise<void> {
   const size = page.viewportSize()!;
   await page.setViewportSize({ width: 1280, height });
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: `${SCREENS}/web-queries-${name}.png` });
   await page.setViewportSize(size);
 }
@@ -129,6 +129,10 @@ test('an edit makes a second version; the versions page shows both, their differ
   const q = new QueriesPage(page);
   await q.goto(created.id, 'Orders by status');
   await expect(q.save).toBeDisabled();
+  // The editor is no keyboard trap: Tab leaves it.
+  await q.sql.focus();
+  await page.keyboard.press('Tab');
+  await expect(q.sql).not.toBeFocused();
   await q.replaceSql('select status, count(*) as n\nfrom orders\nwhere status = {{ status }}\ngroup by status');
   await expect(page.getByText('Unsaved changes')).toBeVisible();
   await q.save.click();

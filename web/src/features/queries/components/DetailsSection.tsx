@@ -24,6 +24,7 @@ export function DetailsSection({ draft, onChange, readOnly, errors, connections 
         <Select label={t('queries.connection')} required readOnly={readOnly} data={options} value={draft.connectionId}
           searchable={!readOnly} nothingFoundMessage={t('queries.noConnection')} error={errors.connection_id}
           placeholder={t('queries.pickConnection')} allowDeselect={false}
+          description={connections.length === 0 && !readOnly ? t('queries.noConnections') : undefined}
           onChange={(value) => onChange({ connectionId: value })} />
       </SimpleGrid>
       <Textarea mt="sm" label={t('queries.description')} readOnly={readOnly} autosize minRows={1} maxRows={4}
