@@ -1,6 +1,6 @@
 /** Plugins, connections and queries → the wire shapes of openapi.yaml. */
 import type { components } from '../generated/openapi.js';
-import type { PluginManifest } from '../domain/plugins/plugin.js';
+import type { JsonSchema, PluginManifest } from '../domain/plugins/plugin.js';
 import type { SchemaTable } from '../domain/plugins/connector.js';
 import type { ConnectionRecord, ConnectionSettingsInput } from '../domain/connections/model.js';
 import type { QueryRecord, QueryVersionRecord } from '../domain/queries/model.js';
@@ -10,8 +10,13 @@ import type { Preview } from '../domain/queries/preview-service.js';
 type Schemas = components['schemas'];
 const iso = (d: Date) => d.toISOString();
 
-export function pluginView(m: PluginManifest): Schemas['Plugin'] {
-  return { id: m.id, version: m.version, kind: m.kind, settings_schema: m.settingsSchema, capabilities: m.capabilities, translations: m.translations };
+/** A plugin as GET /plugins shows it; a channel's `deliverySchema` is what its deliveries add. */
+export function pluginView(m: PluginManifest, deliverySchema?: JsonSchema): Schemas['Plugin'] {
+  return {
+    id: m.id, version: m.version, kind: m.kind, settings_schema: m.settingsSchema,
+    ...(deliverySchema ? { delivery_schema: deliverySchema } : {}),
+    capabilities: m.capabilities, translations: m.translations,
+  };
 }
 
 export function connectionView(c: ConnectionRecord): Schemas['Connection'] {

@@ -17,7 +17,8 @@ import type { PasskeysService } from '../domain/sign-in/passkeys-service.js';
 import type { OidcService } from '../domain/sign-in/oidc-service.js';
 import type { WorkspaceSettingsService } from '../domain/workspace/workspace-settings.js';
 
-import type { PluginRegistry } from '../domain/plugins/plugin.js';
+import type { Plugin, PluginRegistry } from '../domain/plugins/plugin.js';
+import type { ChannelPlugin } from '../domain/plugins/channel.js';
 import type { ConnectionsService } from '../domain/connections/connections-service.js';
 import type { QueriesService } from '../domain/queries/queries-service.js';
 import type { PreviewService } from '../domain/queries/preview-service.js';
@@ -57,7 +58,8 @@ export interface ApiServices {
   oidc: OidcService;
   workspaceSettings: WorkspaceSettingsService;
   securityEvents: SecurityEventsService;
-  plugins: Pick<PluginRegistry, 'list'>;
+  /** The installed plugins; a channel's deliverySchema is served by GET /plugins. */
+  plugins: Pick<PluginRegistry<Plugin<'connector'>, ChannelPlugin>, 'list' | 'channel'>;
   connections: ConnectionsService;
   queries: QueriesService;
   preview: PreviewService;

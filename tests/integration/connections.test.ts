@@ -42,7 +42,19 @@ describe('plugins', () => {
       expect(p.capabilities).toEqual(expect.arrayContaining(['schema_introspection', 'cancel']));
       expect(Object.keys(p.translations)).toEqual(expect.arrayContaining(['en', 'de']));
       expect(p.translations.de?.name).toEqual(expect.any(String));
+      expect(p).not.toHaveProperty('delivery_schema');
     }
+  });
+
+  it('lists each channel with the schema of what its deliveries add, labelled', async () => {
+    const res = await editor.get('/api/v1/plugins');
+    type Channel = { id: string; kind: string; delivery_schema?: { properties: Record<string, { type: string }> }; translations: Record<string, Record<string, string>> };
+    const byId = Object.fromEntries((res.body.items as Channel[]).map((p) => [p.id, p]));
+    expect(Object.keys(byId.email!.delivery_schema!.properties)).toEqual(['to', 'cc', 'bcc']);
+    expect(byId.email!.delivery_schema!.properties.to!.type).toBe('array');
+    expect(byId.email!.translations.de!['delivery.to.label']).toBe('An');
+    expect(byId.webhook!.delivery_schema!.properties).toEqual({});
+    for (const p of Object.values(byId).filter((x) => x.kind === 'channel')) expect(p.delivery_schema).toEqual(expect.objectContaining({ type: 'object' }));
   });
 });
 

@@ -42,6 +42,17 @@ it('the email plugin has the recipients capability and names its recipients; the
   expect(email.recipientsOf!({ to: ['a@example.com'], cc: ['b@example.com'], bcc: ['c@example.com'] })).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
 });
 
+it('every field a channel adds to its deliveries is labelled in each language the channel ships', () => {
+  const registry = createPluginRegistry(builtInPlugins);
+  const channels = registry.list().filter((p) => p.kind === 'channel').map((p) => registry.channel(p.id)!) as ChannelPlugin[];
+  for (const plugin of channels) {
+    const fields = Object.keys((plugin.deliverySchema.properties ?? {}) as Record<string, unknown>);
+    for (const locale of Object.keys(plugin.manifest.translations)) {
+      for (const f of fields) expect([plugin.manifest.id, locale, f, plugin.manifest.translations[locale]![`delivery.${f}.label`]]).toEqual([plugin.manifest.id, locale, f, expect.any(String)]);
+    }
+  }
+});
+
 it('the send errors the plugins use are codes of the catalogue', () => {
   // ChannelSendError.code is typed ProblemCode; the catalogue holds the delivery codes plugins raise.
   for (const code of ['delivery.timeout', 'delivery.unreachable', 'delivery.rejected', 'delivery.peer_error', 'delivery.auth_failed', 'outbound.refused']) {

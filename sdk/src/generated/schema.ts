@@ -1254,9 +1254,10 @@ export interface paths {
         };
         /**
          * Installed plugins
-         * @description Every installed plugin (database connectors now, delivery channels later) with the JSON
-         *     Schema of its settings (secret fields carry x-secret), its capabilities and the labels of
-         *     its fields in each language it ships (at least en and de).
+         * @description Every installed plugin (database connectors, delivery channels, AI providers) with the
+         *     JSON Schema of its settings (secret fields carry x-secret), for channels the JSON Schema
+         *     of what a delivery adds (delivery_schema), its capabilities and the labels of its fields
+         *     in each language it ships (at least en and de).
          */
         get: operations["listPlugins"];
         put?: never;
@@ -2902,13 +2903,21 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * @description Channel plugins only: JSON Schema of the fields a delivery through this channel adds
+             *     to the settings every channel understands (email: to, cc, bcc); an empty `properties`
+             *     when it adds none.
+             */
+            delivery_schema?: {
+                [key: string]: unknown;
+            };
+            /**
              * @example [
              *       "schema_introspection",
              *       "cancel"
              *     ]
              */
             capabilities: string[];
-            /** @description Labels by locale, then by key: name, settings.<field>.label, settings.<field>.help, capabilities.<capability> */
+            /** @description Labels by locale, then by key: name, settings.<field>.label, settings.<field>.help, delivery.<field>.label, delivery.<field>.help, capabilities.<capability> */
             translations: {
                 [key: string]: {
                     [key: string]: string;

@@ -26,7 +26,8 @@ export interface PluginManifest {
   capabilities: string[];
   /**
    * Labels by locale (at least en and de), by key: "name" (the plugin's display name),
-   * "settings.<field>.label", "settings.<field>.help", "capabilities.<capability>".
+   * "settings.<field>.label", "settings.<field>.help", "capabilities.<capability>"; channels also
+   * "delivery.<field>.label" and "delivery.<field>.help" for the fields of their deliverySchema.
    */
   translations: Record<string, Record<string, string>>;
 }

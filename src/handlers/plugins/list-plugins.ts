@@ -5,4 +5,4 @@ import type { ApiServices } from '../services.js';
 type Deps = Pick<ApiServices, 'plugins'>;
 
 export const listPlugins = (d: Deps): Handler<'listPlugins'> => async () =>
-  ({ status: 200, body: { items: d.plugins.list().map(pluginView) } });
+  ({ status: 200, body: { items: d.plugins.list().map((m) => pluginView(m, d.plugins.channel(m.id)?.deliverySchema)) } });
