@@ -18,7 +18,7 @@ const SCREENS = '/work/screens';
 const shot = async (page: Page, name: string) => {
   mkdirSync(SCREENS, { recursive: true });
   const size = page.viewportSize()!;
-  const height = await page.locator("html").evaluate((html) => html.scrollHeight);
+  const height = await page.locator('html').evaluate((html) => html.scrollHeight);
   await page.setViewportSize({ width: size.width, height: Math.min(Math.max(height, size.height), 4000) });
   await page.screenshot({ path: `${SCREENS}/web-reports-${name}.png` });
   await page.setViewportSize(size);
@@ -276,4 +276,22 @@ test('an editor deletes a report after confirming', async ({ page, herald }) => 
   await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Doomed report' })).toHaveCount(0);
   await expect(herald.seed.call('getReport', { path: { reportId: report.id } })).rejects.toMatchObject({ status: 404 });
+});
+
+test('a German user reads the schedule, its next runs and the daylight saving note in German', async ({ page, herald }) => {
+  const editor = await herald.user('editor');
+  const report = await herald.seed.call('createReport', {
+    body: { title: 'Quartalsbericht', query_id: queryId, parameters: { status: 'open' }, schedule: { cron: '0 6 1 */3 *', timezone: 'Europe/Berlin' } },
+  });
+  await signIn(page, editor);
+  const me = await (await page.request.get('/api/v1/me')).json() as { version: number };
+  const csrf = (await page.context().cookies()).find((c) => c.name === 'svc_csrf')!.value;
+  const res = await page.request.patch('/api/v1/me', { data: { version: me.version, preferences: { locale: 'de' } }, headers: { 'X-CSRF-Token': csrf } });
+  expect(res.status(), await res.text()).toBe(200);
+  await page.goto(`/reports/${report.id}`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Quartalsbericht' })).toBeVisible();
+  await expect(page.getByText('Um 06:00, an Tag 1 des Monats, alle 3 Monate (Europe/Berlin)')).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Nächste Läufe' }).getByRole('listitem')).toHaveCount(5);
+  await expect(page.getByRole('note').filter({ hasText: 'Sommerzeit' })).toContainText('Die Uhren in Europe/Berlin werden');
+  await expect(page.getByRole('button', { name: 'Jetzt ausführen' })).toBeVisible();
 });
