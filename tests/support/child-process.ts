@@ -52,9 +52,9 @@ export async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-/** Polls /health/live until it answers 200; fails early if the child exits. */
-export async function waitUntilLive(h: Herald, port: number): Promise<void> {
-  for (let attempt = 0; attempt < 300; attempt += 1) {
+/** Polls /health/live until it answers 200 (for up to `seconds`); fails early if the child exits. */
+export async function waitUntilLive(h: Herald, port: number, seconds = 30): Promise<void> {
+  for (let attempt = 0; attempt < seconds * 10; attempt += 1) {
     if (h.child.exitCode !== null || h.child.signalCode !== null) {
       throw new Error(`herald exited before it was live\n${h.stdout()}\n${h.stderr()}`);
     }

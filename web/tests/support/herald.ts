@@ -58,7 +58,8 @@ export async function startHerald(options: { fresh?: boolean; env?: Record<strin
     if (migrated.code !== 0) throw new Error(`herald migrate failed\n${migrated.stdout}\n${migrated.stderr}`);
   }
   const child: Herald = herald(['serve'], env);
-  await waitUntilLive(child, port!);
+  // Generous: a loaded two-core machine takes long to start a TypeScript process under tsx.
+  await waitUntilLive(child, port!, 120);
 
   const base = { url, port: port!, smtp, webhook, logs: () => `${child.stdout()}\n${child.stderr()}` };
   const stop = async () => {
