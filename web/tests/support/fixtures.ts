@@ -15,7 +15,7 @@ export const test = base.extend<{ baseURL: string }, { herald: RunningHerald }>(
     const h = await startHerald();
     await use(h);
     await h.stop();
-  }, { scope: 'worker', timeout: 120_000 }],
+  }, { scope: 'worker', timeout: 240_000 }],
   baseURL: async ({ herald }, use) => { await use(herald.url); },
 });
 
