@@ -19,6 +19,15 @@ export const de: Record<string, string> = {
   'app.reload': 'Neu laden',
   'app.notFound': 'Unter dieser Adresse gibt es nichts.',
   'app.utc': 'UTC: {time}',
+  // Der Rahmen der Verwaltungsseiten (components/RequireRole, ConfirmDialog, ShownOnce) und Rollennamen.
+  'app.copy': 'Kopieren',
+  'app.copied': 'Kopiert',
+  'app.copyNamed': '{name} kopieren',
+  'app.shownOnce': 'Dies wird nur einmal angezeigt. Kopieren Sie es jetzt: Es kann nicht erneut angezeigt werden.',
+  'app.roleNeeded': 'Diese Seite ist für die Rolle {role}. Hier gibt es für Sie nichts zu tun.',
+  'app.role.viewer': 'Betrachter',
+  'app.role.editor': 'Bearbeiter',
+  'app.role.admin': 'Administrator',
 
   'nav.main': 'Hauptmenü',
   'nav.dashboard': 'Übersicht',

@@ -19,6 +19,15 @@ export const en: Record<string, string> = {
   'app.reload': 'Reload',
   'app.notFound': 'There is nothing at this address.',
   'app.utc': 'UTC: {time}',
+  // The admin pages' frame (components/RequireRole, ConfirmDialog, ShownOnce) and role names.
+  'app.copy': 'Copy',
+  'app.copied': 'Copied',
+  'app.copyNamed': 'Copy {name}',
+  'app.shownOnce': 'This is shown only once. Copy it now: it cannot be shown again.',
+  'app.roleNeeded': 'This page is for the {role} role. There is nothing for you to do here.',
+  'app.role.viewer': 'Viewer',
+  'app.role.editor': 'Editor',
+  'app.role.admin': 'Administrator',
 
   'nav.main': 'Main',
   'nav.dashboard': 'Dashboard',
