@@ -6,7 +6,7 @@ import { MantineProvider, createTheme } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryCache, QueryClient, QueryClientProvider, MutationCache } from '@tanstack/react-query';
 import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router';
-import { isUnauthenticated } from '../api/client';
+import { isUnauthenticated, problemCode } from '../api/client';
 import { keys } from '../api/keys';
 import { useMe } from '../api/session';
 import { I18nProvider } from '../i18n';
@@ -16,13 +16,21 @@ import { Shell } from './Shell';
 import { RouteError, NotFound } from './RouteError';
 import { SESSION_ENDED } from '../api/session';
 
-/** A 401 anywhere means the session ended: forget the user; RequireSession leads to sign-in and back. */
+/**
+ * A 401 anywhere means the session ended: forget the user; RequireSession leads to sign-in and back.
+ * A 403 asking for a second factor (the workspace requires one) leads to its enrolment and back.
+ */
 function onError(error: unknown): void {
   if (isUnauthenticated(error) && queryClient.getQueryData(keys.me)) {
     sessionStorage.setItem(SESSION_ENDED, '1');
     queryClient.setQueryData(keys.me, null);
   }
+  if (problemCode(error) === 'auth.second_factor_enrolment_required' && window.location.pathname !== ENROL) {
+    const next = `${window.location.pathname}${window.location.search}`;
+    void router.navigate(`${ENROL}?next=${encodeURIComponent(next)}`, { replace: true });
+  }
 }
+const ENROL = '/enrol-second-factor';
 
 export const queryClient = new QueryClient({
   queryCache: new QueryCache({ onError }),

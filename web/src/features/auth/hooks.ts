@@ -1,20 +1,95 @@
-/** After a sign-in: the user is fetched again, and the app goes where the person was headed. */
-import { useQueryClient } from '@tanstack/react-query';
+/**
+ * The sign-in steps as mutations (one hook each), and what follows a completed sign-in: the user
+ * fetched again, then the page the person was headed for (through a new password or a second
+ * factor first when the server asks for them).
+ */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { notifications } from '@mantine/notifications';
 import { useNavigate, useSearchParams } from 'react-router';
+import type { Schemas } from '@herald/sdk';
+import { api, HeraldError } from '../../api/client';
 import { keys } from '../../api/keys';
+import { SESSION_ENDED } from '../../api/session';
+import { languageOf, translator } from '../../i18n';
+import { afterSignIn, ssoLoginUrl } from './utils/next';
+import { signWithPasskey } from './utils/webauthn';
 
-/** Only paths inside this app: `next` never leads to another site. */
-export function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
-}
+export { safeNext } from './utils/next';
+
+type SignedIn = Schemas['SignedIn'];
 
 export function useSignedIn() {
   const client = useQueryClient();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  return async () => {
+  return async (outcome?: SignedIn) => {
+    sessionStorage.removeItem(SESSION_ENDED);
     client.removeQueries();
-    await client.fetchQuery({ queryKey: keys.me, queryFn: async () => (await import('../../api/client')).api.call('getMe') });
-    await navigate(safeNext(params.get('next')), { replace: true });
+    const me = await client.fetchQuery({ queryKey: keys.me, queryFn: () => api.call('getMe') });
+    const remaining = outcome?.recovery_codes_remaining;
+    if (remaining !== undefined) {
+      const t = translator(languageOf(me.preferences.locale));
+      notifications.show({
+        color: remaining <= 3 ? 'orange' : 'blue', autoClose: 15_000,
+        title: t('auth.recovery.used'), message: t('auth.recovery.remaining', { count: remaining }),
+      });
+    }
+    await navigate(afterSignIn({ user: me, must_enrol_second_factor: outcome?.must_enrol_second_factor }, params.get('next')), { replace: true });
   };
+}
+
+export function useLogin() {
+  return useMutation({ mutationFn: (body: Schemas['LoginRequest']) => api.call('login', { body }) });
+}
+
+/** The second step with a code: the authenticator app's or a recovery code. */
+export function useSecondFactorCode() {
+  return useMutation({
+    mutationFn: (body: { ticket: string; method: 'totp' | 'recovery_code'; code: string }) => api.call('loginSecondFactor', { body }),
+  });
+}
+
+/** The second step with a passkey: options for this sign-in's account, signed by the browser. */
+export function useSecondFactorPasskey() {
+  return useMutation({
+    mutationFn: async (ticket: string) => {
+      const { options } = await api.call('startSecondFactorPasskey', { body: { ticket } });
+      const credential = await signWithPasskey(options);
+      return api.call('loginSecondFactor', { body: { ticket, method: 'passkey', credential } });
+    },
+  });
+}
+
+/** Passwordless: the browser offers the passkeys it holds for this site; the passkey names its user. */
+export function usePasskeySignIn() {
+  return useMutation({
+    mutationFn: async () => {
+      const { options } = await api.call('startPasskeyLogin');
+      const credential = await signWithPasskey(options);
+      return api.call('finishPasskeyLogin', { body: { credential } });
+    },
+  });
+}
+
+/**
+ * Single sign-on: the browser goes to GET /auth/oidc/login, which redirects to the identity
+ * provider. The contract has no public way to tell whether single sign-on is on before that, so
+ * the address is asked first without following the redirect: a redirect means it is on (the
+ * browser then goes there), a problem (oidc.disabled) is shown on the page instead of raw JSON.
+ */
+export function useSsoSignIn() {
+  return useMutation({
+    mutationFn: async (next: string | null) => {
+      const url = ssoLoginUrl(next);
+      const probe = await fetch(url, { redirect: 'manual', credentials: 'same-origin' });
+      if (probe.type !== 'opaqueredirect' && !(probe.status >= 300 && probe.status < 400)) throw await HeraldError.from(probe);
+      window.location.assign(url);
+      // The page is leaving: stay pending so the button keeps its spinner.
+      await new Promise<never>(() => undefined);
+    },
+  });
+}
+
+export function useRequestPasswordReset() {
+  return useMutation({ mutationFn: (email: string) => api.call('requestPasswordReset', { body: { email } }) });
 }
