@@ -36,11 +36,11 @@ test('sign-in with a wrong then the right password, and back to the page asked f
   await checkA11y(page);
   await page.getByLabel('Email').fill(ADMIN.email);
   await page.getByLabel('Password').fill('not the password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('alert')).toContainText('The email or password is not right.');
   await expect(page.getByText('Your session ended.')).toHaveCount(0);
   await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(`${herald.url}/runs?status=failed`);
 });
 
@@ -53,7 +53,7 @@ test('a session that ends leads to sign-in, then back where the user was', async
   await expect(page).toHaveURL(/\/sign-in\?next=%2Fruns/);
   await page.getByLabel('Email').fill(ADMIN.email);
   await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(`${herald.url}/runs`);
 });
 

@@ -52,7 +52,7 @@ const routes: RouteObject[] = [
 const router = createBrowserRouter(routes);
 
 const nonce = () => document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
-const theme = createTheme({ primaryColor: 'indigo', primaryShade: { light: 8, dark: 5 } });
+const theme = createTheme({ primaryColor: 'indigo', primaryShade: { light: 8, dark: 8 } });
 
 function WithUser() {
   const me = useMe();

@@ -4,7 +4,7 @@
  * factor first when the server asks for them).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { notifications } from '@mantine/notifications';
+import { notify } from './utils/notify';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { Schemas } from '@herald/sdk';
 import { api, HeraldError } from '../../api/client';
@@ -29,10 +29,7 @@ export function useSignedIn() {
     const remaining = outcome?.recovery_codes_remaining;
     if (remaining !== undefined) {
       const t = translator(languageOf(me.preferences.locale));
-      notifications.show({
-        color: remaining <= 3 ? 'orange' : 'blue', autoClose: 15_000,
-        title: t('auth.recovery.used'), message: t('auth.recovery.remaining', { count: remaining }),
-      });
+      notify(t, t('auth.recovery.remaining', { count: remaining }), { color: remaining <= 3 ? 'orange' : 'blue', autoClose: 15_000, title: t('auth.recovery.used') });
     }
     await navigate(afterSignIn({ user: me, must_enrol_second_factor: outcome?.must_enrol_second_factor }, params.get('next')), { replace: true });
   };

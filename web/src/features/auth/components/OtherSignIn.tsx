@@ -1,6 +1,7 @@
 /** The sign-in methods without a password: a passkey the browser holds, and single sign-on. */
 import { Button, Divider, Stack } from '@mantine/core';
 import { useSearchParams } from 'react-router';
+import { problemCode } from '../../../api/client';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { useT } from '../../../i18n';
 import { usePasskeySignIn, useSignedIn, useSsoSignIn } from '../hooks';
@@ -12,7 +13,7 @@ export function OtherSignIn() {
   const signedIn = useSignedIn();
   const passkey = usePasskeySignIn();
   const sso = useSsoSignIn();
-  const error = passkey.error ?? sso.error;
+  const error = problemCode(passkey.error) === 'auth.invalid_credentials' ? new Error(t('auth.passkey.refused')) : (passkey.error ?? sso.error);
   return (
     <Stack gap="sm">
       <Divider label={t('auth.signIn.or')} labelPosition="center" />

@@ -32,7 +32,7 @@ function CodeForm({ ticket, method, onEnded }: { ticket: string; method: 'totp' 
     <form onSubmit={submit} noValidate>
       <Stack>
         <Text size="sm">{t(totp ? 'auth.second.totpIntro' : 'auth.second.recoveryIntro')}</Text>
-        {step.isError && <ProblemAlert error={step.error} />}
+        {step.isError && <ProblemAlert error={problemCode(step.error) === 'auth.invalid_credentials' ? new Error(t('auth.second.wrongCode')) : step.error} />}
         <TextInput label={t(totp ? 'auth.second.totpLabel' : 'auth.second.recoveryLabel')} required data-autofocus
           autoComplete={totp ? 'one-time-code' : 'off'} inputMode={totp ? 'numeric' : 'text'} value={code}
           placeholder={totp ? '123 456' : 'xxxx-xxxx-xxxx'} onChange={(e) => setCode(e.currentTarget.value)} />

@@ -2,7 +2,8 @@
  * A validation problem's per-field errors in the person's language: a text for the field and code
  * (`auth.field.<field>.<code>`), else for the code (`auth.field.<code>`), else the server's message.
  */
-import type { Translate } from '../../../i18n';
+/** The app's `t` (only its lookup is used here; this file imports nothing, so unit tests load it alone). */
+type Translate = (key: string) => string;
 
 export interface FieldProblem { field: string; code: string; message?: string | undefined }
 

@@ -4,7 +4,7 @@
  */
 import { useMemo, useState, type FormEvent } from 'react';
 import { Alert, Button, Group, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { notify } from '../../auth/utils/notify';
 import type { Schemas } from '@herald/sdk';
 import { problemCode } from '../../../api/client';
 import { useMe } from '../../../api/session';
@@ -48,7 +48,8 @@ export function AccountSection({ me }: { me: Me }) {
     update.mutate(body, {
       onSuccess: (saved) => {
         setEdits(null);
-        notifications.show({ color: 'green', message: translator(languageOf(saved.preferences.locale))('profile.account.saved') });
+        const inTheirLanguage = translator(languageOf(saved.preferences.locale));
+        notify(inTheirLanguage, inTheirLanguage('profile.account.saved'));
       },
     });
   };
@@ -60,7 +61,7 @@ export function AccountSection({ me }: { me: Me }) {
             <Alert color="orange" role="alert" title={t('profile.account.conflict')}>
               <Stack gap="xs" align="flex-start">
                 <Text size="sm">{t('app.changedMeanwhile')}</Text>
-                <Button size="xs" variant="light" onClick={() => void reload()}>{t('app.reload')}</Button>
+                <Button size="xs" variant="default" onClick={() => void reload()}>{t('app.reload')}</Button>
               </Stack>
             </Alert>
           )}

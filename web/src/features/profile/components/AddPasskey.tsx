@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { Button, Modal, Stack, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { notifications } from '@mantine/notifications';
+import { notify } from '../../auth/utils/notify';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { useT } from '../../../i18n';
 import { describePasskeyError, passkeysSupported } from '../../auth/utils/webauthn';
@@ -20,7 +20,7 @@ export function AddPasskey({ onAdded, variant = 'default' }: { onAdded?: () => v
       onSuccess: (passkey) => {
         close();
         setName('');
-        notifications.show({ color: 'green', message: t('profile.passkeys.added', { name: passkey.name }) });
+        notify(t, t('profile.passkeys.added', { name: passkey.name }));
         onAdded?.();
       },
     });
@@ -28,7 +28,7 @@ export function AddPasskey({ onAdded, variant = 'default' }: { onAdded?: () => v
   return (
     <>
       <Button variant={variant} onClick={() => { add.reset(); open(); }}>{t('profile.passkeys.add')}</Button>
-      <Modal opened={opened} onClose={close} title={t('profile.passkeys.addTitle')}>
+      <Modal opened={opened} onClose={close} title={t('profile.passkeys.addTitle')} closeButtonProps={{ 'aria-label': t('app.close') }}>
         <form onSubmit={submit} noValidate>
           <Stack>
             {add.isError && <ProblemAlert error={describePasskeyError(add.error, t)} />}

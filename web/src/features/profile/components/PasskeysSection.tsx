@@ -21,7 +21,7 @@ function RenameModal({ passkey, onClose }: { passkey: Passkey; onClose: () => vo
   const errors = useFieldErrors(rename.error);
   const submit = (e: FormEvent) => { e.preventDefault(); rename.mutate({ id: passkey.id, name }, { onSuccess: onClose }); };
   return (
-    <Modal opened onClose={onClose} title={t('profile.passkeys.renameTitle', { name: passkey.name })}>
+    <Modal opened onClose={onClose} title={t('profile.passkeys.renameTitle', { name: passkey.name })} closeButtonProps={{ 'aria-label': t('app.close') }}>
       <form onSubmit={submit} noValidate>
         <Stack>
           {rename.isError && !isFieldProblem(rename.error) && <ProblemAlert error={rename.error} />}
@@ -41,7 +41,7 @@ function RemoveModal({ passkey, onClose }: { passkey: Passkey; onClose: () => vo
   const t = useT();
   const remove = useRemovePasskey();
   return (
-    <Modal opened onClose={onClose} title={t('profile.passkeys.removeTitle', { name: passkey.name })}>
+    <Modal opened onClose={onClose} title={t('profile.passkeys.removeTitle', { name: passkey.name })} closeButtonProps={{ 'aria-label': t('app.close') }}>
       <Stack>
         <Text size="sm">{t('profile.passkeys.removeText')}</Text>
         {remove.isError && <ProblemAlert error={remove.error} />}

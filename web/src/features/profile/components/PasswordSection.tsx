@@ -1,4 +1,4 @@
-import { notifications } from '@mantine/notifications';
+import { notify } from '../../auth/utils/notify';
 import { useT } from '../../../i18n';
 import { PasswordForm } from './PasswordForm';
 import { Section } from './Section';
@@ -9,7 +9,7 @@ export function PasswordSection() {
   return (
     <Section title={t('profile.password.title')} description={t('profile.password.intro')}>
       <PasswordForm currentLabel={t('auth.currentPassword')} submitLabel={t('profile.password.submit')}
-        onChanged={() => notifications.show({ color: 'green', message: t('profile.password.changed') })} />
+        onChanged={() => notify(t, t('profile.password.changed'))} />
     </Section>
   );
 }

@@ -32,7 +32,7 @@ export function ReauthModal<T>({ opened, onClose, title, intro, confirmLabel, da
     });
   };
   return (
-    <Modal opened={opened} onClose={close} title={title} size="lg">
+    <Modal opened={opened} onClose={close} title={title} size="lg" closeButtonProps={{ 'aria-label': t('app.close') }}>
       {mutation.isSuccess && done ? done(mutation.data) : (
         <form onSubmit={submit} noValidate>
           <Stack>

@@ -13,7 +13,11 @@ import { RecoveryCodes } from './RecoveryCodes';
 /** The Base32 secret in groups of four, as authenticator apps show it. */
 const grouped = (secret: string) => secret.replace(/(.{4})(?=.)/g, '$1 ');
 
-export function TotpEnrolment({ onFinished, startLabel }: { onFinished: () => void; startLabel?: string }) {
+/**
+ * `onConfirmed` runs once the app is on (the codes are then on screen: the parent keeps this part
+ * shown, whatever GET /me says meanwhile), `onFinished` once the person has saved the codes.
+ */
+export function TotpEnrolment({ onConfirmed, onFinished, startLabel }: { onConfirmed?: () => void; onFinished: () => void; startLabel?: string }) {
   const t = useT();
   const start = useStartTotpSetup();
   const confirm = useConfirmTotp();
@@ -28,7 +32,7 @@ export function TotpEnrolment({ onFinished, startLabel }: { onFinished: () => vo
       </Stack>
     );
   }
-  const submit = (e: FormEvent) => { e.preventDefault(); confirm.mutate(code); };
+  const submit = (e: FormEvent) => { e.preventDefault(); confirm.mutate(code, { onSuccess: () => onConfirmed?.() }); };
   return (
     <form onSubmit={submit} noValidate>
       <Stack>

@@ -18,10 +18,14 @@ export function TwoFactorSection({ me }: { me: Schemas['Me'] }) {
   const disable = useDisableTotp();
   const regenerate = useRegenerateRecoveryCodes();
   const [modal, setModal] = useState<'disable' | 'codes' | null>(null);
-  const on = me.two_factor_enabled;
+  // From the first code until the recovery codes are saved, the enrolment stays on screen
+  // (whatever GET /me says meanwhile, e.g. refetched when the window regains focus).
+  const [savingCodes, setSavingCodes] = useState(false);
+  const on = me.two_factor_enabled || savingCodes;
+  const enrolling = !me.two_factor_enabled || savingCodes;
   return (
     <Section title={t('profile.totp.title')} description={t('profile.totp.intro')}
-      actions={on ? (
+      actions={!enrolling ? (
         <>
           <Button variant="default" onClick={() => setModal('codes')}>{t('profile.totp.newCodes')}</Button>
           <Button variant="light" color="red" onClick={() => setModal('disable')}>{t('profile.totp.turnOff')}</Button>
@@ -31,7 +35,10 @@ export function TwoFactorSection({ me }: { me: Schemas['Me'] }) {
         <Badge variant="light" color={on ? 'green' : 'gray'} mr="xs">{on ? t('profile.totp.on') : t('profile.totp.off')}</Badge>
         {on ? t('profile.totp.onText') : t('profile.totp.offText')}
       </Text>
-      {!on && <TotpEnrolment onFinished={() => void changed()} />}
+      {enrolling && (
+        <TotpEnrolment onConfirmed={() => setSavingCodes(true)}
+          onFinished={async () => { await changed(); setSavingCodes(false); }} />
+      )}
       <ReauthModal opened={modal === 'disable'} onClose={() => setModal(null)} title={t('profile.totp.turnOffTitle')}
         intro={t('profile.totp.turnOffIntro')} confirmLabel={t('profile.totp.turnOff')} danger mutation={disable} />
       <ReauthModal opened={modal === 'codes'} onClose={() => setModal(null)} title={t('profile.totp.newCodesTitle')}
