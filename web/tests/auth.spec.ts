@@ -19,6 +19,7 @@ test('a password, then a wrong and a right authenticator code, and back to the p
 
   const signInPage = new SignInPage(page);
   await signInPage.open('/profile');
+  await screen(page, 'web-auth-sign-in');
   await signInPage.withPassword(user.email, user.password);
   await expect(signInPage.secondStep).toBeVisible();
   await expect(page.getByText(`Signing in as ${user.email}`)).toBeVisible();
@@ -99,7 +100,7 @@ test('a passkey is renamed and removed in the profile, and then signs no one in'
   await profile.dialog.getByLabel('Name').fill('Desk key');
   await profile.dialog.getByRole('button', { name: 'Save' }).click();
   await expect(profile.passkeys.getByRole('cell', { name: 'Desk key', exact: true })).toBeVisible();
-  await screen(page, 'web-auth-passkeys');
+  await screen(page, 'web-auth-passkeys', profile.passkeys);
   await profile.passkeys.getByRole('button', { name: 'Remove passkey Desk key' }).click();
   await expect(profile.dialog).toContainText('It can no longer sign you in.');
   await checkA11y(page);

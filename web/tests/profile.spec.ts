@@ -102,7 +102,7 @@ test('sessions: one signed out, then every other, then everywhere', async ({ pag
   await profile.open();
   const sessions = profile.sessions;
   await expect(sessions.getByRole('row', { name: /This session/ })).toBeVisible();
-  await screen(page, 'web-auth-sessions');
+  await screen(page, 'web-auth-sessions', sessions);
 
   const firefoxRow = sessions.getByRole('row', { name: /Firefox 128 on Windows/ });
   await expect(firefoxRow).toContainText('Password');
@@ -141,7 +141,7 @@ test('the authenticator app is enrolled from its QR code; the recovery codes are
   expect(await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
   const app = new Authenticator(await profile.shownSecret(section));
   await checkA11y(page);
-  await screen(page, 'web-auth-totp-setup');
+  await screen(page, 'web-auth-totp-setup', section);
 
   await section.getByLabel('Code from the app').fill('123');
   await section.getByRole('button', { name: 'Turn on' }).click();
@@ -152,7 +152,7 @@ test('the authenticator app is enrolled from its QR code; the recovery codes are
   await expect(codes).toHaveCount(10);
   await expect(codes.first()).toHaveText(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
   await checkA11y(page);
-  await screen(page, 'web-auth-recovery-codes');
+  await screen(page, 'web-auth-recovery-codes', section);
   await section.getByRole('button', { name: 'I have saved them' }).click();
   await expect(codes).toHaveCount(0);
   await expect(section.getByText('On', { exact: true })).toBeVisible();
