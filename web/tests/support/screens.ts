@@ -11,6 +11,6 @@ export async function screen(page: Page, name: string, part?: Locator): Promise<
     await part.screenshot({ path: `${dir}/${name}.png` });
     return;
   }
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
 }
