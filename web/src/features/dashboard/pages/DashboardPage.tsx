@@ -1,19 +1,32 @@
-/** The home page: GET /dashboard. */
-import { useQuery } from '@tanstack/react-query';
-import { Code } from '@mantine/core';
-import { api } from '../../../api/client';
-import { keys } from '../../../api/keys';
+/** The home page from GET /dashboard: health banner, counts, next runs, latest failures; live by events. */
+import { SimpleGrid, Stack } from '@mantine/core';
 import { PageHeader } from '../../../components/PageHeader';
 import { QueryState } from '../../../components/QueryState';
 import { useT } from '../../../i18n';
+import { Counts } from '../components/Counts';
+import { HealthBanner } from '../components/HealthBanner';
+import { NextRuns } from '../components/NextRuns';
+import { RecentFailures } from '../components/RecentFailures';
+import { useDashboard } from '../hooks';
 
 export function DashboardPage() {
   const t = useT();
-  const dashboard = useQuery({ queryKey: keys.dashboard, queryFn: () => api.call('getDashboard') });
+  const dashboard = useDashboard();
   return (
     <>
       <PageHeader title={t('dashboard.title')} />
-      <QueryState query={dashboard}>{(d) => <Code block>{JSON.stringify(d, null, 2)}</Code>}</QueryState>
+      <QueryState query={dashboard}>
+        {(d) => (
+          <Stack gap="md">
+            <HealthBanner banner={d.banner} />
+            <Counts d={d} />
+            <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
+              <RecentFailures failures={d.recent_failures} />
+              <NextRuns runs={d.next_runs} />
+            </SimpleGrid>
+          </Stack>
+        )}
+      </QueryState>
     </>
   );
 }
