@@ -1,0 +1,19 @@
+/** The runs list: filters (in the address) and rows, loading more as it scrolls. */
+import type { Locator, Page } from '@playwright/test';
+
+export class RunsPage {
+  constructor(readonly page: Page) {}
+
+  async open(query = ''): Promise<void> { await this.page.goto(`/runs${query}`); }
+
+  /** The rows of the table body (runs). */
+  get rows(): Locator { return this.page.getByRole('table').getByRole('row').filter({ has: this.page.getByRole('link', { name: /^Open the run of/ }) }); }
+
+  async filter(label: 'Status' | 'Report' | 'Trigger', option: string): Promise<void> {
+    await this.page.getByRole('textbox', { name: label }).click();
+    await this.page.getByRole('option', { name: option, exact: true }).click();
+  }
+
+  /** Scrolls to the end of the list (what makes the next page load). */
+  async scrollToEnd(): Promise<void> { await this.page.getByTestId('list-end').scrollIntoViewIfNeeded(); }
+}

@@ -1,0 +1,236 @@
+/**
+ * Runs and shared links in the browser against a real Herald: a run watched live from running to
+ * succeeded with its webhook delivery received, a failed delivery retried from the page, a running
+ * run cancelled, the result downloaded as CSV and XLSX, a shared link made, fetched (its log shows
+ * it) and revoked, the list's filters in the address and its infinite scroll, and a session that
+ * ends under an open page.
+ */
+import { readFile } from 'node:fs/promises';
+import ExcelJS from 'exceljs';
+import { test, expect, signIn, checkA11y, ADMIN } from './support/fixtures.js';
+import { arrangeRuns, finished, queueRun, BROKEN_SQL, GATED_SQL, ITEMS_SQL, type RunsData } from './support/runs-data.js';
+import { RunPage } from './pages/RunPage.js';
+import { RunsPage } from './pages/RunsPage.js';
+import { LinksPage } from './pages/LinksPage.js';
+
+const SCREENS = '/work/screens';
+let data: RunsData;
+let gated: string;
+let items: string;
+
+test.beforeAll(async ({ herald }) => {
+  data = await arrangeRuns(herald, 'Runs spec');
+  gated = await data.report('Gated items', GATED_SQL);
+  items = await data.report('Daily items', ITEMS_SQL);
+});
+test.afterAll(async () => { await data?.drop(); });
+
+const requestsFor = (webhook: { requests: Array<{ body: string }> }, runId: string) =>
+  webhook.requests.filter((r) => r.body.includes(runId));
+
+test('a run is watched live from running to succeeded, its webhook delivery received and shown sent', async ({ page, herald }) => {
+  await signIn(page);
+  const gate = await data.lockGate();
+  const runId = await queueRun(herald.seed, gated);
+  const run = new RunPage(page);
+  try {
+    await run.open(runId);
+    await expect(page.getByRole('heading', { level: 1, name: 'Run of Gated items' })).toBeVisible();
+    await expect(run.status).toContainText(/Pending|Running/);
+    await expect(run.section('Deliveries')).toContainText('The deliveries start once the result file is made.');
+    expect(requestsFor(herald.webhook, runId)).toHaveLength(0);
+  } finally {
+    await gate.release();
+  }
+  // Live: no reload between the two.
+  await expect(run.status).toContainText('Succeeded');
+  await expect(run.step('Query')).toContainText('Succeeded');
+  await expect(run.step('Query')).toContainText('30 rows');
+  await expect(run.step('Delivery')).toContainText('sent: 1');
+  await expect(run.section('Condition')).toContainText('No condition');
+  await expect(run.section('Sample of the result')).toContainText('The first 20 of 30 rows.');
+  await expect(run.section('Sample of the result').getByRole('cell', { name: 'item 20', exact: true })).toBeVisible();
+  const attempt = run.attempt(data.channelName);
+  await expect(attempt).toContainText('Sent');
+  await expect(attempt).toContainText('Requests: 1');
+  expect(requestsFor(herald.webhook, runId)).toHaveLength(1);
+  const history = await run.history(data.channelName);
+  await expect(history.getByRole('row')).toHaveCount(2);
+  await expect(history).toContainText('200');
+  await checkA11y(page);
+  await page.screenshot({ path: `${SCREENS}/web-runs-run.png`, fullPage: true });
+});
+
+test('a failing delivery is shown failed with its error, and its retry succeeds', async ({ page, herald }) => {
+  await signIn(page);
+  // One 500 with a Retry-After beyond the quick retries: the attempt fails now, its automatic retry is an hour away.
+  herald.webhook.script.push({ status: 500, headers: { 'Retry-After': '3600' }, body: 'receiver down' });
+  const runId = await queueRun(herald.seed, items);
+  expect(await finished(herald.seed, runId)).toBe('failed');
+  const run = new RunPage(page);
+  await run.open(runId);
+  await expect(run.status).toContainText('Failed');
+  await expect(page.getByText('delivery.all_failed').first()).toBeVisible();
+  const attempt = run.attempt(data.channelName);
+  await expect(attempt).toContainText('Failed');
+  await expect(attempt).toContainText('HTTP 500');
+  await expect(attempt).toContainText('Retried automatically at');
+  await checkA11y(page);
+  await attempt.getByRole('button', { name: `Retry the delivery to ${data.channelName}` }).click();
+  await expect(attempt).toContainText('Sent');
+  await expect(run.status).toContainText('Succeeded');
+  await expect(attempt.getByRole('button', { name: /^Retry/ })).toHaveCount(0);
+  const history = await run.history(data.channelName);
+  await expect(history.getByRole('row')).toHaveCount(3);
+  await expect(history.getByRole('row').nth(1)).toContainText('500');
+  await expect(history.getByRole('row').nth(2)).toContainText('200');
+  // The receiver saw both requests, under the same webhook-id.
+  const seen = requestsFor(herald.webhook, runId) as Array<{ body: string; headers: Record<string, unknown> }>;
+  expect(seen).toHaveLength(2);
+  expect(seen[0]!.headers['webhook-id']).toBe(seen[1]!.headers['webhook-id']);
+});
+
+test('a running run is cancelled from its page', async ({ page, herald }) => {
+  await signIn(page);
+  const gate = await data.lockGate();
+  try {
+    const runId = await queueRun(herald.seed, gated);
+    const run = new RunPage(page);
+    await run.open(runId);
+    await expect(run.status).toContainText(/Pending|Running/);
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel it' }).click();
+    await expect(run.status).toContainText('Cancelled');
+    await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveCount(0);
+    await expect(run.section('Result file')).toContainText('This run has no result file');
+  } finally {
+    await gate.release();
+  }
+});
+
+test('the result downloads as CSV and XLSX with the run\'s rows', async ({ page, herald }) => {
+  await signIn(page);
+  const runId = await queueRun(herald.seed, items, false);
+  expect(await finished(herald.seed, runId)).toBe('success');
+  const run = new RunPage(page);
+  await run.open(runId);
+  await expect(run.section('Deliveries')).toContainText('This run was made without delivering.');
+
+  const csv = await run.download('CSV');
+  expect(csv.name).toMatch(/^daily-items.*\.csv$/i);
+  const lines = (await readFile(csv.path, 'utf8')).trim().split(/\r?\n/);
+  expect(lines[0]).toBe('n,label');
+  expect(lines).toHaveLength(31);
+  expect(lines[30]).toBe('30,item 30');
+
+  const xlsx = await run.download('XLSX');
+  expect(xlsx.name).toMatch(/\.xlsx$/);
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.readFile(xlsx.path);
+  const sheet = book.worksheets[0]!;
+  expect(sheet.getRow(1).values).toEqual([undefined, 'n', 'label']);
+  expect(sheet.rowCount).toBe(31);
+  expect(sheet.getRow(31).values).toEqual([undefined, 30, 'item 30']);
+});
+
+test('a shared link is made, listed, fetched (its download log shows it) and revoked', async ({ page, herald, browser }) => {
+  await signIn(page);
+  const runId = await queueRun(herald.seed, items, false);
+  expect(await finished(herald.seed, runId)).toBe('success');
+  const run = new RunPage(page);
+  await run.open(runId);
+  const url = await run.share('CSV', 3);
+  expect(url).toMatch(new RegExp(`^${herald.url}/r/`));
+  const link = run.link('Daily items');
+  await expect(link).toContainText('Active');
+  await expect(link).toContainText('Downloads: 0');
+
+  // Someone else, without a session, fetches it.
+  const stranger = await browser.newContext({ userAgent: 'LinkFetcher/1.0 (browser test)' });
+  const res = await stranger.request.get(url);
+  expect(res.status()).toBe(200);
+  expect((await res.text()).split(/\r?\n/)[0]).toBe('n,label');
+
+  await link.getByRole('button', { name: 'Download log' }).click();
+  const log = link.getByRole('table', { name: 'Downloads of the link to Daily items' });
+  await expect(log.getByRole('row')).toHaveCount(2);
+  await expect(log).toContainText('LinkFetcher/1.0 (browser test)');
+  await expect(link).toContainText('Downloads: 1 (the latest 50 below)');
+
+  const links = new LinksPage(page);
+  await links.open('?status=active');
+  await expect(page.getByRole('heading', { level: 1, name: 'Shared links' })).toBeVisible();
+  const listed = links.link('Daily items').first();
+  await expect(listed).toContainText('Downloads: 1');
+  await checkA11y(page);
+  await page.screenshot({ path: `${SCREENS}/web-runs-links.png`, fullPage: true });
+
+  await run.open(runId);
+  await link.getByRole('button', { name: 'Revoke' }).click();
+  await link.getByRole('button', { name: 'Yes, revoke it' }).click();
+  await expect(link).toContainText('Revoked');
+  await expect(link.getByRole('button', { name: 'Revoke' })).toHaveCount(0);
+  expect((await stranger.request.get(url)).status()).toBe(410);
+  await stranger.close();
+  await links.open('?status=revoked');
+  await expect(links.link('Daily items').first()).toContainText('Revoked');
+});
+
+test('the list keeps its filters in the address and loads more runs as it scrolls', async ({ page, herald }) => {
+  const bulk = await data.report('Bulk items', ITEMS_SQL, { deliver: false });
+  const broken = await data.report('Broken items', BROKEN_SQL, { deliver: false });
+  const failed = await queueRun(herald.seed, broken, false);
+  expect(await finished(herald.seed, failed)).toBe('failed');
+  for (let i = 0; i < 30; i += 1) await queueRun(herald.seed, bulk, false);
+  await signIn(page);
+
+  const runs = new RunsPage(page);
+  await runs.open(`?report_id=${bulk}`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+  await expect(runs.rows).toHaveCount(25);
+  await runs.scrollToEnd();
+  await expect(runs.rows).toHaveCount(30);
+  await expect(page.getByText('All 30 runs shown.')).toBeVisible();
+  await checkA11y(page);
+  await page.screenshot({ path: `${SCREENS}/web-runs-runs.png`, fullPage: false });
+
+  await runs.open();
+  await runs.filter('Report', 'Broken items');
+  await runs.filter('Status', 'Failed');
+  await expect(page).toHaveURL(new RegExp(`/runs\\?status=failed&report_id=${broken}$`));
+  await expect(runs.rows).toHaveCount(1);
+  await expect(runs.rows.first()).toContainText('Broken items');
+  await expect(runs.rows.first()).toContainText('Failed');
+  // The filters survive a reload, and a link to them.
+  await page.reload();
+  await expect(page.getByRole('textbox', { name: 'Status' })).toHaveValue('Failed');
+  await expect(page.getByRole('textbox', { name: 'Report' })).toHaveValue('Broken items');
+  await expect(runs.rows).toHaveCount(1);
+  await runs.filter('Trigger', 'Test delivery');
+  await expect(page).toHaveURL(/trigger=test/);
+  await expect(page.getByText('No run matches these filters.')).toBeVisible();
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(page).toHaveURL(/\/runs$/);
+  // The row leads to its run.
+  await runs.open(`?report_id=${broken}`);
+  await runs.rows.first().getByRole('link').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Run of Broken items' })).toBeVisible();
+  await expect(page.getByText('query.failed').first()).toBeVisible();
+});
+
+test('a session that ends under an open page leads to sign-in, then back to the page asked for', async ({ page, context, herald }) => {
+  await signIn(page);
+  const runs = new RunsPage(page);
+  await runs.open();
+  await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+  await context.clearCookies();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Shared links' }).click();
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Flinks/);
+  await expect(page.getByText('Your session ended.')).toBeVisible();
+  await checkA11y(page);
+  await page.getByLabel('Email').fill(ADMIN.email);
+  await page.getByLabel('Password').fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(`${herald.url}/links`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Shared links' })).toBeVisible();
+});
