@@ -12,7 +12,7 @@ export function AlertStatus({ status, nameOf }: { status: Schemas['AlertStatus']
   const hb = status.heartbeat;
   const last = status.last_alert;
   return (
-    <Stack gap="sm">
+    <Stack gap="sm" maw={960}>
       <Title order={3} size="h4">{t('settings.alerts.status')}</Title>
       <SimpleGrid cols={{ base: 1, md: 3 }}>
         <Card withBorder padding="sm">
@@ -43,7 +43,7 @@ export function AlertStatus({ status, nameOf }: { status: Schemas['AlertStatus']
       </SimpleGrid>
       {status.channels.length > 0 && (
         <Table.ScrollContainer minWidth={520}>
-          <Table>
+          <Table captionSide="top">
             <Table.Caption>{t('settings.alerts.channelStatus')}</Table.Caption>
             <Table.Thead>
               <Table.Tr>
