@@ -33,7 +33,7 @@ function CodeForm({ ticket, method, onEnded }: { ticket: string; method: 'totp' 
       <Stack>
         <Text size="sm">{t(totp ? 'auth.second.totpIntro' : 'auth.second.recoveryIntro')}</Text>
         {step.isError && <ProblemAlert error={problemCode(step.error) === 'auth.invalid_credentials' ? new Error(t('auth.second.wrongCode')) : step.error} />}
-        <TextInput label={t(totp ? 'auth.second.totpLabel' : 'auth.second.recoveryLabel')} required data-autofocus
+        <TextInput label={t(totp ? 'auth.second.totpLabel' : 'auth.second.recoveryLabel')} required autoFocus
           autoComplete={totp ? 'one-time-code' : 'off'} inputMode={totp ? 'numeric' : 'text'} value={code}
           placeholder={totp ? '123 456' : 'xxxx-xxxx-xxxx'} onChange={(e) => setCode(e.currentTarget.value)} />
         <Button type="submit" loading={step.isPending}>{t('auth.second.verify')}</Button>
@@ -53,7 +53,7 @@ function PasskeyForm({ ticket, onEnded }: { ticket: string; onEnded: (error: unk
   return (
     <Stack>
       <Text size="sm">{t('auth.second.passkeyIntro')}</Text>
-      {step.isError && <ProblemAlert error={describePasskeyError(step.error, t)} />}
+      {step.isError && <ProblemAlert error={problemCode(step.error) === 'auth.invalid_credentials' ? new Error(t('auth.passkey.refused')) : describePasskeyError(step.error, t)} />}
       <Button onClick={use} loading={step.isPending}>{t('auth.second.passkeyButton')}</Button>
     </Stack>
   );
