@@ -58,6 +58,7 @@ test('a run is watched live from running to succeeded, its webhook delivery rece
   await expect(history.getByRole('row')).toHaveCount(2);
   await expect(history).toContainText('200');
   await checkA11y(page);
+  await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SCREENS}/web-runs-run.png`, fullPage: true });
 });
 
@@ -88,6 +89,22 @@ test('a failing delivery is shown failed with its error, and its retry succeeds'
   const seen = requestsFor(herald.webhook, runId) as Array<{ body: string; headers: Record<string, unknown> }>;
   expect(seen).toHaveLength(2);
   expect(seen[0]!.headers['webhook-id']).toBe(seen[1]!.headers['webhook-id']);
+});
+
+test('a viewer sees a run, its attempts and downloads, and none of the buttons that change it', async ({ page, herald }) => {
+  herald.webhook.script.push({ status: 500, headers: { 'Retry-After': '3600' }, body: 'receiver down' });
+  const runId = await queueRun(herald.seed, items);
+  expect(await finished(herald.seed, runId)).toBe('failed');
+  await signIn(page, await herald.user('viewer', 'Vic Viewer'));
+  const run = new RunPage(page);
+  await run.open(runId);
+  await expect(run.status).toContainText('Failed');
+  await expect(run.attempt(data.channelName)).toContainText('HTTP 500');
+  await expect(page.getByRole('link', { name: 'Download CSV' })).toBeVisible();
+  await expect(run.section('Shared links')).toContainText('This run’s result is not shared.');
+  await expect(page.getByRole('button', { name: /^Retry/ })).toHaveCount(0);
+  await expect(page.getByRole('form', { name: 'Share a link' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveCount(0);
 });
 
 test('a running run is cancelled from its page', async ({ page, herald }) => {
@@ -133,7 +150,7 @@ test('the result downloads as CSV and XLSX with the run\'s rows', async ({ page,
   expect(sheet.getRow(31).values).toEqual([undefined, 30, 'item 30']);
 });
 
-test('a shared link is made, listed, fetched (its download log shows it) and revoked', async ({ page, herald, browser }) => {
+test('a shared link is made on the run\'s page, fetched by someone else, and its download log shows it', async ({ page, herald, browser }) => {
   await signIn(page);
   const runId = await queueRun(herald.seed, items, false);
   expect(await finished(herald.seed, runId)).toBe('success');
@@ -164,36 +181,51 @@ test('a shared link is made, listed, fetched (its download log shows it) and rev
   await expect(listed).toContainText('Downloads: 1');
   await checkA11y(page);
   await page.screenshot({ path: `${SCREENS}/web-runs-links.png`, fullPage: true });
+  await stranger.close();
+});
 
+test('a shared link is revoked from the run\'s page and stops working at once', async ({ page, herald, request }) => {
+  const runId = await queueRun(herald.seed, items, false);
+  expect(await finished(herald.seed, runId)).toBe('success');
+  const made = await herald.seed.call('createLink', { body: { run_id: runId, format: 'json', expires_in_days: 1 } });
+  expect((await request.get(made.url)).status()).toBe(200);
+  await signIn(page);
+  const run = new RunPage(page);
   await run.open(runId);
+  const link = run.link('Daily items');
+  await expect(link).toContainText('JSON');
   await link.getByRole('button', { name: 'Revoke' }).click();
   await link.getByRole('button', { name: 'Yes, revoke it' }).click();
   await expect(link).toContainText('Revoked');
   await expect(link.getByRole('button', { name: 'Revoke' })).toHaveCount(0);
-  expect((await stranger.request.get(url)).status()).toBe(410);
-  await stranger.close();
+  expect((await request.get(made.url)).status()).toBe(410);
+  const links = new LinksPage(page);
   await links.open('?status=revoked');
   await expect(links.link('Daily items').first()).toContainText('Revoked');
 });
 
-test('the list keeps its filters in the address and loads more runs as it scrolls', async ({ page, herald }) => {
+test('the runs list loads the next page as it scrolls to its end', async ({ page, herald }) => {
   const bulk = await data.report('Bulk items', ITEMS_SQL, { deliver: false });
-  const broken = await data.report('Broken items', BROKEN_SQL, { deliver: false });
-  const failed = await queueRun(herald.seed, broken, false);
-  expect(await finished(herald.seed, failed)).toBe('failed');
-  for (let i = 0; i < 30; i += 1) await queueRun(herald.seed, bulk, false);
+  for (let i = 0; i < 3; i += 1) await Promise.all(Array.from({ length: 10 }, () => queueRun(herald.seed, bulk, false)));
   await signIn(page);
-
   const runs = new RunsPage(page);
   await runs.open(`?report_id=${bulk}`);
   await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
+  await expect(page.getByRole('textbox', { name: 'Report' })).toHaveValue('Bulk items');
   await expect(runs.rows).toHaveCount(25);
+  await page.screenshot({ path: `${SCREENS}/web-runs-runs.png` });
   await runs.scrollToEnd();
   await expect(runs.rows).toHaveCount(30);
   await expect(page.getByText('All 30 runs shown.')).toBeVisible();
   await checkA11y(page);
-  await page.screenshot({ path: `${SCREENS}/web-runs-runs.png`, fullPage: false });
+});
 
+test('the runs list keeps its filters in the address, and a row leads to its run', async ({ page, herald }) => {
+  const broken = await data.report('Broken items', BROKEN_SQL, { deliver: false });
+  const failed = await queueRun(herald.seed, broken, false);
+  expect(await finished(herald.seed, failed)).toBe('failed');
+  await signIn(page);
+  const runs = new RunsPage(page);
   await runs.open();
   await runs.filter('Report', 'Broken items');
   await runs.filter('Status', 'Failed');
@@ -201,7 +233,7 @@ test('the list keeps its filters in the address and loads more runs as it scroll
   await expect(runs.rows).toHaveCount(1);
   await expect(runs.rows.first()).toContainText('Broken items');
   await expect(runs.rows.first()).toContainText('Failed');
-  // The filters survive a reload, and a link to them.
+  // The filters survive a reload (and so a link to them).
   await page.reload();
   await expect(page.getByRole('textbox', { name: 'Status' })).toHaveValue('Failed');
   await expect(page.getByRole('textbox', { name: 'Report' })).toHaveValue('Broken items');
@@ -211,7 +243,6 @@ test('the list keeps its filters in the address and loads more runs as it scroll
   await expect(page.getByText('No run matches these filters.')).toBeVisible();
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await expect(page).toHaveURL(/\/runs$/);
-  // The row leads to its run.
   await runs.open(`?report_id=${broken}`);
   await runs.rows.first().getByRole('link').click();
   await expect(page.getByRole('heading', { level: 1, name: 'Run of Broken items' })).toBeVisible();

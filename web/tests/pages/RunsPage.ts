@@ -7,7 +7,7 @@ export class RunsPage {
   async open(query = ''): Promise<void> { await this.page.goto(`/runs${query}`); }
 
   /** The rows of the table body (runs). */
-  get rows(): Locator { return this.page.getByRole('table').getByRole('row').filter({ has: this.page.getByRole('link', { name: /^Open the run of/ }) }); }
+  get rows(): Locator { return this.page.getByRole('table').getByRole('row').filter({ has: this.page.getByRole('cell') }); }
 
   async filter(label: 'Status' | 'Report' | 'Trigger', option: string): Promise<void> {
     await this.page.getByRole('textbox', { name: label }).click();

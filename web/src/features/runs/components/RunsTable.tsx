@@ -25,7 +25,7 @@ export function RunsTable({ runs, titles }: { runs: Schemas['RunSummary'][]; tit
           {runs.map((run) => (
             <Table.Tr key={run.id}>
               <Table.Td>
-                <Anchor component={Link} to={`/runs/${run.id}`} size="sm" aria-label={t('runs.open', { report: titles?.get(run.report_id) ?? t('runs.unknownReport') })}>
+                <Anchor component={Link} to={`/runs/${run.id}`} size="sm">
                   <Time value={run.started_at ?? run.created_at} />
                 </Anchor>
               </Table.Td>
