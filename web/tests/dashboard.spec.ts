@@ -4,12 +4,12 @@
  * failure live; the bell's unread count rising live when a notification is made, mark read from
  * its dropdown, and the /notifications page with its filters.
  */
+import { screen } from './support/screens.js';
 import { test, expect, signIn, checkA11y } from './support/fixtures.js';
 import { arrangeRuns, finished, queueRun, BROKEN_SQL, ITEMS_SQL, type RunsData } from './support/runs-data.js';
 import { DashboardPage } from './pages/DashboardPage.js';
 import { NotificationsBell } from './pages/NotificationsBell.js';
 
-const SCREENS = '/work/screens';
 let data: RunsData;
 
 test.beforeAll(async ({ herald }) => { data = await arrangeRuns(herald, 'Dashboard spec'); });
@@ -47,7 +47,7 @@ test('the dashboard shows the counts, the banner, the next runs and the latest f
   await expect(latest).toContainText('query.failed');
   await expect(latest).toContainText('Failed');
   await checkA11y(page);
-  await page.screenshot({ path: `${SCREENS}/web-runs-dashboard.png` });
+  await screen(page, 'web-runs-dashboard');
   await latest.getByRole('link', { name: 'Dashboard broken' }).click();
   await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
   await expect(page.getByRole('heading', { level: 1, name: 'Run of Dashboard broken' })).toBeVisible();
@@ -70,7 +70,7 @@ test('the bell\'s count rises live when a notification comes, and falls when it 
   await expect(news).toContainText('query.failed');
   await expect(news).toContainText('Unread');
   await checkA11y(page);
-  await page.screenshot({ path: `${SCREENS}/web-runs-bell.png` });
+  await screen(page, 'web-runs-bell');
   const count = Number(/^(\d+)/.exec((await bell.button.getAttribute('aria-label')) ?? '')?.[1]);
   await news.getByRole('button', { name: 'Mark “"Bell broken" failed” read' }).click();
   await expect(bell.unread(count - 1)).toBeVisible();
@@ -94,7 +94,7 @@ test('the bell\'s count rises live when a notification comes, and falls when it 
   await expect(page).toHaveURL(/\/notifications\?unread=true$/);
   await expect(list.getByRole('article', { name: '"Bell broken" failed' })).toHaveCount(0);
   await checkA11y(page);
-  await page.screenshot({ path: `${SCREENS}/web-runs-notifications.png` });
+  await screen(page, 'web-runs-notifications');
   // Mark all read empties the unread list and the bell.
   await herald.seed.call('runReport', { path: { reportId: broken }, body: { deliver: false } });
   await expect(list.getByRole('article', { name: '"Bell broken" failed' })).toBeVisible();

@@ -7,13 +7,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
+import { screen } from './support/screens.js';
 import { test, expect, signIn, checkA11y, ADMIN } from './support/fixtures.js';
 import { arrangeRuns, finished, queueRun, BROKEN_SQL, GATED_SQL, ITEMS_SQL, type RunsData } from './support/runs-data.js';
 import { RunPage } from './pages/RunPage.js';
 import { RunsPage } from './pages/RunsPage.js';
 import { LinksPage } from './pages/LinksPage.js';
 
-const SCREENS = '/work/screens';
 let data: RunsData;
 let gated: string;
 let items: string;
@@ -58,8 +58,7 @@ test('a run is watched live from running to succeeded, its webhook delivery rece
   await expect(history.getByRole('row')).toHaveCount(2);
   await expect(history).toContainText('200');
   await checkA11y(page);
-  await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
-  await page.screenshot({ path: `${SCREENS}/web-runs-run.png`, fullPage: true });
+  await screen(page, 'web-runs-run');
 });
 
 test('a failing delivery is shown failed with its error, and its retry succeeds', async ({ page, herald }) => {
@@ -116,7 +115,10 @@ test('a running run is cancelled from its page', async ({ page, herald }) => {
     await run.open(runId);
     await expect(run.status).toContainText(/Pending|Running/);
     await page.getByRole('button', { name: 'Cancel run' }).click();
-    await page.getByRole('button', { name: 'Yes, cancel it' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel this run?' });
+    await checkA11y(page);
+    await dialog.getByRole('button', { name: 'Cancel run' }).click();
+    await expect(dialog).toBeHidden();
     await expect(run.status).toContainText('Cancelled');
     await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveCount(0);
     await expect(run.section('Result file')).toContainText('This run has no result file');
@@ -180,7 +182,7 @@ test('a shared link is made on the run\'s page, fetched by someone else, and its
   const listed = links.link('Daily items').first();
   await expect(listed).toContainText('Downloads: 1');
   await checkA11y(page);
-  await page.screenshot({ path: `${SCREENS}/web-runs-links.png`, fullPage: true });
+  await screen(page, 'web-runs-links');
   await stranger.close();
 });
 
@@ -195,7 +197,7 @@ test('a shared link is revoked from the run\'s page and stops working at once', 
   const link = run.link('Daily items');
   await expect(link).toContainText('JSON');
   await link.getByRole('button', { name: 'Revoke' }).click();
-  await link.getByRole('button', { name: 'Yes, revoke it' }).click();
+  await page.getByRole('dialog', { name: 'Revoke this link?' }).getByRole('button', { name: 'Revoke link' }).click();
   await expect(link).toContainText('Revoked');
   await expect(link.getByRole('button', { name: 'Revoke' })).toHaveCount(0);
   expect((await request.get(made.url)).status()).toBe(410);
@@ -213,7 +215,7 @@ test('the runs list loads the next page as it scrolls to its end', async ({ page
   await expect(page.getByRole('heading', { level: 1, name: 'Runs' })).toBeVisible();
   await expect(page.getByRole('textbox', { name: 'Report' })).toHaveValue('Bulk items');
   await expect(runs.rows).toHaveCount(25);
-  await page.screenshot({ path: `${SCREENS}/web-runs-runs.png` });
+  await screen(page, 'web-runs-runs');
   await runs.scrollToEnd();
   await expect(runs.rows).toHaveCount(30);
   await expect(page.getByText('All 30 runs shown.')).toBeVisible();
@@ -261,7 +263,7 @@ test('a session that ends under an open page leads to sign-in, then back to the 
   await checkA11y(page);
   await page.getByLabel('Email').fill(ADMIN.email);
   await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(`${herald.url}/links`);
   await expect(page.getByRole('heading', { level: 1, name: 'Shared links' })).toBeVisible();
 });

@@ -48,9 +48,8 @@ export const messages = {
     'runs.error': 'What went wrong',
     'runs.parameters': 'Parameters',
     'runs.cancel': 'Cancel run',
-    'runs.cancelConfirm': 'Cancel this run? A running statement is stopped on its database.',
-    'runs.cancelYes': 'Yes, cancel it',
-    'runs.cancelNo': 'Keep running',
+    'runs.cancelTitle': 'Cancel this run?',
+    'runs.cancelConfirm': 'The run stops and delivers nothing more; a statement still running is stopped on its database.',
 
     'runs.steps': 'Steps',
     'runs.stepsNone': 'The run has not started yet.',
@@ -167,9 +166,8 @@ export const messages = {
     'runs.error': 'Was schiefging',
     'runs.parameters': 'Parameter',
     'runs.cancel': 'Lauf abbrechen',
-    'runs.cancelConfirm': 'Diesen Lauf abbrechen? Eine laufende Anweisung wird auf ihrer Datenbank gestoppt.',
-    'runs.cancelYes': 'Ja, abbrechen',
-    'runs.cancelNo': 'Weiterlaufen lassen',
+    'runs.cancelTitle': 'Diesen Lauf abbrechen?',
+    'runs.cancelConfirm': 'Der Lauf endet und stellt nichts mehr zu; eine noch laufende Anweisung wird auf ihrer Datenbank gestoppt.',
 
     'runs.steps': 'Schritte',
     'runs.stepsNone': 'Der Lauf hat noch nicht begonnen.',

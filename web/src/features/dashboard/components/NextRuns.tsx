@@ -18,7 +18,7 @@ export function NextRuns({ runs }: { runs: Schemas['Dashboard']['next_runs'] }) 
           <Table.Tbody>
             {runs.map((r) => (
               <Table.Tr key={r.report_id}>
-                <Table.Td><Anchor component={Link} to={`/reports/${r.report_id}`}>{r.title}</Anchor></Table.Td>
+                <Table.Td><Anchor component={Link} to={`/reports/${r.report_id}`} size="sm">{r.title}</Anchor></Table.Td>
                 <Table.Td><Time value={r.next_run_at} /></Table.Td>
               </Table.Tr>
             ))}

@@ -3,17 +3,18 @@
  * the API decides). The link's address is shown once, right after it is made, with a copy button.
  */
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, CopyButton, Group, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, NumberInput, Select, Stack } from '@mantine/core';
 import type { Schemas } from '@herald/sdk';
 import { ProblemAlert, fieldErrors } from '../../../components/ProblemAlert';
-import { Time } from '../../../components/Time';
-import { useT } from '../../../i18n';
+import { ShownOnce } from '../../../components/ShownOnce';
+import { formatTime } from '../../../components/Time';
+import { useI18n } from '../../../i18n';
 import { useCreateLink } from '../hooks';
 
 const FORMATS: readonly Schemas['ResultFormat'][] = ['csv', 'xlsx', 'json'];
 
 export function CreateLinkForm({ runId }: { runId: string }) {
-  const t = useT();
+  const { t, locale, timeZone } = useI18n();
   const create = useCreateLink();
   const [format, setFormat] = useState<Schemas['ResultFormat']>('csv');
   const [days, setDays] = useState<number | string>(7);
@@ -38,15 +39,7 @@ export function CreateLinkForm({ runId }: { runId: string }) {
       {create.isError && <ProblemAlert error={create.error} />}
       {made && (
         <Alert color="green" title={t('links.made')} role="status">
-          <Stack gap="xs">
-            <Text size="sm">{t('links.madeHint')} <Time value={made.expires_at} /></Text>
-            <Group gap="xs" wrap="nowrap" align="end">
-              <TextInput label={t('links.url')} readOnly value={made.url} style={{ flex: 1 }} onFocus={(e) => e.currentTarget.select()} />
-              <CopyButton value={made.url}>
-                {({ copied, copy }) => <Button variant="light" onClick={copy}>{t(copied ? 'links.copied' : 'links.copy')}</Button>}
-              </CopyButton>
-            </Group>
-          </Stack>
+          <ShownOnce label={t('links.url')} value={made.url} note={t('links.madeHint', { expires: formatTime(made.expires_at, locale, timeZone) })} />
         </Alert>
       )}
     </Stack>

@@ -7,7 +7,7 @@ import { Anchor, Button, Card, Collapse, Group, Stack, Text } from '@mantine/cor
 import { Link } from 'react-router';
 import type { Schemas } from '@herald/sdk';
 import { useCan } from '../../../api/session';
-import { ProblemAlert } from '../../../components/ProblemAlert';
+import { ConfirmDialog } from '../../../components/ConfirmDialog';
 import { StatusBadge } from '../../../components/StatusBadge';
 import { Time, formatTime } from '../../../components/Time';
 import { useI18n } from '../../../i18n';
@@ -46,20 +46,16 @@ export function LinkItem({ link, showRun = false }: { link: Schemas['Link']; sho
           <Button size="xs" variant="subtle" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
             {t(open ? 'links.hideLog' : 'links.showLog')}
           </Button>
-          {canRevoke && link.status === 'active' && !confirming && (
-            <Button size="xs" variant="light" color="red" onClick={() => setConfirming(true)}>{t('links.revoke')}</Button>
+          {canRevoke && link.status === 'active' && (
+            <Button size="xs" variant="light" color="red" onClick={() => { revoke.reset(); setConfirming(true); }}>{t('links.revoke')}</Button>
           )}
         </Group>
       </Group>
-      {confirming && (
-        <Group mt="xs" gap="xs" role="group" aria-label={t('links.revokeConfirm')}>
-          <Text size="sm">{t('links.revokeConfirm')}</Text>
-          <Button size="xs" color="red" loading={revoke.isPending}
-            onClick={() => revoke.mutate(link.id, { onSettled: () => setConfirming(false) })}>{t('links.revokeYes')}</Button>
-          <Button size="xs" variant="default" onClick={() => setConfirming(false)}>{t('app.cancel')}</Button>
-        </Group>
-      )}
-      {revoke.isError && <ProblemAlert error={revoke.error} />}
+      <ConfirmDialog opened={confirming} title={t('links.revokeTitle')} confirmLabel={t('links.revokeYes')}
+        loading={revoke.isPending} error={revoke.error}
+        onConfirm={() => revoke.mutate(link.id, { onSuccess: () => setConfirming(false) })} onClose={() => setConfirming(false)}>
+        {t('links.revokeConfirm')}
+      </ConfirmDialog>
       <Collapse in={open}>{open && <Stack mt="sm"><LinkDownloads linkId={link.id} /></Stack>}</Collapse>
     </Card>
   );

@@ -1,9 +1,9 @@
 /** Cancel a pending or running run (editors), after a confirmation. */
 import { useState } from 'react';
-import { Button, Group, Text } from '@mantine/core';
+import { Button } from '@mantine/core';
 import type { Schemas } from '@herald/sdk';
 import { useCan } from '../../../api/session';
-import { ProblemAlert } from '../../../components/ProblemAlert';
+import { ConfirmDialog } from '../../../components/ConfirmDialog';
 import { useT } from '../../../i18n';
 import { useCancelRun } from '../hooks';
 
@@ -13,15 +13,15 @@ export function CancelRunButton({ run }: { run: Schemas['Run'] }) {
   const cancel = useCancelRun(run.id);
   const [confirming, setConfirming] = useState(false);
   const open = run.status === 'pending' || run.status === 'running';
-  if (!can || !open || run.cancel_requested_at) return cancel.isError ? <ProblemAlert error={cancel.error} /> : null;
-  if (!confirming) return <Button color="red" variant="light" onClick={() => setConfirming(true)}>{t('runs.cancel')}</Button>;
+  if (!can || !open || run.cancel_requested_at) return null;
   return (
-    <Group gap="xs" role="group" aria-label={t('runs.cancelConfirm')}>
-      <Text size="sm">{t('runs.cancelConfirm')}</Text>
-      <Button color="red" loading={cancel.isPending} onClick={() => cancel.mutate(undefined, { onSettled: () => setConfirming(false) })}>
-        {t('runs.cancelYes')}
-      </Button>
-      <Button variant="default" onClick={() => setConfirming(false)}>{t('runs.cancelNo')}</Button>
-    </Group>
+    <>
+      <Button color="red" variant="light" onClick={() => { cancel.reset(); setConfirming(true); }}>{t('runs.cancel')}</Button>
+      <ConfirmDialog opened={confirming} title={t('runs.cancelTitle')} confirmLabel={t('runs.cancel')}
+        loading={cancel.isPending} error={cancel.error}
+        onConfirm={() => cancel.mutate(undefined, { onSuccess: () => setConfirming(false) })} onClose={() => setConfirming(false)}>
+        {t('runs.cancelConfirm')}
+      </ConfirmDialog>
+    </>
   );
 }
