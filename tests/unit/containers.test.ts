@@ -89,12 +89,12 @@ describe('Dockerfile', () => {
   it('builds in one node:20-bookworm-slim stage and runs in another', () => {
     expect(instructions.filter((l) => l.startsWith('FROM '))).toEqual(['FROM node:20-bookworm-slim AS build', 'FROM node:20-bookworm-slim']);
     expect(text).toMatch(/^RUN npm ci --no-audit --no-fund$/m);
-    expect(text).toMatch(/^RUN npm run build && npm prune --omit=dev/m);
+    expect(text).toMatch(/^RUN npm run build && npm run sdk:pack && npm prune --omit=dev/m);
   });
 
   it('copies what the program reads at run time into the runtime stage', () => {
     const copies = runtime.filter((l) => l.startsWith('COPY --from=build')).join('\n');
-    for (const needed of ['/app/package.json', '/app/openapi.yaml', '/app/drizzle', '/app/node_modules', '/app/dist/src']) {
+    for (const needed of ['/app/package.json', '/app/openapi.yaml', '/app/drizzle', '/app/node_modules', '/app/dist/src', '/app/dist/sdk', '/app/web/dist']) {
       expect(copies).toContain(needed);
     }
   });

@@ -39,7 +39,7 @@ async function signInThroughForm(page: Page, email: string, password: string): P
   await page.goto('/sign-in');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 test('an admin adds a member, whose temporary password is shown once and must be changed at the first sign-in', async ({ page, browser, herald }) => {
@@ -113,7 +113,7 @@ test('an admin changes a role, meets a change made meanwhile, and disables a mem
 
     await users.confirmAction('Enable account', 'Enable Victor Vance?');
     await expect(page.getByText('This account is disabled')).toHaveCount(0);
-    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await other.page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(other.page.getByRole('button', { name: 'Account of Victor Vance' })).toBeVisible();
   } finally {
     await other.context.close();
