@@ -32,6 +32,7 @@ export const operationMeta = {
   startSecondFactorPasskey: { method: 'post', path: '/api/v1/auth/login/second-factor/passkey', tag: 'auth', access: { public: true } },
   startPasskeyLogin: { method: 'post', path: '/api/v1/auth/passkey/options', tag: 'auth', access: { public: true } },
   finishPasskeyLogin: { method: 'post', path: '/api/v1/auth/passkey', tag: 'auth', access: { public: true } },
+  getSignInMethods: { method: 'get', path: '/api/v1/auth/methods', tag: 'auth', access: { public: true } },
   startOidcLogin: { method: 'get', path: '/api/v1/auth/oidc/login', tag: 'auth', access: { public: true } },
   finishOidcLogin: { method: 'get', path: '/api/v1/auth/oidc/callback', tag: 'auth', access: { public: true } },
   requestPasswordReset: { method: 'post', path: '/api/v1/auth/password-reset', tag: 'auth', access: { public: true } },

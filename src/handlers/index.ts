@@ -58,6 +58,7 @@ import { revokeMySession } from './me/revoke-my-session.js';
 import { updateMe } from './me/update-me.js';
 import { listSecurityEvents } from './security-events/list-security-events.js';
 import { getSetupStatus } from './setup/get-setup-status.js';
+import { getSignInMethods } from './auth/get-sign-in-methods.js';
 import { runSetup } from './setup/run-setup.js';
 import { createUser } from './users/create-user.js';
 import { getUser } from './users/get-user.js';
@@ -138,6 +139,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     getReadiness: getReadiness(s),
     getMetrics: getMetrics(s),
     getSetupStatus: getSetupStatus(s),
+    getSignInMethods: getSignInMethods(s),
     runSetup: runSetup(s),
     login: login(s),
     loginSecondFactor: loginSecondFactor(s),

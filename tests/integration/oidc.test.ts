@@ -99,6 +99,10 @@ describe('settings', () => {
     const login = await h.http.get('/api/v1/auth/oidc/login');
     expect(login.status).toBe(409);
     expect(login.body.code).toBe('oidc.disabled');
+    // The sign-in page's public question: single sign-on is off, everyone signs in with a password.
+    const methods = await h.http.get('/api/v1/auth/methods');
+    expect(methods.status).toBe(200);
+    expect(methods.body).toEqual({ password_sign_in: 'everyone', single_sign_on: { enabled: false, button_label: 'Sign in with single sign-on' } });
   });
 
   it('the discovery test reads the provider and refuses what the outbound guard and https rule forbid', async () => {
@@ -156,6 +160,14 @@ describe('settings', () => {
 
 describe('the redirect flow', () => {
   beforeAll(async () => { await enable(); });
+
+  it('the sign-in methods say single sign-on is on, with its label and nothing of the provider', async () => {
+    const methods = await h.http.get('/api/v1/auth/methods');
+    expect(methods.status).toBe(200);
+    expect(methods.body).toEqual({ password_sign_in: 'everyone', single_sign_on: { enabled: true, button_label: 'Sign in with Example ID' } });
+    expect(JSON.stringify(methods.body)).not.toContain(peer.issuer);
+    expect(JSON.stringify(methods.body)).not.toContain(CLIENT.client_id);
+  });
 
   it('redirects with the authorization code flow, PKCE S256, state and nonce', async () => {
     const { location } = await start('/reports');
@@ -268,6 +280,7 @@ describe('password sign-in for admins only', () => {
     const on = await admin.patch('/api/v1/settings').send({ password_sign_in: 'admins_only', version: settings.body.version });
     expect(on.status).toBe(200);
     expect(on.body.password_sign_in).toBe('admins_only');
+    expect((await h.http.get('/api/v1/auth/methods')).body.password_sign_in).toBe('admins_only');
     const refused = await h.http.post('/api/v1/auth/login').send({ email: 'vic@example.com', password: vic.password });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('auth.password_sign_in_disabled');
@@ -277,6 +290,8 @@ describe('password sign-in for admins only', () => {
     await enable({ enabled: false });
     const back = await h.http.post('/api/v1/auth/login').send({ email: 'vic@example.com', password: vic.password });
     expect(back.status).toBe(200);
+    // The policy stays stored but applies only while single sign-on is on: the page says so.
+    expect((await h.http.get('/api/v1/auth/methods')).body).toEqual({ password_sign_in: 'everyone', single_sign_on: { enabled: false, button_label: 'Sign in with Example ID' } });
     const latest = await admin.get('/api/v1/settings');
     await admin.patch('/api/v1/settings').send({ password_sign_in: 'everyone', version: latest.body.version });
   });

@@ -124,19 +124,19 @@ test('single sign-on through the identity provider, back to the page asked for; 
   });
   const signInPage = new SignInPage(page);
   try {
-    // Off: the button says so on the page.
+    // Off: the page offers no single sign-on (GET /auth/methods says so).
     await signInPage.open('/profile');
-    await signInPage.withSingleSignOn();
-    await expect(page.getByRole('alert')).toContainText('Single sign-on is not set up for this workspace.');
+    await expect(page.getByRole('button', { name: 'Sign in with a passkey' })).toBeVisible();
+    await expect(page.getByRole('button', { name: /single sign-on|Example ID/ })).toHaveCount(0);
 
     const current = await herald.seed.call('getOidcSettings');
     await herald.seed.call('replaceOidcSettings', {
-      body: { enabled: true, issuer_url: peer.issuer, client_id: 'herald-web', client_secret: clientSecret, version: current.version },
+      body: { enabled: true, issuer_url: peer.issuer, client_id: 'herald-web', client_secret: clientSecret, button_label: 'Sign in with Example ID', version: current.version },
     });
     peer.addAccount({ sub: 'sam-1', email: user.email, email_verified: true, name: user.name });
     peer.signInAs('sam-1');
     await signInPage.open('/profile');
-    await signInPage.withSingleSignOn();
+    await signInPage.withSingleSignOn('Sign in with Example ID');
     await expect(page.getByRole('heading', { name: 'Profile', level: 1 })).toBeVisible();
     await expect(page).toHaveURL(`${herald.url}/profile`);
     await expect(page.getByRole('button', { name: `Account of ${user.name}` })).toBeVisible();
@@ -146,7 +146,7 @@ test('single sign-on through the identity provider, back to the page asked for; 
     await page.context().clearCookies();
     peer.signInAs(null);
     await signInPage.open('/profile');
-    await signInPage.withSingleSignOn();
+    await signInPage.withSingleSignOn('Sign in with Example ID');
     await expect(page).toHaveURL(/\/sign-in\?error=oidc\.provider_error/);
     await expect(page.getByRole('alert')).toContainText('Your identity provider refused the sign-in.');
     await checkA11y(page);

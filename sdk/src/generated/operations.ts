@@ -19,6 +19,7 @@ export const operationTable = {
   startSecondFactorPasskey: { method: 'post', path: '/api/v1/auth/login/second-factor/passkey' },
   startPasskeyLogin: { method: 'post', path: '/api/v1/auth/passkey/options' },
   finishPasskeyLogin: { method: 'post', path: '/api/v1/auth/passkey' },
+  getSignInMethods: { method: 'get', path: '/api/v1/auth/methods' },
   startOidcLogin: { method: 'get', path: '/api/v1/auth/oidc/login' },
   finishOidcLogin: { method: 'get', path: '/api/v1/auth/oidc/callback' },
   requestPasswordReset: { method: 'post', path: '/api/v1/auth/password-reset' },

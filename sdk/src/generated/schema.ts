@@ -428,6 +428,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sign-in methods this instance offers
+         * @description What a sign-in page shows: whether single sign-on is on (and its button's label), and who
+         *     may sign in with a password (`admins_only` applies only while single sign-on is on).
+         *     Passkeys are always offered. Public, and never carries a secret or the provider's address.
+         */
+        get: operations["getSignInMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/oidc/login": {
         parameters: {
             query?: never;
@@ -2552,6 +2574,18 @@ export interface components {
         };
         SetupStatus: {
             needs_setup: boolean;
+        };
+        SignInMethods: {
+            /**
+             * @description Who may sign in with a password now (admins_only only while single sign-on is on)
+             * @enum {string}
+             */
+            password_sign_in: "everyone" | "admins_only";
+            single_sign_on: {
+                enabled: boolean;
+                /** @description The label of the sign-in page's single sign-on button */
+                button_label: string;
+            };
         };
         SetupRequest: {
             /** @description Not blank; surrounding spaces are trimmed */
@@ -5008,6 +5042,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getSignInMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in methods */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInMethods"];
                 };
             };
             "4XX": components["responses"]["Problem"];

@@ -50,6 +50,14 @@ export function createWorkspaceSettingsService(deps: { store: Pick<IdentityStore
   return {
     get: () => readWorkspaceSettings(store.settings),
 
+    /** What a sign-in page offers (GET /auth/methods, public): no secret, no provider address. */
+    async signInMethods(): Promise<{ passwordSignIn: PasswordSignIn; singleSignOn: { enabled: boolean; buttonLabel: string } }> {
+      const [settings, oidc] = await Promise.all([readWorkspaceSettings(store.settings), store.settings.get(OIDC_KEY)]);
+      const enabled = oidc?.value.enabled === true;
+      const label = typeof oidc?.value.button_label === 'string' && oidc.value.button_label.trim() ? oidc.value.button_label : 'Sign in with single sign-on';
+      return { passwordSignIn: enabled ? settings.passwordSignIn : 'everyone', singleSignOn: { enabled, buttonLabel: label } };
+    },
+
     async update(input: { version: number; requireSecondFactor?: boolean | undefined; passwordSignIn?: PasswordSignIn | undefined }, actor: Actor): Promise<WorkspaceSettings> {
       return deps.uow.run(async (tx) => {
         const current = await readWorkspaceSettings(tx.workspaceSettings);

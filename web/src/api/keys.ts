@@ -14,6 +14,7 @@ const tag = <T extends string>(name: T) => ({
 export const keys = {
   me: ['me'] as const,
   setup: ['setup'] as const,
+  signInMethods: ['sign-in-methods'] as const,
   dashboard: ['dashboard'] as const,
   about: ['about'] as const,
   ai: ['ai'] as const,

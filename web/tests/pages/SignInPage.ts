@@ -38,7 +38,8 @@ export class SignInPage {
     await this.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   }
 
-  async withSingleSignOn(): Promise<void> {
-    await this.page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+  /** The single sign-on button, by the label the workspace's admin gave it. */
+  async withSingleSignOn(label = 'Sign in with single sign-on'): Promise<void> {
+    await this.page.getByRole('button', { name: label }).click();
   }
 }

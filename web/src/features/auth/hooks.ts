@@ -3,7 +3,7 @@
  * fetched again, then the page the person was headed for (through a new password or a second
  * factor first when the server asks for them).
  */
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { notify } from './utils/notify';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { Schemas } from '@herald/sdk';
@@ -68,11 +68,16 @@ export function usePasskeySignIn() {
   });
 }
 
+/** What the sign-in page offers (GET /auth/methods, public): single sign-on and its label, who may use a password. */
+export function useSignInMethods() {
+  return useQuery({ queryKey: keys.signInMethods, queryFn: () => api.call('getSignInMethods'), staleTime: 60_000 });
+}
+
 /**
  * Single sign-on: the browser goes to GET /auth/oidc/login, which redirects to the identity
- * provider. The contract has no public way to tell whether single sign-on is on before that, so
- * the address is asked first without following the redirect: a redirect means it is on (the
- * browser then goes there), a problem (oidc.disabled) is shown on the page instead of raw JSON.
+ * provider. The address is asked first without following the redirect (an admin may have turned
+ * single sign-on off since the page loaded): a redirect means it is on (the browser then goes
+ * there), a problem (oidc.disabled) is shown on the page instead of raw JSON.
  */
 export function useSsoSignIn() {
   return useMutation({
