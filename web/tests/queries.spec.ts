@@ -198,6 +198,42 @@ test('a change made meanwhile is not overwritten: Save says so, and Reload shows
   await expect(alert).toHaveCount(0);
 });
 
+test('leaving with unsaved edits asks first: Cancel keeps them, Leave drops them; a saved query leaves freely', async ({ page, herald }) => {
+  const created = await seedQuery(herald, { name: 'Shipped orders', sql: "select count(*) from orders where status = 'shipped'" });
+  await signIn(page, editor);
+  const q = new QueriesPage(page);
+  await q.goto(created.id, 'Shipped orders');
+  const nav = page.getByRole('navigation').getByRole('link', { name: 'Reports' });
+  const dialog = page.getByRole('dialog', { name: 'Leave without saving?' });
+  // Nothing edited: the page leaves without a question.
+  await nav.click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible();
+  await q.goto(created.id, 'Shipped orders');
+  await q.name.fill('Shipped orders (draft)');
+  await nav.click();
+  await expect(dialog).toContainText('Your changes on this page are not saved yet.');
+  await checkA11y(page);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page).toHaveURL(new RegExp(`/queries/${created.id}$`));
+  await expect(q.name).toHaveValue('Shipped orders (draft)');
+  await nav.click();
+  await dialog.getByRole('button', { name: 'Leave without saving' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible();
+  const stored = await herald.seed.call('getQuery', { path: { queryId: created.id } });
+  expect(stored.name).toBe('Shipped orders');
+  // A new query saved navigates to its own page without a question.
+  await q.gotoList();
+  await page.getByRole('link', { name: 'New query' }).click();
+  await q.name.fill('Counted orders');
+  await q.choose('Connection', 'Sales warehouse (postgres)');
+  await q.replaceSql('select count(*) from orders');
+  await q.save.click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Counted orders' })).toBeVisible();
+  await expect(dialog).toHaveCount(0);
+  await expect(page).toHaveURL(/\/queries\/[0-9a-f-]{36}$/);
+});
+
 test('delete asks first, and names the reports that still use a query', async ({ page, herald }) => {
   const used = await seedQuery(herald, { name: 'Weekly revenue', sql: 'select sum(total) from orders' });
   await herald.seed.call('createReport', { body: { title: 'Revenue every Monday', query_id: used.id } });

@@ -14,6 +14,7 @@ import { fieldErrors, ProblemAlert } from '../../../components/ProblemAlert';
 import { PageHeader } from '../../../components/PageHeader';
 import { useT } from '../../../i18n';
 import { useConnections, useCreateQuery, useSavedQuery, useUpdateQuery, type Query } from '../hooks';
+import { useUnsavedChanges } from '../../../components/UnsavedChanges';
 import { changesOf, createBody, draftOf, emptyDraft, isDirty, type QueryDraft } from '../utils/draft';
 import { ChangedMeanwhile } from './ChangedMeanwhile';
 import { DeleteQueryButton } from './DeleteQueryButton';
@@ -52,6 +53,8 @@ export function QueryEditor({ query }: { query?: Query }) {
   const save = query ? update : create;
   const errors = fieldErrors(save.error);
   const dirty = baseline ? isDirty(draft, baseline) : true;
+  // A new query asks before leaving once something is written in it.
+  const unsaved = useUnsavedChanges(editable && (baseline ? dirty : draft.name.trim() !== '' || draft.sql.trim() !== ''));
   const change = (patch: Partial<QueryDraft>) => setDraft((d) => ({ ...d, ...patch }));
 
   const onSave = () => {
@@ -59,6 +62,7 @@ export function QueryEditor({ query }: { query?: Query }) {
       create.mutate(createBody(draft), {
         onSuccess: (q) => {
           notifications.show({ color: 'green', message: t('queries.created', { name: q.name }) });
+          unsaved.allowNext();
           void navigate(`/queries/${q.id}`, { replace: true });
         },
       });
@@ -95,6 +99,7 @@ export function QueryEditor({ query }: { query?: Query }) {
   return (
     <Stack gap="lg">
       <PageHeader title={query ? query.name : t('queries.newTitle')} actions={actions} />
+      {unsaved.dialog}
       {locked && (
         <Alert color="blue" role="status" title={t('queries.managed')}>{t('queries.managedBody', { path: query.managed?.path ?? '' })}</Alert>
       )}

@@ -14,6 +14,7 @@ import { useI18n } from '../../../i18n';
 import { useAllQueries, useCreateReport, useQueryParameters, useUpdateReport, type Report } from '../hooks';
 import { conditionForm, conditionOf, type ConditionForm } from '../utils/condition';
 import { parameterForm, parameterValues, type QueryParameter } from '../utils/parameters';
+import { useUnsavedChanges } from '../../../components/UnsavedChanges';
 import { ConditionEditor } from './ConditionEditor';
 import { ParameterValues } from './ParameterValues';
 
@@ -77,6 +78,7 @@ export function ReportForm({ report, version, queryId = null, readOnly, onSaved,
   const conflict = problemCode(save.error) === 'conflict.version';
 
   useEffect(() => { onDirty?.(dirty); }, [dirty, onDirty]);
+  const unsaved = useUnsavedChanges(!readOnly && dirty);
   const set = (patch: Partial<FormState>) => { setState((s) => ({ ...s, ...patch })); setDirty(true); };
 
   const parameters = (query.data?.parameters ?? []) as QueryParameter[];
@@ -91,7 +93,7 @@ export function ReportForm({ report, version, queryId = null, readOnly, onSaved,
       schedule: state.scheduled ? { cron: state.schedule.cron.trim(), timezone: state.schedule.timezone } : null,
       condition: conditionOf(state.condition),
     };
-    const options = { onSuccess: (saved: Report) => { setDirty(false); onSaved(saved); } };
+    const options = { onSuccess: (saved: Report) => { setDirty(false); unsaved.allowNext(); onSaved(saved); } };
     if (report) update.mutate({ ...body, version: version ?? report.version }, options);
     else create.mutate(body, options);
   };
@@ -99,6 +101,7 @@ export function ReportForm({ report, version, queryId = null, readOnly, onSaved,
   const queryOptions = (queries.data ?? []).map((q) => ({ value: q.id, label: q.name }));
   return (
     <form onSubmit={submit} noValidate aria-label={t('reports.form')}>
+      {unsaved.dialog}
       <fieldset disabled={readOnly} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
         <Stack>
           <Section title={t('reports.section.report')}>
