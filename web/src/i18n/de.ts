@@ -51,6 +51,7 @@ export const de: Record<string, string> = {
   'nav.userMenu': 'Konto von {name}',
   'nav.toggle': 'Navigation ein- oder ausblenden',
   'nav.unread': '{count} ungelesene Benachrichtigungen',
+  'nav.unread.one': '1 ungelesene Benachrichtigung',
 
   'auth.setup.title': 'Herald einrichten',
   'auth.setup.intro': 'Noch hat niemand ein Konto. Legen Sie den ersten Administrator an.',

@@ -51,6 +51,7 @@ export const en: Record<string, string> = {
   'nav.userMenu': 'Account of {name}',
   'nav.toggle': 'Toggle navigation',
   'nav.unread': '{count} unread notifications',
+  'nav.unread.one': '1 unread notification',
 
   'auth.setup.title': 'Set up Herald',
   'auth.setup.intro': 'No one has an account yet. Create the first administrator.',

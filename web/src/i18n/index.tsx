@@ -8,7 +8,9 @@ import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { en } from './en';
 import { de } from './de';
 
-export type Messages = Record<string, string>;
+import { lookup, type Messages } from './lookup';
+
+export type { Messages };
 
 /** Each feature brings its texts in features/<tag>/messages.ts ({en, de}); merged here, no list to edit. */
 const featureMessages = import.meta.glob<{ messages: { en: Messages; de?: Messages } }>('../features/*/messages.ts', { eager: true });
@@ -29,10 +31,7 @@ export function languageOf(locale: string | undefined): string {
 export function translator(language: string): Translate {
   const dict = DICTIONARIES[language] ?? DICTIONARIES.en!;
   const english = DICTIONARIES.en!;
-  return (key, vars) => {
-    const text = dict[key] ?? english[key] ?? key;
-    return vars ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m)) : text;
-  };
+  return (key, vars) => lookup(dict, english, key, vars);
 }
 
 interface I18n { t: Translate; language: string; timeZone: string; locale: string }
