@@ -67,7 +67,7 @@ test('an export by kind and by chosen resource downloads YAML with secrets only 
     // Only one chosen resource.
     await config.kind('Channels');
     await config.row(channel.name).getByRole('checkbox', { name: `Export ${channel.name}` }).check();
-    await expect(page.getByText('1 chosen resources will be exported')).toBeVisible();
+    await expect(page.getByText('1 chosen resource will be exported')).toBeVisible();
     const one = documents((await config.download()).text);
     expect(one.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([`Channel/${channel.key}`]);
     await expect(page.getByRole('status').filter({ hasText: 'Downloaded' })).toBeVisible();
