@@ -14,6 +14,8 @@ import type { Page } from '@playwright/test';
 import { parseAllDocuments } from 'yaml';
 import { test, expect, signIn, checkA11y, ADMIN } from './support/fixtures.js';
 import { startHerald } from './support/herald.js';
+import { createPostgresSource } from '../../tests/support/user-databases.js';
+import type { CallParams } from '../../sdk/src/index.js';
 import { ConfigPage } from './pages/ConfigPage.js';
 
 async function screen(page: Page, name: string): Promise<void> {
@@ -187,6 +189,36 @@ test('a configuration directory: its status, the managed badge, detach, drift, a
     await attach.getByRole('button', { name: 'Done' }).click();
     await expect(attach).toHaveCount(0);
     await expect.poll(async () => (await g.seed.call('getChannel', { path: { channelId } })).name).toBe('Gitops hook');
+
+    // A report the directory defines: its page shows the badge and offers running it, but nothing
+    // that would change it (the API refuses those with gitops.managed) until an admin detaches it.
+    const src = await createPostgresSource(async () => undefined);
+    try {
+      const connectionId = (await g.seed.call('createConnection', { body: src.connection('Gitops source') as CallParams<'createConnection'>['body'] })).id;
+      await g.seed.call('createQuery', { body: { name: 'Gitops query', key: 'gitops-query', connection_id: connectionId, sql: 'select 1 as one' } });
+      const reportsFile = path.join(dir, 'reports.yaml');
+      await writeFile(reportsFile, 'apiVersion: herald/v1\nkind: Report\nmetadata:\n  name: gitops-daily\nspec:\n  title: Gitops daily\n  query: gitops-query\n  schedule:\n    cron: \'0 7 * * *\'\n    timezone: UTC\n');
+      let reportId = '';
+      await expect.poll(async () => {
+        reportId = (await g.seed.call('listReports', { query: { limit: 200 } })).items.find((r) => r.title === 'Gitops daily')?.id ?? '';
+        return reportId;
+      }, { timeout: 30_000 }).not.toBe('');
+      await page.goto(`${g.url}/reports/${reportId}`);
+      await expect(page.getByRole('heading', { level: 1, name: 'Gitops daily' })).toBeVisible();
+      await expect(page.getByText(`Managed by ${reportsFile}`)).toBeVisible();
+      await expect(page.getByRole('status').filter({ hasText: 'Managed by the configuration directory' })).toContainText(reportsFile);
+      await expect(page.getByRole('button', { name: 'Run now' })).toBeVisible();
+      for (const name of ['Pause', 'Delete', 'Save', 'Add delivery']) await expect(page.getByRole('button', { name, exact: true })).toHaveCount(0);
+      await expect(page.getByRole('textbox', { name: 'Title' })).toBeDisabled();
+      await checkA11y(page);
+      await page.getByRole('button', { name: 'Detach Gitops daily' }).click();
+      await page.getByRole('dialog', { name: 'Detach Gitops daily?' }).getByRole('button', { name: 'Detach', exact: true }).click();
+      await expect(page.getByText(`Detached from ${reportsFile}`)).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Pause', exact: true })).toBeVisible();
+      await expect(page.getByRole('textbox', { name: 'Title' })).toBeEnabled();
+    } finally {
+      await src.drop();
+    }
 
     // A broken file: nothing applied, its problems by file and line.
     const broken = path.join(dir, 'zz-broken.yaml');

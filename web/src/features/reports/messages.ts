@@ -4,6 +4,8 @@
  * KeyValueInput (`keyValue.*`).
  */
 const en: Record<string, string> = {
+  'reports.managed': 'Managed by the configuration directory',
+  'reports.managedBody': 'This report is defined in {path}; change it there, or have an admin detach it. Running it works as usual.',
   'reports.title': 'Reports',
   'reports.new': 'New report',
   'reports.newTitle': 'New report',
@@ -175,6 +177,8 @@ const en: Record<string, string> = {
 };
 
 const de: Record<string, string> = {
+  'reports.managed': 'Vom Konfigurationsverzeichnis verwaltet',
+  'reports.managedBody': 'Dieser Bericht ist in {path} festgelegt; ändern Sie ihn dort, oder lassen Sie ihn von einem Admin lösen. Ausführen geht wie gewohnt.',
   'reports.title': 'Berichte',
   'reports.new': 'Neuer Bericht',
   'reports.newTitle': 'Neuer Bericht',

@@ -15,6 +15,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { useT } from '../../../i18n';
 import { useConnections, useCreateQuery, useSavedQuery, useUpdateQuery, type Query } from '../hooks';
 import { useUnsavedChanges } from '../../../components/UnsavedChanges';
+import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { changesOf, createBody, draftOf, emptyDraft, isDirty, type QueryDraft } from '../utils/draft';
 import { ChangedMeanwhile } from './ChangedMeanwhile';
 import { DeleteQueryButton } from './DeleteQueryButton';
@@ -98,7 +99,8 @@ export function QueryEditor({ query }: { query?: Query }) {
 
   return (
     <Stack gap="lg">
-      <PageHeader title={query ? query.name : t('queries.newTitle')} actions={actions} />
+      <PageHeader title={query ? query.name : t('queries.newTitle')} actions={actions}
+        badge={query && <ManagedBadge kind="query" id={query.id} name={query.name} managed={query.managed} actions />} />
       {unsaved.dialog}
       {locked && (
         <Alert color="blue" role="status" title={t('queries.managed')}>{t('queries.managedBody', { path: query.managed?.path ?? '' })}</Alert>

@@ -79,7 +79,7 @@ function DeliveryItem({ reportId, delivery, count, channel, readOnly, onEdit }: 
   );
 }
 
-function DeliveryList({ reportId, deliveries, channels, plugins, readOnly }: { reportId: string; deliveries: Delivery[]; channels: Channel[]; plugins: Plugin[]; readOnly: boolean }) {
+function DeliveryList({ reportId, deliveries, channels, plugins, readOnly, canTest }: { reportId: string; deliveries: Delivery[]; channels: Channel[]; plugins: Plugin[]; readOnly: boolean; canTest: boolean }) {
   const t = useT();
   // 'new', a delivery's id, or null: one editor at a time.
   const [editing, setEditing] = useState<string | null>(null);
@@ -98,12 +98,13 @@ function DeliveryList({ reportId, deliveries, channels, plugins, readOnly }: { r
       {!readOnly && editing === null && (
         <Button variant="light" w="fit-content" onClick={() => setEditing('new')}>{t('reports.delivery.add')}</Button>
       )}
-      {!readOnly && deliveries.length > 0 && <TestDelivery reportId={reportId} />}
+      {canTest && deliveries.length > 0 && <TestDelivery reportId={reportId} />}
     </Stack>
   );
 }
 
-export function DeliveriesSection({ reportId, readOnly }: { reportId: string; readOnly: boolean }) {
+/** `canTest`: test delivery offered even when the deliveries are read-only (a report the configuration directory manages). */
+export function DeliveriesSection({ reportId, readOnly, canTest = !readOnly }: { reportId: string; readOnly: boolean; canTest?: boolean }) {
   const t = useT();
   const deliveries = useDeliveries(reportId);
   const channels = useChannels();
@@ -115,7 +116,7 @@ export function DeliveriesSection({ reportId, readOnly }: { reportId: string; re
           <QueryState query={channels}>
             {(chs) => (
               <QueryState query={plugins}>
-                {(pls) => <DeliveryList reportId={reportId} deliveries={items} channels={chs} plugins={pls} readOnly={readOnly} />}
+                {(pls) => <DeliveryList reportId={reportId} deliveries={items} channels={chs} plugins={pls} readOnly={readOnly} canTest={canTest} />}
               </QueryState>
             )}
           </QueryState>

@@ -11,7 +11,8 @@ import { useT } from '../../../i18n';
 import { ConfirmButton } from './ConfirmButton';
 import { useDeleteReport, usePauseReport, useRunReport, useTestDelivery, type Report } from '../hooks';
 
-export function ReportActions({ report, onChanged }: { report: Report; onChanged: (r: Report) => void }) {
+/** `locked`: the configuration directory manages the report, so only running it is offered. */
+export function ReportActions({ report, onChanged, locked = false }: { report: Report; onChanged: (r: Report) => void; locked?: boolean }) {
   const t = useT();
   const navigate = useNavigate();
   const pause = usePauseReport(report.id);
@@ -21,9 +22,11 @@ export function ReportActions({ report, onChanged }: { report: Report; onChanged
   const runNow = (deliver: boolean) => run.mutate(deliver, { onSuccess: (r) => void navigate(`/runs/${r.id}`), onError: failed });
   return (
     <>
-      <Button variant="default" loading={pause.isPending} onClick={() => pause.mutate(!report.paused, { onSuccess: onChanged, onError: failed })}>
-        {report.paused ? t('reports.resume') : t('reports.pause')}
-      </Button>
+      {!locked && (
+        <Button variant="default" loading={pause.isPending} onClick={() => pause.mutate(!report.paused, { onSuccess: onChanged, onError: failed })}>
+          {report.paused ? t('reports.resume') : t('reports.pause')}
+        </Button>
+      )}
       <Menu position="bottom-end" withinPortal>
         <Menu.Target>
           <Button loading={run.isPending}>{t('reports.runNow')}</Button>
@@ -33,11 +36,13 @@ export function ReportActions({ report, onChanged }: { report: Report; onChanged
           <Menu.Item onClick={() => runNow(false)}>{t('reports.runNoDeliver')}</Menu.Item>
         </Menu.Dropdown>
       </Menu>
-      <ConfirmButton variant="subtle" color="red" title={t('reports.deleteTitle', { title: report.title })} text={t('reports.deleteText')}
-        confirmLabel={t('reports.deleteConfirm')} pending={del.isPending} error={del.error}
-        onConfirm={() => del.mutate(undefined, { onSuccess: () => void navigate('/reports', { replace: true }) })}>
-        {t('app.delete')}
-      </ConfirmButton>
+      {!locked && (
+        <ConfirmButton variant="subtle" color="red" title={t('reports.deleteTitle', { title: report.title })} text={t('reports.deleteText')}
+          confirmLabel={t('reports.deleteConfirm')} pending={del.isPending} error={del.error}
+          onConfirm={() => del.mutate(undefined, { onSuccess: () => void navigate('/reports', { replace: true }) })}>
+          {t('app.delete')}
+        </ConfirmButton>
+      )}
     </>
   );
 }

@@ -2,7 +2,7 @@
  * /reports/new and /reports/:reportId: the report's fields (ReportForm), its state and actions,
  * and its deliveries. Viewers see the same, read-only.
  */
-import { Badge, Group, Stack, Text } from '@mantine/core';
+import { Alert, Badge, Group, Stack, Text } from '@mantine/core';
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { useCan } from '../../../api/session';
@@ -12,6 +12,7 @@ import { QueryState } from '../../../components/QueryState';
 import { StatusBadge } from '../../../components/StatusBadge';
 import { Time } from '../../../components/Time';
 import { useT } from '../../../i18n';
+import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { DeliveriesSection } from '../components/DeliveriesSection';
 import { ReportActions } from '../components/ReportActions';
 import { ReportForm } from '../components/ReportForm';
@@ -38,7 +39,11 @@ function ReportState({ report }: { report: Report }) {
 }
 
 function ExistingReport({ report, reload }: { report: Report; reload: () => Promise<unknown> }) {
-  const canEdit = useCan('editor');
+  const t = useT();
+  // The configuration directory's reports change there (the API refuses with gitops.managed) until an admin detaches them.
+  const locked = report.managed?.by === 'gitops' && !report.managed.detached;
+  const canEdit = useCan('editor') && !locked;
+  const canRun = useCan('editor');
   // The version the form's edit started from: moved on by this page's own changes (save, pause,
   // resume) and, while nothing is typed, by anyone's; otherwise a save answers "changed meanwhile".
   const [base, setBase] = useState(report.version);
@@ -51,12 +56,17 @@ function ExistingReport({ report, reload }: { report: Report; reload: () => Prom
   const own = (r: Report) => setBase(r.version);
   return (
     <>
-      <PageHeader title={report.title} actions={canEdit && <ReportActions report={report} onChanged={own} />} />
+      <PageHeader title={report.title}
+        badge={<ManagedBadge kind="report" id={report.id} name={report.title} managed={report.managed} actions />}
+        actions={canRun && <ReportActions report={report} onChanged={own} locked={locked} />} />
+      {locked && (
+        <Alert color="blue" role="status" mb="md" title={t('reports.managed')}>{t('reports.managedBody', { path: report.managed?.path ?? '' })}</Alert>
+      )}
       <ReportState report={report} />
       <Stack>
         <ReportForm key={formKey} report={report} version={base} readOnly={!canEdit} onSaved={own} onDirty={onDirty}
           onReload={() => void reload().then(() => { setDirty(false); setFormKey((k) => k + 1); })} />
-        <DeliveriesSection reportId={report.id} readOnly={!canEdit} />
+        <DeliveriesSection reportId={report.id} readOnly={!canEdit} canTest={canRun} />
       </Stack>
     </>
   );
