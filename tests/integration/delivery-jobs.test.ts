@@ -161,7 +161,7 @@ describe('a failing channel', () => {
     } finally {
       await failing.close();
     }
-  });
+  }, 90_000); // three runs, then up to three retry waits on a loaded machine
 });
 
 describe('the automatic retry schedule', () => {
@@ -194,7 +194,7 @@ describe('the automatic retry schedule', () => {
     } finally {
       await new Promise<void>((resolve) => { receiver.closeAllConnections(); receiver.close(() => resolve()); });
     }
-  });
+  }, 60_000); // five seconds down, then up to thirty for the schedule's retry
 
   it('leaves a Retry-After longer than the quick waits to the schedule, and does not retry a permanent refusal', async () => {
     peer.requests.length = 0;

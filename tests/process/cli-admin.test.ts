@@ -60,7 +60,7 @@ describe('herald check-config', () => {
     const good = await run(['check-config'], base);
     expect([good.code, good.stdout, good.stderr]).toEqual([0, 'herald: settings are good\n', '']);
     expect(existsSync(dataDir)).toBe(false);
-  });
+  }, 60_000); // two processes of the command, each a TypeScript start on a busy machine
 
   it('runs before make run finds or creates anything: SVC_LISTEN=bad creates no database', async () => {
     const dbName = `herald_t_${Math.floor(Date.now() / 1000)}_mk${randomBytes(3).toString('hex')}`;
