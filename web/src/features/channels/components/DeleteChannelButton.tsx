@@ -29,12 +29,12 @@ export function DeleteChannelButton({ channel }: { channel: Channel }) {
   const done = () => { close(); remove.reset(); };
   return (
     <>
-      <Button variant="subtle" color="red.9" onClick={open}>{t('app.delete')}</Button>
+      <Button variant="default" onClick={open}>{t('app.delete')}</Button>
       <ConfirmDialog opened={opened} onClose={done} title={t('channels.delete.title', { name: channel.name })} confirmLabel={t('channels.delete.confirm')}
         loading={remove.isPending} error={inUse ? undefined : remove.error}
         onConfirm={() => remove.mutate(undefined, {
           onSuccess: () => {
-            notifications.show({ color: 'green', message: t('channels.deleted', { name: channel.name }) });
+            notifications.show({ color: 'green', message: t('channels.deleted', { name: channel.name }), closeButtonProps: { 'aria-label': t('app.close') } });
             void navigate('/channels', { replace: true });
           },
         })}>

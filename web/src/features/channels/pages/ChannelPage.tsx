@@ -36,7 +36,7 @@ function ExistingChannel({ channel, plugins, reload }: { channel: Channel; plugi
   // After its own save the form starts again from the channel as saved (typed secrets read Configured).
   const saved = (c: Channel) => {
     setBase(c.version); setDirty(false); setFormKey((k) => k + 1);
-    notifications.show({ color: 'green', message: t('channels.saved', { name: c.name }) });
+    notifications.show({ color: 'green', message: t('channels.saved', { name: c.name }), closeButtonProps: { 'aria-label': t('app.close') } });
   };
   return (
     <>
