@@ -100,8 +100,8 @@ test('a refused test shows the receiver’s answer; a bad address lands on its f
   await channels.startNew('Broken hook', 'Webhook');
   await channels.field('URL').fill('not an address');
   await channels.button('Create channel').click();
-  await expect(channels.form.getByText(/not an address|URL|url/i).last()).toBeVisible();
   await expect(channels.field('URL')).toHaveAttribute('aria-invalid', 'true');
+  await expect(channels.field('URL')).toHaveAccessibleDescription(/must be a URL/);
   await expect(page.getByRole('heading', { level: 1, name: 'New channel' })).toBeVisible();
 
   await channels.field('URL').fill(`${failing.url}/down`);
@@ -166,6 +166,23 @@ test('a change made meanwhile is answered with a reload', async ({ page, herald 
   await alert.getByRole('button', { name: 'Reload' }).click();
   await expect(channels.field('Name')).toHaveValue('Shared hook (theirs)');
   await expect(page.getByRole('heading', { level: 1, name: 'Shared hook (theirs)' })).toBeVisible();
+});
+
+test('a channel an import made carries the managed badge beside its title; the list has none to show', async ({ page, herald }) => {
+  const yaml = `apiVersion: herald/v1\nkind: Channel\nmetadata:\n  name: imported-hook\nspec:\n  name: Imported hook\n  type: webhook\n  settings:\n    url: ${herald.webhook.url}/imported\n`;
+  const applied = await herald.seed.call('importConfig', { body: { yaml, mode: 'apply' } });
+  const made = applied.changes.find((c) => c.kind === 'channel' && c.name === 'imported-hook')!;
+  expect(made.id).toBeTruthy();
+  expect((await herald.seed.call('getChannel', { path: { channelId: made.id! } })).managed).toMatchObject({ by: 'import' });
+  await signIn(page);
+  const channels = new ChannelsPage(page);
+  await channels.goto(made.id!, 'Imported hook');
+  const header = page.getByRole('heading', { level: 1, name: 'Imported hook' }).locator('..');
+  await expect(header.getByText('Imported', { exact: true })).toBeVisible();
+  // An import does not lock the channel: an admin still changes it here.
+  await expect(channels.button('Save channel')).toBeVisible();
+  await checkA11y(page);
+  await screen(page, 'web-channels-imported');
 });
 
 test.describe('with deliveries', () => {
