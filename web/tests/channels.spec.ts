@@ -101,7 +101,7 @@ test('a refused test shows the receiver’s answer; a bad address lands on its f
   await channels.field('URL').fill('not an address');
   await channels.button('Create channel').click();
   await expect(channels.field('URL')).toHaveAttribute('aria-invalid', 'true');
-  await expect(channels.field('URL')).toHaveAccessibleDescription(/must be a URL/);
+  await expect(channels.field('URL')).toHaveAccessibleDescription(/must match format "uri"/);
   await expect(page.getByRole('heading', { level: 1, name: 'New channel' })).toBeVisible();
 
   await channels.field('URL').fill(`${failing.url}/down`);
@@ -128,7 +128,12 @@ test('secret headers stay "Configured" on edit; moving the address asks for them
   await expect(channels.button('Remove Headers')).toBeVisible();
   await expect(channels.form.getByText('tok-123')).toHaveCount(0);
 
+  await expect(channels.button('Test with these changes')).toHaveCount(0);
   await channels.field('Name').fill('Signed hook (ops)');
+  // Unsaved changes are tried over the stored settings: the stored header goes along.
+  await channels.button('Test with these changes').click();
+  await expect(channels.testOutcome()).toContainText('The receiver accepted the test message');
+  expect(hookRequests(herald.webhook, '/signed').at(-1)!.headers['x-token']).toBe('tok-123');
   await channels.button('Save channel').click();
   await expect(page.getByRole('heading', { level: 1, name: 'Signed hook (ops)' })).toBeVisible();
   await expect(channels.button('Replace Headers')).toBeVisible();
@@ -170,13 +175,14 @@ test('a change made meanwhile is answered with a reload', async ({ page, herald 
 
 test('a channel an import made carries the managed badge beside its title; the list has none to show', async ({ page, herald }) => {
   const yaml = `apiVersion: herald/v1\nkind: Channel\nmetadata:\n  name: imported-hook\nspec:\n  name: Imported hook\n  type: webhook\n  settings:\n    url: ${herald.webhook.url}/imported\n`;
-  const applied = await herald.seed.call('importConfig', { body: { yaml, mode: 'apply' } });
-  const made = applied.changes.find((c) => c.kind === 'channel' && c.name === 'imported-hook')!;
-  expect(made.id).toBeTruthy();
-  expect((await herald.seed.call('getChannel', { path: { channelId: made.id! } })).managed).toMatchObject({ by: 'import' });
+  expect((await herald.seed.call('importConfig', { body: { yaml, mode: 'apply' } })).applied).toBe(true);
+  const made = (await herald.seed.call('listChannels', { query: { limit: 200 } })).items.find((c) => c.key === 'imported-hook')!;
+  expect(made).toMatchObject({ name: 'Imported hook', type: 'webhook' });
+  expect(made.managed).toBeUndefined();
+  expect((await herald.seed.call('getChannel', { path: { channelId: made.id } })).managed).toMatchObject({ by: 'import' });
   await signIn(page);
   const channels = new ChannelsPage(page);
-  await channels.goto(made.id!, 'Imported hook');
+  await channels.goto(made.id, 'Imported hook');
   const header = page.getByRole('heading', { level: 1, name: 'Imported hook' }).locator('..');
   await expect(header.getByText('Imported', { exact: true })).toBeVisible();
   // An import does not lock the channel: an admin still changes it here.
@@ -216,6 +222,7 @@ test.describe('with deliveries', () => {
     const link = queued.getByRole('link', { name: 'Run, delivery 1' });
     await expect(link).toHaveAttribute('href', `/runs/${runId}`);
     await expect(queued).toContainText('HTTP 500');
+    await screen(page, 'web-channels-retried', channels.operations);
     await expect.poll(() => herald.webhook.requests.filter((r) => r.body.includes(runId)).length, { timeout: 30_000 }).toBe(before + 1);
     // Live: the channel turns healthy once the resend is sent.
     await expect(channels.health).toContainText('Healthy', { timeout: 30_000 });

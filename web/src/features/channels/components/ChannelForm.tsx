@@ -48,7 +48,7 @@ export function ChannelForm({ channel, version, plugins, readOnly, onSaved, onDi
   const conflict = problemCode(save.error) === 'conflict.version';
 
   useEffect(() => { onDirty?.(dirty); }, [dirty, onDirty]);
-  const set = (patch: Partial<ChannelFormState>) => { setForm((f) => ({ ...f, ...patch })); setDirty(true); test.reset(); };
+  const set = (patch: Partial<ChannelFormState>) => { setForm((f) => ({ ...f, ...patch })); setDirty(true); if (!test.isPending) test.reset(); };
   const chooseType = (type: string | null) => set({ type, settings: withDefaults(schemaOf(plugins, type) ?? {}, {}) });
 
   const submit = (e: FormEvent) => {
@@ -91,7 +91,12 @@ export function ChannelForm({ channel, version, plugins, readOnly, onSaved, onDi
           {!readOnly && (
             <Group>
               <Button type="submit" loading={save.isPending}>{channel ? t('channels.save') : t('channels.create')}</Button>
-              <Button variant="light" disabled={!plugin} loading={test.isPending} onClick={sendTest}>{t('channels.test.send')}</Button>
+              {/* A saved channel's own test is in its operations; here, only what is typed and not saved yet. */}
+              {(!channel || dirty) && (
+                <Button variant="light" disabled={!plugin} loading={test.isPending} onClick={sendTest}>
+                  {channel ? t('channels.test.sendUnsaved') : t('channels.test.send')}
+                </Button>
+              )}
               {channel && dirty && <Text size="sm" c="dimmed" role="status">{t('channels.unsaved')}</Text>}
             </Group>
           )}
