@@ -11,6 +11,10 @@ import { screen } from './support/screens.js';
 import { arrangeRuns, finished, queueRun, ITEMS_SQL, type RunsData } from './support/runs-data.js';
 import { ChannelsPage } from './pages/ChannelsPage.js';
 import { httpPeer, type HttpPeer } from '../../tests/support/peers.js';
+import { startHerald } from './support/herald.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 
 // Pages walked with axe more than once on a loaded machine.
 test.describe.configure({ timeout: 120_000 });
@@ -189,6 +193,48 @@ test('a channel an import made carries the managed badge beside its title; the l
   await expect(channels.button('Save channel')).toBeVisible();
   await checkA11y(page);
   await screen(page, 'web-channels-imported');
+});
+
+test('a channel the configuration directory manages: the badge names its file, nothing changes it until an admin detaches it', async ({ page }) => {
+  test.setTimeout(240_000); // a Herald of its own, with SVC_GITOPS_DIR
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'herald-ui-channels-'));
+  const file = path.join(dir, 'channels.yaml');
+  await writeFile(file, 'apiVersion: herald/v1\nkind: Channel\nmetadata:\n  name: gitops-hook\nspec:\n  name: Gitops hook\n  type: webhook\n  settings:\n    url: https://hooks.example.com/gitops\n');
+  const g = await startHerald({ env: { SVC_GITOPS_DIR: dir } });
+  try {
+    // The scheduler reads the directory at start.
+    let channelId: string | undefined;
+    await expect.poll(async () => {
+      channelId = (await g.seed.call('listChannels')).items.find((c) => c.key === 'gitops-hook')?.id;
+      return channelId;
+    }, { timeout: 60_000 }).toBeTruthy();
+    const res = await page.request.post(`${g.url}/api/v1/auth/login`, { data: { email: ADMIN.email, password: ADMIN.password } });
+    expect(res.status()).toBe(200);
+    await page.goto(`${g.url}/channels/${channelId}`);
+    const heading = page.getByRole('heading', { level: 1, name: 'Gitops hook' });
+    await expect(heading).toBeVisible();
+    const header = heading.locator('..');
+    await expect(header).toContainText(`Managed by ${file}`);
+    await expect(page.getByRole('note').filter({ hasText: 'The configuration directory manages this channel' })).toBeVisible();
+    const channels = new ChannelsPage(page);
+    await expect(channels.field('Name')).toBeDisabled();
+    await expect(page.getByRole('button', { name: /^(Delete|Save channel)$/ })).toHaveCount(0);
+    await checkA11y(page);
+    await screen(page, 'web-channels-managed');
+
+    await header.getByRole('button', { name: 'Detach Gitops hook' }).click();
+    await page.getByRole('dialog', { name: 'Detach Gitops hook?' }).getByRole('button', { name: 'Detach', exact: true }).click();
+    await expect(header).toContainText(`Detached from ${file}`);
+    await expect(channels.field('Name')).toBeEnabled();
+    await expect(channels.button('Delete')).toBeVisible();
+    await channels.field('Name').fill('Gitops hook (detached)');
+    await channels.button('Save channel').click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Gitops hook (detached)' })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Gitops hook (detached)' }).locator('..')).toContainText(`Detached from ${file}`);
+  } finally {
+    await g.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test.describe('with deliveries', () => {
