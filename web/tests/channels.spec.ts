@@ -264,7 +264,7 @@ test.describe('with deliveries', () => {
 
     await channels.operations.getByRole('button', { name: `Retry the failed deliveries of ${data.channelName}` }).click();
     const queued = channels.operations.getByRole('status').filter({ hasText: 'queued for a resend' });
-    await expect(queued).toContainText('1 failed deliveries queued for a resend');
+    await expect(queued).toContainText('1 failed delivery queued for a resend');
     const link = queued.getByRole('link', { name: 'Run, delivery 1' });
     await expect(link).toHaveAttribute('href', `/runs/${runId}`);
     await expect(queued).toContainText('HTTP 500');

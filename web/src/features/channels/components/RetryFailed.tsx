@@ -27,7 +27,7 @@ export function RetryFailed({ channelId, channelName }: { channelId: string; cha
       {retry.isError && <ProblemAlert error={retry.error} />}
       {retry.isSuccess && (
         <Alert color={retry.data.queued.length > 0 ? 'blue' : 'gray'} role="status"
-          title={retry.data.queued.length > 0 ? t('channels.retry.queued', { count: retry.data.queued.length }) : t('channels.retry.none')}>
+          title={retry.data.queued.length > 0 ? t(retry.data.queued.length === 1 ? 'channels.retry.queuedOne' : 'channels.retry.queued', { count: retry.data.queued.length }) : t('channels.retry.none')}>
           {groups.length > 0 && (
             <List size="sm" aria-label={t('channels.retry.list')}>
               {groups.flatMap((g) => g.attempts.map((a) => (
