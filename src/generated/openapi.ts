@@ -1709,6 +1709,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/channels/{channelId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The channel's delivery attempts, newest first
+         * @description Every delivery attempt through this channel, newest first, in pages (limit, cursor): each
+         *     with its run and report, status, requests made, the peer's last answer, error and planned
+         *     automatic retry. Test runs' previews are included (status preview). The attempt's own
+         *     requests are in GET /runs/{runId} (delivery_attempts[].history).
+         */
+        get: operations["listChannelAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/channels/{channelId}/retry-failed": {
         parameters: {
             query?: never;
@@ -3453,6 +3478,28 @@ export interface components {
         };
         ChannelPage: {
             items: components["schemas"]["Channel"][];
+            next_cursor?: components["schemas"]["NextCursor"];
+        };
+        ChannelAttempt: {
+            id: components["schemas"]["Uuid"];
+            run_id: components["schemas"]["Uuid"];
+            report_id: components["schemas"]["Uuid"];
+            report_title: string;
+            trigger: components["schemas"]["RunTrigger"];
+            /** @enum {string} */
+            status: "pending" | "sending" | "sent" | "failed" | "queued" | "preview";
+            sends: number;
+            /** @description The peer's last HTTP status or SMTP reply code */
+            status_code: number | null;
+            error: components["schemas"]["DeliveryError"];
+            /** Format: date-time */
+            next_retry_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        ChannelAttemptPage: {
+            items: components["schemas"]["ChannelAttempt"][];
             next_cursor?: components["schemas"]["NextCursor"];
         };
         ChannelName: string;
@@ -6842,6 +6889,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelTestResult"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listChannelAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 50) */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor from a previous page's next_cursor */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the channel's attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelAttemptPage"];
                 };
             };
             "4XX": components["responses"]["Problem"];

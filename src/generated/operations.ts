@@ -104,6 +104,7 @@ export const operationMeta = {
   updateChannel: { method: 'patch', path: '/api/v1/channels/{channelId}', tag: 'channels', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   deleteChannel: { method: 'delete', path: '/api/v1/channels/{channelId}', tag: 'channels', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false } },
   testChannel: { method: 'post', path: '/api/v1/channels/{channelId}/test', tag: 'channels', access: { public: false, minRole: 'editor', minScope: 'run', sessionOnly: false } },
+  listChannelAttempts: { method: 'get', path: '/api/v1/channels/{channelId}/attempts', tag: 'channels', access: { public: false, minRole: 'viewer', minScope: 'read', sessionOnly: false } },
   retryFailedChannelDeliveries: { method: 'post', path: '/api/v1/channels/{channelId}/retry-failed', tag: 'channels', access: { public: false, minRole: 'editor', minScope: 'run', sessionOnly: false } },
   listLinks: { method: 'get', path: '/api/v1/links', tag: 'links', access: { public: false, minRole: 'viewer', minScope: 'read', sessionOnly: false } },
   createLink: { method: 'post', path: '/api/v1/links', tag: 'links', access: { public: false, minRole: 'editor', minScope: 'write', sessionOnly: false } },

@@ -101,6 +101,7 @@ import { updateChannel } from './channels/update-channel.js';
 import { deleteChannel } from './channels/delete-channel.js';
 import { testChannel } from './channels/test-channel.js';
 import { retryFailedChannelDeliveries } from './channels/retry-failed-channel-deliveries.js';
+import { listChannelAttempts } from './channels/list-channel-attempts.js';
 import { listDeliveries } from './deliveries/list-deliveries.js';
 import { createDelivery } from './deliveries/create-delivery.js';
 import { replaceDelivery } from './deliveries/replace-delivery.js';
@@ -218,6 +219,7 @@ export function buildHandlers(s: ApiServices): HandlerMap {
     deleteChannel: guarded(s, 'channel', (p) => p.channelId, deleteChannel(s)),
     testChannel: testChannel(s),
     retryFailedChannelDeliveries: retryFailedChannelDeliveries(s),
+    listChannelAttempts: listChannelAttempts(s),
     listLinks: listLinks(s),
     createLink: createLink(s),
     getLink: getLink(s),

@@ -91,6 +91,7 @@ export const operationTable = {
   updateChannel: { method: 'patch', path: '/api/v1/channels/{channelId}' },
   deleteChannel: { method: 'delete', path: '/api/v1/channels/{channelId}' },
   testChannel: { method: 'post', path: '/api/v1/channels/{channelId}/test' },
+  listChannelAttempts: { method: 'get', path: '/api/v1/channels/{channelId}/attempts' },
   retryFailedChannelDeliveries: { method: 'post', path: '/api/v1/channels/{channelId}/retry-failed' },
   listLinks: { method: 'get', path: '/api/v1/links' },
   createLink: { method: 'post', path: '/api/v1/links' },

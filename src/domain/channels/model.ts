@@ -146,3 +146,10 @@ export interface AttemptRecord {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** An attempt as a channel's page lists it: with its run's report and trigger. */
+export interface ChannelAttemptRecord extends AttemptRecord {
+  reportId: string;
+  reportTitle: string;
+  trigger: 'schedule' | 'manual' | 'test';
+}

@@ -2,7 +2,7 @@
 import type { Page, PageRequest } from '../../core/cursor.js';
 import type { Dependent } from '../../core/errors.js';
 import type {
-  AttemptRecord, AttemptSend, ChannelChanges, ChannelHealth, ChannelRecord, DeliveryRecord, DeliverySettings, NewChannel,
+  AttemptRecord, AttemptSend, ChannelAttemptRecord, ChannelChanges, ChannelHealth, ChannelRecord, DeliveryRecord, DeliverySettings, NewChannel,
 } from './model.js';
 
 export interface ChannelsRepo {
@@ -121,6 +121,8 @@ export interface AttemptsRepo {
   listForRun(runId: string): Promise<AttemptRecord[]>;
   /** failed → queued under job `jobId`, replacing a planned automatic retry (the attempt when it moved). */
   queue(id: string, now: Date, jobId: string): Promise<AttemptRecord | undefined>;
+  /** Every attempt through the channel, newest first, in pages, with its run's report and trigger. */
+  ofChannel(channelId: string, q: PageRequest): Promise<Page<ChannelAttemptRecord>>;
   /** The channel's failed attempts since `since` whose delivery still exists, newest first. */
   failedOfChannel(channelId: string, since: Date, limit: number): Promise<AttemptRecord[]>;
   /**

@@ -10,7 +10,8 @@
 import type { Clock } from '../../core/clock.js';
 import { DomainError, notFound } from '../../core/errors.js';
 import type { Log } from '../../core/log.js';
-import type { AttemptRecord } from '../channels/model.js';
+import type { AttemptRecord, ChannelAttemptRecord } from '../channels/model.js';
+import type { Page, PageRequest } from '../../core/cursor.js';
 import type { AttemptsRepo, ChannelsRepo, DeliveriesRepo } from '../channels/ports.js';
 import { isFinished, type RunRecord } from '../runs/model.js';
 import type { DeliveryQueue } from './ports.js';
@@ -65,6 +66,12 @@ export function createRetryService(deps: {
       const run = await deps.runs.find(runId);
       if (!run) throw notFound('run');
       return queueOne(attempt, run);
+    },
+
+    /** GET /channels/{id}/attempts: the channel's attempts, newest first (404 for an unknown channel). */
+    async attemptsOfChannel(channelId: string, q: PageRequest): Promise<Page<ChannelAttemptRecord>> {
+      if (!(await deps.channels.find(channelId))) throw notFound('channel');
+      return deps.attempts.ofChannel(channelId, q);
     },
 
     async retryFailedOfChannel(channelId: string): Promise<AttemptRecord[]> {

@@ -15,7 +15,7 @@ import { DomainError, notFound, versionConflict } from '../../../core/errors.js'
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { AttemptEnd, AttemptsRepo, AttemptTally, ChannelsRepo, DeliveriesRepo, PlannedAttempt, StuckAttempt } from '../../../domain/channels/ports.js';
 import type { SendingContextSource } from '../../../domain/deliveries/ports.js';
-import type { AttemptRecord, AttemptSend } from '../../../domain/channels/model.js';
+import type { AttemptRecord, AttemptSend, ChannelAttemptRecord } from '../../../domain/channels/model.js';
 
 type ChannelColumns = typeof channels.$inferSelect;
 type DeliveryColumns = typeof deliveries.$inferSelect;
@@ -346,6 +346,21 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo & SendingContextSource 
         .where(and(eq(deliveryAttempts.id, id), fromJobId === null ? isNull(deliveryAttempts.jobId) : eq(deliveryAttempts.jobId, fromJobId)))
         .returning({ id: deliveryAttempts.id });
       return rows.length > 0;
+    },
+    async ofChannel(channelId: string, q: PageRequest): Promise<Page<ChannelAttemptRecord>> {
+      const conditions = [eq(deliveryAttempts.channelId, channelId)];
+      if (q.cursor) {
+        const [at, id] = decodeStringCursor(q.cursor, 2) as [string, string];
+        conditions.push(sql`(${deliveryAttempts.createdAt}, ${deliveryAttempts.id}) < (${at}::timestamptz, ${id}::uuid)`);
+      }
+      const rows = await db.select({ attempt: deliveryAttempts, reportId: runs.reportId, trigger: runs.trigger, reportTitle: reports.title })
+        .from(deliveryAttempts)
+        .innerJoin(runs, eq(runs.id, deliveryAttempts.runId))
+        .innerJoin(reports, eq(reports.id, runs.reportId))
+        .where(and(...conditions))
+        .orderBy(desc(deliveryAttempts.createdAt), desc(deliveryAttempts.id)).limit(q.limit + 1);
+      return toPage(rows, q.limit, (r) => [r.attempt.createdAt.toISOString(), r.attempt.id],
+        (r) => ({ ...attemptOf(r.attempt), reportId: r.reportId, reportTitle: r.reportTitle, trigger: r.trigger }));
     },
     async failedOfChannel(channelId: string, since: Date, limit: number) {
       const rows = await db.select().from(deliveryAttempts)

@@ -4,7 +4,7 @@
  * keeps them), and the attempts a retry queued, grouped by run. No imports beyond schema-form, so
  * unit tests load it as it is.
  */
-import { valueToSend, withDefaults, type JsonSchema } from '../../../components/schema-form';
+import { valueToSend, withDefaults, type JsonSchema } from '../../../components/schema-form.js';
 
 export interface ChannelFormState {
   name: string;
