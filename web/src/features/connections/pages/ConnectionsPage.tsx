@@ -1,0 +1,82 @@
+/** /connections: every connection by name, with its type, database, when its schema was read, and whether configuration manages it. */
+import { Anchor, Button, Center, Group, Loader, Table, Text } from '@mantine/core';
+import { Link } from 'react-router';
+import { useCan } from '../../../api/session';
+import { EmptyState } from '../../../components/EmptyState';
+import { PageHeader } from '../../../components/PageHeader';
+import { ProblemAlert } from '../../../components/ProblemAlert';
+import { Time } from '../../../components/Time';
+import { useT } from '../../../i18n';
+import { ManagedBadge } from '../../config/components/ManagedBadge';
+import { useConnection, useConnectionList, useConnectorName, type Connection } from '../hooks';
+
+/** Lists leave `managed` out (the contract gives it only on GET of one): read from the connection itself. */
+function Managed({ connection }: { connection: Connection }) {
+  const one = useConnection(connection.id);
+  return <ManagedBadge kind="connection" id={connection.id} name={connection.name} managed={one.data?.managed} />;
+}
+
+function ConnectionRow({ connection }: { connection: Connection }) {
+  const t = useT();
+  const typeName = useConnectorName();
+  return (
+    <Table.Tr>
+      <Table.Td>
+        <Group gap="xs" wrap="nowrap">
+          <Anchor component={Link} to={`/connections/${connection.id}`} fw={500}>{connection.name}</Anchor>
+          <Managed connection={connection} />
+        </Group>
+      </Table.Td>
+      <Table.Td><Text size="sm">{typeName(connection.type)}</Text></Table.Td>
+      <Table.Td><Text size="sm" ff="monospace">{connection.database}</Text> <Text size="xs" c="dimmed">{connection.host}:{connection.port}</Text></Table.Td>
+      <Table.Td>
+        {connection.schema_refreshed_at ? <Text size="sm"><Time value={connection.schema_refreshed_at} style="short" /></Text>
+          : <Text size="sm" c="dimmed">{t('connections.never')}</Text>}
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+export function ConnectionsPage() {
+  const t = useT();
+  const admin = useCan('admin');
+  const list = useConnectionList();
+  const connections = list.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <>
+      <PageHeader title={t('connections.title')} actions={admin && <Button component={Link} to="/connections/new">{t('connections.add')}</Button>} />
+      {list.isError && <ProblemAlert error={list.error} onRetry={() => void list.refetch()} />}
+      {list.isPending && <Center p="md"><Loader size="sm" aria-label={t('app.loading')} /></Center>}
+      {list.isSuccess && connections.length === 0 && (
+        <EmptyState title={t('connections.empty')}>
+          {admin ? (
+            <>
+              <Text size="sm">{t('connections.emptyHelp')}</Text>
+              <Button component={Link} to="/connections/new" variant="light">{t('connections.add')}</Button>
+            </>
+          ) : <Text size="sm">{t('connections.emptyViewer')}</Text>}
+        </EmptyState>
+      )}
+      {connections.length > 0 && (
+        <Table.ScrollContainer minWidth={640}>
+          <Table highlightOnHover aria-label={t('connections.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('connections.col.name')}</Table.Th>
+                <Table.Th>{t('connections.col.type')}</Table.Th>
+                <Table.Th>{t('connections.col.database')}</Table.Th>
+                <Table.Th>{t('connections.col.schema')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>{connections.map((c) => <ConnectionRow key={c.id} connection={c} />)}</Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {list.hasNextPage && (
+        <Center mt="md">
+          <Button variant="light" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>{t('app.loadMore')}</Button>
+        </Center>
+      )}
+    </>
+  );
+}
