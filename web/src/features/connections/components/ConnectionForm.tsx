@@ -14,12 +14,14 @@ import { fieldErrors, ProblemAlert } from '../../../components/ProblemAlert';
 import { valueToSend, withDefaults, type JsonSchema } from '../../../components/schema-form';
 import { useT } from '../../../i18n';
 import { useCreateConnection, useTestSettings, useUpdateConnection, useConnectorName, type Connection, type CreateConnection, type Plugin, type TestConnectionSettings, type UpdateConnection } from '../hooks';
-import { editedSettings, settingsOf, testBody } from '../utils/settings';
+import { editedSettings, settingsOf, startObjects, testBody } from '../utils/settings';
 import { TestResult } from './TestResult';
 
 const EMPTY: JsonSchema = { type: 'object', properties: {} };
 const schemaOf = (plugin: Plugin | undefined): JsonSchema => (plugin?.settings_schema ?? EMPTY) as JsonSchema;
 const fieldNames = (schema: JsonSchema): string[] => Object.keys(schema.properties ?? {});
+/** A new connection's settings: the schema's defaults, those inside its objects (options) too. */
+const fresh = (schema: JsonSchema): Record<string, unknown> => withDefaults(schema, startObjects(schema));
 
 export interface ConnectionFormProps {
   /** The connection to edit; a new one without. */
@@ -42,7 +44,7 @@ export function ConnectionForm({ connection, version, connectors, readOnly, onSa
   const plugin = connectors.find((p) => p.id === type);
   const schema = schemaOf(plugin);
   const saved = connection ? settingsOf(fieldNames(schema), connection as unknown as Record<string, unknown>) : {};
-  const [settings, setSettings] = useState<Record<string, unknown>>(() => withDefaults(schema, saved));
+  const [settings, setSettings] = useState<Record<string, unknown>>(() => (connection ? withDefaults(schema, saved) : fresh(schema)));
   const [dirty, setDirty] = useState(false);
   const texts = usePluginTexts(plugin?.translations);
   const create = useCreateConnection();
@@ -62,7 +64,7 @@ export function ConnectionForm({ connection, version, connectors, readOnly, onSa
   };
   const chooseType = (id: string | null) => {
     setType(id);
-    setSettings(withDefaults(schemaOf(connectors.find((p) => p.id === id)), {}));
+    setSettings(fresh(schemaOf(connectors.find((p) => p.id === id))));
     changed();
   };
   const submit = (e: FormEvent) => {

@@ -41,7 +41,7 @@ export function DeleteConnectionButton({ connection }: { connection: Connection 
             <Button variant="default" onClick={done}>{t('app.cancel')}</Button>
             <Button color="red" loading={remove.isPending} onClick={() => remove.mutate(undefined, {
               onSuccess: () => {
-                notifications.show({ color: 'green', message: t('connections.deleted', { name: connection.name }) });
+                notifications.show({ color: 'green', message: t('connections.deleted', { name: connection.name }), closeButtonProps: { 'aria-label': t('app.close') } });
                 void navigate('/connections', { replace: true });
               },
             })}>{t('connections.deleteConfirm')}</Button>

@@ -40,6 +40,16 @@ function isEmptyNow(v: unknown): boolean {
   return isPlainObject(v) && !isConfigured(v) && Object.values(v).every(isEmpty);
 }
 
+/**
+ * An empty object for each object field with properties of a settings schema (options), so the
+ * form's defaults fill their fields too (withDefaults fills an optional object only when given).
+ */
+export function startObjects(schema: { properties?: Record<string, { type?: unknown; properties?: unknown }> }): Settings {
+  const out: Settings = {};
+  for (const [name, s] of Object.entries(schema.properties ?? {})) if (s.type === 'object' && isPlainObject(s.properties)) out[name] = {};
+  return out;
+}
+
 /** The body of POST /connections/test: the typed settings of a new connection, or an edit's over its saved one. */
 export function testBody(type: string, settings: Settings, connectionId?: string): Settings {
   return connectionId ? { connection_id: connectionId, ...settings } : { type, ...settings };
