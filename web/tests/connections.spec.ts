@@ -101,7 +101,7 @@ test('a problem of a setting shows on its field, and a save over a change made m
   await expect(connections.field('Schema search path')).toHaveValue('');
 });
 
-test('an edit keeps the stored password (still configured, the connection still works), then replaces it', async ({ page, herald }) => {
+test('an edit keeps the stored password (still configured, the connection still works), then replaces it, then removes it', async ({ page, herald }) => {
   const c = await seedConnection(herald, 'Keeper', { password: 'kept-secret' });
   await signIn(page);
   const connections = new ConnectionsPage(page);
@@ -131,6 +131,15 @@ test('an edit keeps the stored password (still configured, the connection still 
   expect(await herald.seed.call('getConnection', { path: { connectionId: c.id } })).toMatchObject({ password: { configured: true } });
   await connections.button('Test saved connection').click();
   await expect(connections.testOk).toBeVisible();
+
+  // Remove: null sent, and the connection has no password any more (this Postgres trusts loopback).
+  await connections.button('Remove Password').click();
+  await expect(connections.form.getByText('Removed when you save')).toBeVisible();
+  await connections.button('Save').click();
+  await expect.poll(() => passwordChanges(herald, c.id)).toEqual([true, true, false]);
+  expect((await herald.seed.call('getConnection', { path: { connectionId: c.id } })).password).toBeUndefined();
+  await expect(connections.password).toHaveValue('');
+  await expect(connections.form.getByText('Configured', { exact: true })).toHaveCount(0);
 });
 
 test('the schema browser reads the tables and columns, and refresh finds a new table', async ({ page, herald }) => {
@@ -177,6 +186,8 @@ test('delete of a connection a query uses lists the query with its link; one not
   await expect(link).toHaveAttribute('href', `/queries/${query.id}`);
   await checkA11y(page);
   await screen(page, 'web-connections-in-use');
+  // Deleting again would fail the same way: only Cancel is left.
+  await expect(connections.dialog.getByRole('button', { name: 'Delete connection' })).toHaveCount(0);
   await connections.dialog.getByRole('button', { name: 'Cancel' }).click();
   expect((await herald.seed.call('getConnection', { path: { connectionId: used.id } })).name).toBe('Used warehouse');
 

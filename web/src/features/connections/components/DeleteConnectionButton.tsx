@@ -17,6 +17,7 @@ export function DeleteConnectionButton({ connection }: { connection: Connection 
   const [opened, { open, close }] = useDisclosure(false);
   const remove = useDeleteConnection(connection.id);
   const dependents = remove.error instanceof HeraldError ? remove.error.problem?.dependents ?? [] : [];
+  const inUse = problemCode(remove.error) === 'connection.in_use';
   const done = () => { close(); remove.reset(); };
   return (
     <>
@@ -25,7 +26,7 @@ export function DeleteConnectionButton({ connection }: { connection: Connection 
         closeButtonProps={{ 'aria-label': t('app.close') }}>
         <Stack>
           <Text size="sm">{t('connections.deleteText')}</Text>
-          {problemCode(remove.error) === 'connection.in_use' ? (
+          {inUse ? (
             <div role="alert">
               <Text size="sm" fw={500}>{t('connections.inUse')}</Text>
               <List size="sm" aria-label={t('connections.inUse')}>
@@ -39,12 +40,12 @@ export function DeleteConnectionButton({ connection }: { connection: Connection 
           ) : remove.isError && <ProblemAlert error={remove.error} />}
           <Group justify="flex-end">
             <Button variant="default" onClick={done}>{t('app.cancel')}</Button>
-            <Button color="red" loading={remove.isPending} onClick={() => remove.mutate(undefined, {
+            {!inUse && <Button color="red" loading={remove.isPending} onClick={() => remove.mutate(undefined, {
               onSuccess: () => {
                 notifications.show({ color: 'green', message: t('connections.deleted', { name: connection.name }), closeButtonProps: { 'aria-label': t('app.close') } });
                 void navigate('/connections', { replace: true });
               },
-            })}>{t('connections.deleteConfirm')}</Button>
+            })}>{t('connections.deleteConfirm')}</Button>}
           </Group>
         </Stack>
       </Modal>

@@ -49,7 +49,11 @@ function ExistingConnection({ connection, connectors, reload }: { connection: Co
         {locked && admin && <Alert color="violet" role="note">{t('connections.managedReadOnly')}</Alert>}
         {!admin && <Text size="sm" c="dimmed">{t('connections.readOnly')}</Text>}
         <ConnectionForm key={formKey} connection={connection} version={base} connectors={connectors} readOnly={!canEdit} onDirty={onDirty}
-          onSaved={(c) => { setBase(c.version); notifications.show({ color: 'green', message: t('connections.saved'), closeButtonProps: { 'aria-label': t('app.close') } }); }}
+          onSaved={(c) => {
+            // The form starts again from the connection as saved: a typed secret now reads Configured.
+            setBase(c.version); setDirty(false); setFormKey((k) => k + 1); test.reset();
+            notifications.show({ color: 'green', message: t('connections.saved'), closeButtonProps: { 'aria-label': t('app.close') } });
+          }}
           onReload={() => void reload().then(() => { setDirty(false); setFormKey((k) => k + 1); })} />
         <SchemaBrowser connectionId={connection.id} />
       </Stack>
