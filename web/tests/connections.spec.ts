@@ -80,6 +80,26 @@ test('an admin adds a Postgres connection from the plugin\'s form, tests it befo
   await expect(connections.row('Shop')).toContainText(src.database);
 });
 
+test('an empty list says so and leads an admin to "Add connection"; a viewer is told who adds them', async ({ page, herald }) => {
+  // The worker's Herald is shared with other tests: the list answers empty here, as on a new instance.
+  await page.route(/\/api\/v1\/connections\?/, (route) => route.fulfill({ json: { items: [] } }));
+  await signIn(page);
+  const connections = new ConnectionsPage(page);
+  await connections.gotoList();
+  await expect(page.getByText('No connection yet.')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Add connection' })).toHaveCount(2);
+  await checkA11y(page);
+  await page.getByRole('link', { name: 'Add connection' }).last().click();
+  await expect(page.getByRole('heading', { level: 1, name: 'New connection' })).toBeVisible();
+
+  const viewer = await herald.user('viewer');
+  await page.context().clearCookies();
+  await signIn(page, viewer);
+  await connections.gotoList();
+  await expect(page.getByText('An admin adds the databases Herald reads from.')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Add connection' })).toHaveCount(0);
+});
+
 test('a problem of a setting shows on its field, and a save over a change made meanwhile offers a reload', async ({ page, herald }) => {
   const c = await seedConnection(herald, 'Ledger');
   await signIn(page);
