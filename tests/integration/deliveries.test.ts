@@ -381,6 +381,26 @@ describe('sending', () => {
     }
     const repeat = await editor.post(`/api/v1/channels/${hook}/retry-failed`).send({});
     expect(repeat.body.queued).toEqual([]);
+
+    // The channel's attempts, newest first, a page at a time, each with its run and report (viewers read them).
+    const titles = await Promise.all(reports.map(async (r) => (await viewer.get(`/api/v1/reports/${r}`)).body.title as string));
+    const first = await viewer.get(`/api/v1/channels/${hook}/attempts?limit=1`);
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(1);
+    expect(first.body.items[0]).toMatchObject({
+      run_id: runs[1]!.id, report_id: reports[1], report_title: titles[1], trigger: 'manual', status: 'sent', sends: runs[1]!.delivery_attempts[0]!.sends + 1, status_code: 200, error: null, next_retry_at: null,
+    });
+    const second = await viewer.get(`/api/v1/channels/${hook}/attempts?limit=1&cursor=${first.body.next_cursor}`);
+    expect(second.body.items.map((a: { run_id: string; report_title: string }) => [a.run_id, a.report_title])).toEqual([[runs[0]!.id, titles[0]]]);
+    expect(second.body.next_cursor).toBeUndefined();
+    const all = await viewer.get(`/api/v1/channels/${hook}/attempts`);
+    expect(all.body.items.map((a: { id: string }) => a.id)).toEqual([runs[1]!, runs[0]!].map((r) => r.delivery_attempts[0]!.id));
+    // Another channel's attempts are not among them; an unknown channel is 404; a bad cursor a field problem.
+    const unused = await webhookChannel('Unused for attempts', `${peer.url}/unused`);
+    expect((await viewer.get(`/api/v1/channels/${unused}/attempts`)).body).toEqual({ items: [] });
+    expect((await viewer.get('/api/v1/channels/0190a0a0-0000-7000-8000-000000000000/attempts')).status).toBe(404);
+    const bad = await viewer.get(`/api/v1/channels/${hook}/attempts?cursor=nonsense`);
+    expect([bad.status, bad.body.errors?.[0]?.field]).toEqual([422, 'cursor']);
   });
 
   it('sends on a skipped run only the deliveries that ask for it', async () => {
