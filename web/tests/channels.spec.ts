@@ -259,6 +259,13 @@ test.describe('with deliveries', () => {
     await expect(channels.health).toContainText('Failing');
     await expect(channels.health).toContainText('delivery.');
     await expect(channels.health).toContainText('HTTP 500');
+    // The latest attempts: this run's, failed, with the receiver's answer and the planned retry.
+    const attempts = page.getByRole('table', { name: `Latest delivery attempts of ${data.channelName}` });
+    const row = attempts.getByRole('row').filter({ has: page.getByRole('link', { name: 'Run of Channel items' }) }).first();
+    await expect(row).toContainText('Failed');
+    await expect(row).toContainText('HTTP 500');
+    await expect(row).toContainText('Retried automatically at');
+    await expect(row.getByRole('link', { name: 'Run of Channel items' })).toHaveAttribute('href', `/runs/${runId}`);
     await checkA11y(page);
     await screen(page, 'web-channels-failing');
 
@@ -272,6 +279,8 @@ test.describe('with deliveries', () => {
     await expect.poll(() => herald.webhook.requests.filter((r) => r.body.includes(runId)).length, { timeout: 30_000 }).toBe(before + 1);
     // Live: the channel turns healthy once the resend is sent.
     await expect(channels.health).toContainText('Healthy', { timeout: 30_000 });
+    // The same attempt, now sent: the list follows the run live.
+    await expect(attempts.getByRole('row').filter({ has: page.locator(`a[href="/runs/${runId}"]`) })).toContainText('Sent');
     await checkA11y(page);
 
     // Nothing left to resend.

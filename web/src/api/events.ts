@@ -25,6 +25,8 @@ function apply(client: QueryClient, event: string, data: Record<string, unknown>
       void client.invalidateQueries({ queryKey: keys.runs.lists() });
       void client.invalidateQueries({ queryKey: keys.reports.all });
       void client.invalidateQueries({ queryKey: keys.dashboard });
+      // A channel's attempts (its page's list) change with the runs that send through it.
+      void client.invalidateQueries({ predicate: (q) => q.queryKey[0] === keys.channels.all[0] && q.queryKey[3] === 'attempts' });
       break;
     case 'report.updated':
       void client.invalidateQueries({ queryKey: keys.reports.all });

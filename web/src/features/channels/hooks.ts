@@ -15,6 +15,7 @@ export type CreateChannel = Schemas['CreateChannel'];
 export type UpdateChannel = Schemas['UpdateChannel'];
 export type TestResult = Schemas['ChannelTestResult'];
 export type DeliveryAttempt = Schemas['DeliveryAttempt'];
+export type ChannelAttempt = Schemas['ChannelAttempt'];
 
 const PAGE = 50;
 
@@ -32,6 +33,20 @@ export function useChannel(id: string) {
   return useQuery({
     queryKey: keys.channels.one(id),
     queryFn: () => api.call('getChannel', { path: { channelId: id } }),
+  });
+}
+
+const ATTEMPTS_PAGE = 10;
+
+/** The channel's delivery attempts, newest first, ten at a time ("Show more"). */
+export function useChannelAttempts(id: string) {
+  return useInfiniteQuery({
+    queryKey: keys.channels.part(id, 'attempts', { limit: ATTEMPTS_PAGE }),
+    queryFn: ({ pageParam }) => api.call('listChannelAttempts', {
+      path: { channelId: id }, query: { limit: ATTEMPTS_PAGE, ...(pageParam ? { cursor: pageParam } : {}) },
+    }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
 }
 

@@ -1,10 +1,9 @@
 /**
  * A channel's health as the contract gives it: from its latest delivery attempt (healthy: sent,
- * failing: failed, unknown: none yet), when that attempt finished, and its error. GET /channels
- * holds no list of attempts: each run's page has its own.
+ * failing: failed, unknown: none yet), when that attempt finished, and its error. The attempts
+ * themselves are listed below it (AttemptsSection).
  */
 import { Group, Paper, Stack, Text, Title } from '@mantine/core';
-import { Link } from 'react-router';
 import { StatusBadge } from '../../../components/StatusBadge';
 import { Time } from '../../../components/Time';
 import { useT } from '../../../i18n';
@@ -30,9 +29,6 @@ export function HealthSection({ channel }: { channel: Channel }) {
             {channel.last_error.at && <> (<Time value={channel.last_error.at} />)</>}
           </Text>
         )}
-        <Text size="sm" c="dimmed">
-          {t('channels.attemptsOnRuns')} <Text component={Link} to="/runs" size="sm" td="underline">{t('channels.allRuns')}</Text>
-        </Text>
       </Stack>
     </Paper>
   );

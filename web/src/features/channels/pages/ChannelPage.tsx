@@ -1,5 +1,5 @@
 /**
- * /channels/:channelId: the channel's health and latest attempt, its operations (test message,
+ * /channels/:channelId: the channel's health and latest attempts, its operations (test message,
  * retry failed) for editors, and its settings, which admins change (unless the configuration
  * directory manages it) and others read. Delete (admins) asks first and lists what uses it.
  */
@@ -15,6 +15,7 @@ import { ChannelHeader } from '../components/ChannelHeader';
 import { ChannelOperations } from '../components/ChannelOperations';
 import { DeleteChannelButton } from '../components/DeleteChannelButton';
 import { HealthSection } from '../components/HealthSection';
+import { AttemptsSection } from '../components/AttemptsSection';
 import { useChannel, useChannelPlugins, type Channel, type Plugin } from '../hooks';
 
 function ExistingChannel({ channel, plugins, reload }: { channel: Channel; plugins: Plugin[]; reload: () => Promise<unknown> }) {
@@ -49,6 +50,7 @@ function ExistingChannel({ channel, plugins, reload }: { channel: Channel; plugi
       <Stack>
         {locked && admin && <Alert color="violet" role="note">{t('channels.managedNote')}</Alert>}
         <HealthSection channel={channel} />
+        <AttemptsSection channel={channel} />
         {editor && <ChannelOperations channel={channel} />}
         <ChannelForm key={formKey} channel={channel} version={base} plugins={plugins} readOnly={!canEdit}
           onSaved={saved} onDirty={onDirty}
