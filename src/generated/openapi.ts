@@ -4016,7 +4016,7 @@ export interface components {
             /** @description Given by POST /gitops/attach: the fields the next reconcile changes to give the resource the directory's copy again (empty when it already matches); null when unknown (the directory cannot be read or does not validate) and in the answer of a detach */
             pending_changes?: components["schemas"]["ImportFieldChange"][] | null;
         };
-        /** @description Given by the GET of one resource that configuration as code manages: by an import, or by the configuration directory (with its file), and whether an admin detached it from the directory. Absent when nothing manages it (it was made through the UI or the API), and in lists and the answers of changes. */
+        /** @description Given by the GET of one resource that configuration as code manages, and by each item of its list: by an import, or by the configuration directory (with its file), and whether an admin detached it from the directory. Absent when nothing manages it (it was made through the UI or the API), and in the answers of changes. */
         ResourceManagement: {
             /** @enum {string} */
             by: "import" | "gitops";

@@ -131,6 +131,13 @@ it('refuses a change of a managed report through the API until it is detached; t
   // What was made through the API reads back without `managed`.
   const connectionId = (await admin.get('/api/v1/connections').expect(200)).body.items[0].id as string;
   expect((await admin.get(`/api/v1/connections/${connectionId}`).expect(200)).body).not.toHaveProperty('managed');
+  // Lists carry it too (one read per page), so a list can show the badge without a request per row.
+  const listed = (await admin.get('/api/v1/reports?limit=200').expect(200)).body.items as Array<{ id: string; managed?: unknown }>;
+  expect(listed.find((r) => r.id === daily.id)?.managed).toEqual({ by: 'gitops', path: path.join(dir, 'reports.yaml'), detached: false });
+  const queriesListed = (await admin.get('/api/v1/queries?limit=200').expect(200)).body.items as Array<{ key: string; managed?: unknown }>;
+  expect(queriesListed.find((q) => q.key === 'gitops-query')?.managed).toMatchObject({ by: 'gitops', detached: false });
+  const connectionsListed = (await admin.get('/api/v1/connections').expect(200)).body.items as Array<{ id: string; managed?: unknown }>;
+  expect(connectionsListed.find((c) => c.id === connectionId)).not.toHaveProperty('managed');
   const refused = await admin.patch(`/api/v1/reports/${daily.id}`).send({ version: current.version, title: 'Changed in the UI' });
   expect([refused.status, refused.body.code]).toEqual([409, 'gitops.managed']);
   expect((await admin.post(`/api/v1/reports/${daily.id}/pause`)).status).toBe(409);

@@ -177,15 +177,17 @@ test('a change made meanwhile is answered with a reload', async ({ page, herald 
   await expect(page.getByRole('heading', { level: 1, name: 'Shared hook (theirs)' })).toBeVisible();
 });
 
-test('a channel an import made carries the managed badge beside its title; the list has none to show', async ({ page, herald }) => {
+test('a channel an import made carries the managed badge in the list and beside its title', async ({ page, herald }) => {
   const yaml = `apiVersion: herald/v1\nkind: Channel\nmetadata:\n  name: imported-hook\nspec:\n  name: Imported hook\n  type: webhook\n  settings:\n    url: ${herald.webhook.url}/imported\n`;
   expect((await herald.seed.call('importConfig', { body: { yaml, mode: 'apply' } })).applied).toBe(true);
   const made = (await herald.seed.call('listChannels', { query: { limit: 200 } })).items.find((c) => c.key === 'imported-hook')!;
   expect(made).toMatchObject({ name: 'Imported hook', type: 'webhook' });
-  expect(made.managed).toBeUndefined();
+  expect(made.managed).toMatchObject({ by: 'import' });
   expect((await herald.seed.call('getChannel', { path: { channelId: made.id } })).managed).toMatchObject({ by: 'import' });
   await signIn(page);
   const channels = new ChannelsPage(page);
+  await channels.gotoList();
+  await expect(channels.row('Imported hook').getByText('Imported', { exact: true })).toBeVisible();
   await channels.goto(made.id, 'Imported hook');
   const header = page.getByRole('heading', { level: 1, name: 'Imported hook' }).locator('..');
   await expect(header.getByText('Imported', { exact: true })).toBeVisible();

@@ -203,6 +203,9 @@ test('a configuration directory: its status, the managed badge, detach, drift, a
         reportId = (await g.seed.call('listReports', { query: { limit: 200 } })).items.find((r) => r.title === 'Gitops daily')?.id ?? '';
         return reportId;
       }, { timeout: 30_000 }).not.toBe('');
+      // The list shows it too (lists carry `managed`).
+      await page.goto(`${g.url}/reports`);
+      await expect(page.getByRole('row').filter({ hasText: 'Gitops daily' })).toContainText(`Managed by ${reportsFile}`);
       await page.goto(`${g.url}/reports/${reportId}`);
       await expect(page.getByRole('heading', { level: 1, name: 'Gitops daily' })).toBeVisible();
       await expect(page.getByText(`Managed by ${reportsFile}`)).toBeVisible();

@@ -205,6 +205,14 @@ export function createGitopsService(deps: {
       const mark = await deps.store.markOf(kind, id);
       return mark ? { managed: { by: mark.by, path: mark.path, detached: mark.detachedAt !== null } } : {};
     },
+    /** The same for a page of a list: each item's `managed` property (none when nothing manages it), in one read. */
+    async withManagement<T extends { id: string }>(kind: ConfigKind, items: T[]): Promise<Array<T & { managed?: { by: ManagedMark['by']; path: string | null; detached: boolean } }>> {
+      const marks = await deps.store.marksOf(kind, items.map((i) => i.id));
+      return items.map((item) => {
+        const mark = marks.get(item.id);
+        return mark ? { ...item, managed: { by: mark.by, path: mark.path, detached: mark.detachedAt !== null } } : item;
+      });
+    },
     detach: (kind: ConfigKind, id: string, actor: Actor) => change(kind, id, actor, true),
     attach: (kind: ConfigKind, id: string, actor: Actor) => change(kind, id, actor, false),
     async status(): Promise<GitopsStatusView> {

@@ -42,6 +42,8 @@ export interface ConfigStore {
   unmark(kind: ConfigKind, id: string): Promise<void>;
   /** One resource's mark, if it has one. */
   markOf(kind: ConfigKind, id: string): Promise<ManagedMark | undefined>;
+  /** The marks of these resources (a page of a list), by id; those without one are absent. */
+  marksOf(kind: ConfigKind, ids: string[]): Promise<Map<string, ManagedMark>>;
   /** Detaches (a user and a time) or attaches (null) a marked resource. */
   setDetached(kind: ConfigKind, id: string, detached: { at: Date; by: string | null } | null): Promise<void>;
   /** The key of a resource, if it exists. */

@@ -4,7 +4,7 @@
  * and the marks of what imports and the configuration directory manage. Bound to the pool, its
  * reads join the ambient unit of work when an apply runs (so they see what the apply made).
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { channels, configManaged, connections, deliveries, gitopsState, queries, reports } from '../schema.js';
 import type { Tx } from '../client.js';
 import type { ConfigStore, ConfigState, GitopsState, ManagedMark } from '../../../domain/config/ports.js';
@@ -47,6 +47,11 @@ export function createConfigRepo(db: Tx): ConfigStore {
     async markOf(kind: ConfigKind, id: string): Promise<ManagedMark | undefined> {
       const [m] = await db.select().from(configManaged).where(and(eq(configManaged.kind, kind), eq(configManaged.resourceId, id)));
       return m ? { kind: m.kind, id: m.resourceId, by: m.managedBy, path: m.path, detachedAt: m.detachedAt, detachedBy: m.detachedBy } : undefined;
+    },
+    async marksOf(kind: ConfigKind, ids: string[]): Promise<Map<string, ManagedMark>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.select().from(configManaged).where(and(eq(configManaged.kind, kind), inArray(configManaged.resourceId, ids)));
+      return new Map(rows.map((m) => [m.resourceId, { kind: m.kind, id: m.resourceId, by: m.managedBy, path: m.path, detachedAt: m.detachedAt, detachedBy: m.detachedBy }]));
     },
     async setDetached(kind: ConfigKind, id: string, detached: { at: Date; by: string | null } | null) {
       await db.update(configManaged).set({ detachedAt: detached?.at ?? null, detachedBy: detached?.by ?? null })

@@ -18,7 +18,6 @@ function ChannelRow({ channel, typeName }: { channel: Channel; typeName: (type: 
       <Table.Td>
         <Group gap="xs" wrap="nowrap">
           <Text component={Link} to={`/channels/${channel.id}`} fw={500} c="var(--mantine-primary-color-filled)">{channel.name}</Text>
-          {/* Lists carry no `managed` in the contract; shown whenever an answer gives it. */}
           <ManagedBadge kind="channel" id={channel.id} name={channel.name} managed={channel.managed} />
         </Group>
       </Table.Td>

@@ -36,9 +36,10 @@ function ExistingConnection({ connection, connectors, reload }: { connection: Co
   const onDirty = useCallback((d: boolean) => setDirty(d), []);
   return (
     <>
-      <PageHeader title={connection.name} actions={(
+      <PageHeader title={connection.name}
+        badge={<ManagedBadge kind="connection" id={connection.id} name={connection.name} managed={connection.managed} actions />}
+        actions={(
         <>
-          <ManagedBadge kind="connection" id={connection.id} name={connection.name} managed={connection.managed} actions />
           {admin && <Button variant="light" loading={test.isPending} onClick={() => test.mutate()}>{t('connections.testSaved')}</Button>}
           {canEdit && <DeleteConnectionButton connection={connection} />}
           <Button component={Link} to="/connections" variant="default">{t('connections.all')}</Button>

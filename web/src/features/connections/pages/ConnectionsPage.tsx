@@ -8,13 +8,7 @@ import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Time } from '../../../components/Time';
 import { useT } from '../../../i18n';
 import { ManagedBadge } from '../../config/components/ManagedBadge';
-import { useConnection, useConnectionList, useConnectorName, type Connection } from '../hooks';
-
-/** Lists leave `managed` out (the contract gives it only on GET of one): read from the connection itself. */
-function Managed({ connection }: { connection: Connection }) {
-  const one = useConnection(connection.id);
-  return <ManagedBadge kind="connection" id={connection.id} name={connection.name} managed={one.data?.managed} />;
-}
+import { useConnectionList, useConnectorName, type Connection } from '../hooks';
 
 function ConnectionRow({ connection }: { connection: Connection }) {
   const t = useT();
@@ -24,7 +18,7 @@ function ConnectionRow({ connection }: { connection: Connection }) {
       <Table.Td>
         <Group gap="xs" wrap="nowrap">
           <Anchor component={Link} to={`/connections/${connection.id}`} fw={500}>{connection.name}</Anchor>
-          <Managed connection={connection} />
+          <ManagedBadge kind="connection" id={connection.id} name={connection.name} managed={connection.managed} />
         </Group>
       </Table.Td>
       <Table.Td><Text size="sm">{typeName(connection.type)}</Text></Table.Td>

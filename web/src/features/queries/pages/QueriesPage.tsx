@@ -1,6 +1,7 @@
 /** /queries: every query, most recently changed first, a page at a time; "New query" for editors. */
-import { Anchor, Button, Center, Stack, Table, Text } from '@mantine/core';
+import { Anchor, Button, Center, Group, Stack, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
+import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { useCan } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
@@ -41,7 +42,10 @@ export function QueriesPage() {
                     {items.map((q) => (
                       <Table.Tr key={q.id}>
                         <Table.Td>
-                          <Anchor component={Link} to={`/queries/${q.id}`} fw={500}>{q.name}</Anchor>
+                          <Group gap="xs" wrap="nowrap">
+                            <Anchor component={Link} to={`/queries/${q.id}`} fw={500}>{q.name}</Anchor>
+                            <ManagedBadge kind="query" id={q.id} name={q.name} managed={q.managed} />
+                          </Group>
                           {q.description && <Text size="xs" c="dimmed" lineClamp={1}>{q.description}</Text>}
                         </Table.Td>
                         <Table.Td>{connectionName(q.connection_id)}</Table.Td>

@@ -1,6 +1,7 @@
 /** /reports: every report by title, with its schedule, next and last run, and paused state. */
 import { Badge, Button, Center, Group, Loader, SegmentedControl, Table, Text } from '@mantine/core';
 import { Link, useSearchParams } from 'react-router';
+import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { useCan } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
@@ -16,7 +17,12 @@ function ReportRow({ report }: { report: Report }) {
   const t = useT();
   return (
     <Table.Tr>
-      <Table.Td><Text component={Link} to={`/reports/${report.id}`} fw={500} c="var(--mantine-primary-color-filled)">{report.title}</Text></Table.Td>
+      <Table.Td>
+        <Group gap="xs" wrap="nowrap">
+          <Text component={Link} to={`/reports/${report.id}`} fw={500} c="var(--mantine-primary-color-filled)">{report.title}</Text>
+          <ManagedBadge kind="report" id={report.id} name={report.title} managed={report.managed} />
+        </Group>
+      </Table.Td>
       <Table.Td><Text size="sm">{report.schedule_description ?? t('reports.onDemand')}</Text></Table.Td>
       <Table.Td>{report.paused ? <Badge color="yellow" variant="light">{t('reports.paused')}</Badge> : <Time value={report.next_run_at} style="short" />}</Table.Td>
       <Table.Td>
