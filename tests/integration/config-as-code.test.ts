@@ -141,6 +141,13 @@ ${extra}`;
   it('shows a field-level diff, applies with its plan_hash, and refuses a stale one', async () => {
     const first = await apply(adminA, doc('0 7 * * *'));
     expect([first.status, first.body.detail ?? first.body.title ?? null]).toEqual([200, null]);
+    // The answer of an apply names what it created by id (a plan's null is for what does not exist yet).
+    const created = first.body.changes.filter((c: { action: string }) => c.action === 'create') as Array<{ kind: string; name: string; id: string | null }>;
+    expect(created.length).toBeGreaterThan(0);
+    for (const c of created) {
+      expect(c.id).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
+      expect((await adminA.get(`/api/v1/${c.kind === 'query' ? 'queries' : `${c.kind}s`}/${c.id}`)).body.key).toBe(c.name);
+    }
     const changed = await plan(adminA, doc('30 7 * * *'));
     expect(changed.status).toBe(200);
     const report = changed.body.changes.find((c: { kind: string }) => c.kind === 'report');

@@ -300,6 +300,13 @@ export function createConfigService(deps: {
         // The directory's reconciles that change nothing (every minute) are not events.
         const changed = plan.summary.create + plan.summary.update + plan.summary.delete > 0;
         if (options.by === 'gitops' && !changed) return plan;
+        // What was created has an id now: the answer names it (a plan's null is for what does not exist yet).
+        if (plan.summary.create > 0) {
+          const after = await deps.store.state();
+          for (const c of plan.changes) {
+            if (c.action === 'create' && c.id === null) c.id = recordsOf(after, c.kind).find((r) => r.key === c.name)?.id ?? null;
+          }
+        }
         await recordSecurityEvent(tx.securityEvents, {
           type: 'config.applied', actor: options.actor, userId: options.actor.userId ?? null,
           details: { source: options.by, created: plan.summary.create, updated: plan.summary.update, deleted: plan.summary.delete, unchanged: plan.summary.unchanged },
