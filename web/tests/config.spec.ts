@@ -222,6 +222,7 @@ test('a configuration directory: its status, the managed badge, detach, drift, a
     } finally {
       await src.drop();
     }
+    await page.goto(`${g.url}/config/gitops`);
 
     // A broken file: nothing applied, its problems by file and line.
     const broken = path.join(dir, 'zz-broken.yaml');

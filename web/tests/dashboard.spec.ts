@@ -64,6 +64,9 @@ test('the bell\'s count rises live when a notification comes, and falls when it 
 
   // The seed's key belongs to the signed-in admin, who owns the report: its failure is news for them.
   const runId = await queueRun(herald.seed, broken, false);
+  // Other specs share this Herald (a failing channel is news too): wait for this run's notification itself.
+  await expect.poll(async () => (await herald.seed.call('listNotifications', { query: { limit: 50 } })).items
+    .some((n) => n.title === '"Bell broken" failed' && n.read_at === null), { timeout: 30_000 }).toBe(true);
   await expect(bell.button).toHaveAccessibleName(/^[1-9]\d* unread notifications?$/);
   const dropdown = await bell.open();
   const news = dropdown.getByRole('article', { name: '"Bell broken" failed' });

@@ -199,29 +199,29 @@ test('a change made meanwhile is not overwritten: Save says so, and Reload shows
 });
 
 test('leaving with unsaved edits asks first: Cancel keeps them, Leave drops them; a saved query leaves freely', async ({ page, herald }) => {
-  const created = await seedQuery(herald, { name: 'Shipped orders', sql: "select count(*) from orders where status = 'shipped'" });
+  const created = await seedQuery(herald, { name: 'Guarded orders', sql: "select count(*) from orders where status = 'open'" });
   await signIn(page, editor);
   const q = new QueriesPage(page);
-  await q.goto(created.id, 'Shipped orders');
+  await q.goto(created.id, 'Guarded orders');
   const nav = page.getByRole('navigation').getByRole('link', { name: 'Reports' });
   const dialog = page.getByRole('dialog', { name: 'Leave without saving?' });
   // Nothing edited: the page leaves without a question.
   await nav.click();
   await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible();
-  await q.goto(created.id, 'Shipped orders');
-  await q.name.fill('Shipped orders (draft)');
+  await q.goto(created.id, 'Guarded orders');
+  await q.name.fill('Guarded orders (draft)');
   await nav.click();
   await expect(dialog).toContainText('Your changes on this page are not saved yet.');
   await checkA11y(page);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toHaveCount(0);
   await expect(page).toHaveURL(new RegExp(`/queries/${created.id}$`));
-  await expect(q.name).toHaveValue('Shipped orders (draft)');
+  await expect(q.name).toHaveValue('Guarded orders (draft)');
   await nav.click();
   await dialog.getByRole('button', { name: 'Leave without saving' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible();
   const stored = await herald.seed.call('getQuery', { path: { queryId: created.id } });
-  expect(stored.name).toBe('Shipped orders');
+  expect(stored.name).toBe('Guarded orders');
   // A new query saved navigates to its own page without a question.
   await q.gotoList();
   await page.getByRole('link', { name: 'New query' }).click();

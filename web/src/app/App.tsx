@@ -2,14 +2,15 @@
  * The providers (theme, texts in the user's language and zone, the query cache) and the one
  * route table: public pages, then the signed-in shell with every feature's pages.
  */
-import { MantineProvider, createTheme } from '@mantine/core';
+import { useMemo } from 'react';
+import { MantineProvider, Modal, Notification, createTheme } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryCache, QueryClient, QueryClientProvider, MutationCache } from '@tanstack/react-query';
 import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router';
 import { isUnauthenticated, problemCode } from '../api/client';
 import { keys } from '../api/keys';
 import { useMe } from '../api/session';
-import { I18nProvider } from '../i18n';
+import { I18nProvider, languageOf, translator } from '../i18n';
 import { features } from './feature';
 import { RequireSession } from './RequireSession';
 import { Shell } from './Shell';
@@ -52,12 +53,25 @@ const routes: RouteObject[] = [
 const router = createBrowserRouter(routes);
 
 const nonce = () => document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
-const theme = createTheme({ primaryColor: 'indigo', primaryShade: { light: 8, dark: 8 } });
+/** The theme, with the close buttons Mantine draws (notifications, dialogs) named in the user's language. */
+function themeFor(language: string) {
+  const close = { 'aria-label': translator(language)('app.close') };
+  return createTheme({
+    primaryColor: 'indigo',
+    primaryShade: { light: 8, dark: 8 },
+    components: {
+      Notification: Notification.extend({ defaultProps: { closeButtonProps: close } }),
+      Modal: Modal.extend({ defaultProps: { closeButtonProps: close } }),
+    },
+  });
+}
 
 function WithUser() {
   const me = useMe();
   const prefs = me.data?.preferences;
   const scheme = prefs?.theme === 'dark' || prefs?.theme === 'light' ? prefs.theme : 'auto';
+  const language = languageOf(prefs?.locale);
+  const theme = useMemo(() => themeFor(language), [language]);
   return (
     <MantineProvider theme={theme} getStyleNonce={nonce} forceColorScheme={scheme === 'auto' ? undefined : scheme}>
       <I18nProvider locale={prefs?.locale} timeZone={prefs?.timezone}>
