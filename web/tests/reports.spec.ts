@@ -38,7 +38,7 @@ test.beforeAll(async ({ herald }) => {
     await sql`create table orders (id int primary key, status text not null, total numeric(12,2))`;
     await sql`insert into orders values (1, 'open', 10.50), (2, 'open', 99), (3, 'shipped', 5.25)`;
   });
-  const connection = await herald.seed.call('createConnection', { body: src.connection('Shop') as Schemas['CreateConnection'] });
+  const connection = await herald.seed.call('createConnection', { body: src.connection('Reports spec shop') as Schemas['CreateConnection'] });
   const query = await herald.seed.call('createQuery', {
     body: {
       name: 'Orders by status', connection_id: connection.id,

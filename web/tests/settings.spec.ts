@@ -143,6 +143,9 @@ test.describe('single sign-on', () => {
 
 test('the AI assistant is tested against an OpenAI-compatible server on loopback, then saved with its key kept secret', async ({ page, herald }) => {
   const ai: OpenAiPeer = await openAiPeer({ apiKey: 'sk-ui-test' });
+  // Start from no assistant and no stored key (queries.spec, on the same Herald, may have set one).
+  const before = await herald.seed.call('getAiSettings');
+  await herald.seed.call('replaceAiSettings', { body: { version: before.version, provider: 'off', api_key: null } });
   try {
     await signIn(page);
     const settings = new SettingsPage(page);

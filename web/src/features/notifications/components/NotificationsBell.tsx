@@ -2,7 +2,7 @@
  * The header's bell: the unread count (live from notification.created), and a dropdown of the
  * latest notifications with mark read, mark all read and a way to the full list.
  */
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { ActionIcon, Button, Divider, Group, Indicator, Popover, ScrollArea, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { ProblemAlert } from '../../../components/ProblemAlert';
@@ -26,6 +26,7 @@ export function NotificationsBell() {
   const markAll = useMarkAllRead();
   const unread = latest.data?.unread_count ?? 0;
   const close = () => setOpened(false);
+  const titleId = useId();
   return (
     <Popover opened={opened} onChange={setOpened} position="bottom-end" width={360} shadow="md" withinPortal trapFocus>
       <Indicator label={unread > 99 ? '99+' : unread} size={18} disabled={unread === 0} color="red.8" offset={4}>
@@ -35,9 +36,10 @@ export function NotificationsBell() {
           </ActionIcon>
         </Popover.Target>
       </Indicator>
-      <Popover.Dropdown p={0} role="dialog" aria-label={t('notifications.title')}>
+      {/* Named by its own title (Mantine would name it after the bell's label, which holds the count). */}
+      <Popover.Dropdown p={0} role="dialog" aria-labelledby={titleId}>
         <Group justify="space-between" px="sm" py="xs">
-          <Text fw={600} size="sm">{t('notifications.title')}</Text>
+          <Text fw={600} size="sm" id={titleId}>{t('notifications.title')}</Text>
           {unread > 0 && (
             <Button size="compact-xs" variant="subtle" loading={markAll.isPending} onClick={() => markAll.mutate()}>{t('notifications.markAllRead')}</Button>
           )}
