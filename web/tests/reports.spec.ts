@@ -12,6 +12,7 @@ import { ReportsPage } from './pages/ReportsPage.js';
 import type { RunningHerald } from './support/herald.js';
 import type { Schemas } from '../../sdk/src/index.js';
 import { createPostgresSource, type PostgresSource } from '../../tests/support/user-databases.js';
+import { finished, queueRun } from './support/runs-data.js';
 
 /** Screenshots for people to look at, only when HERALD_SCREENS names a folder (outside the repo). */
 const SCREENS = process.env.HERALD_SCREENS;
@@ -278,6 +279,23 @@ test('an editor deletes a report after confirming', async ({ page, herald }) => 
   await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Doomed report' })).toHaveCount(0);
   await expect(herald.seed.call('getReport', { path: { reportId: report.id } })).rejects.toMatchObject({ status: 404 });
+});
+
+test('the condition on a value offers the columns of the report\'s last run', async ({ page, herald }) => {
+  const report = await seedReport(herald, 'Orders with a known shape', { delivery: false });
+  expect(await finished(herald.seed, await queueRun(herald.seed, report.id, false))).toBe('success');
+  await signIn(page, await herald.user('editor'));
+  await page.goto(`/reports/${report.id}`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Orders with a known shape' })).toBeVisible();
+  await page.getByRole('textbox', { name: 'Deliver' }).click();
+  await page.getByRole('option', { name: 'When a value of the first row…' }).click();
+  const column = page.getByRole('textbox', { name: 'Column' });
+  await expect(page.getByText('those of the last run are offered')).toBeVisible();
+  await column.click();
+  await expect(page.getByRole('option', { name: 'id', exact: true })).toBeVisible();
+  await page.getByRole('option', { name: 'total', exact: true }).click();
+  await expect(column).toHaveValue('total');
+  await checkA11y(page);
 });
 
 test('a German user reads the schedule, its next runs and the daylight saving note in German', async ({ page, herald }) => {

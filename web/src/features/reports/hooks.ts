@@ -56,6 +56,16 @@ export function useAllQueries() {
  * the query's current version. The query and the version sit in the cache as the queries feature
  * keeps them (whole), so both features share them.
  */
+/** The columns of the report's last run with a result (for the condition's column), or none yet. */
+export function useLastRunColumns(runId: string | undefined): string[] {
+  const run = useQuery({
+    queryKey: keys.runs.one(runId ?? ''),
+    queryFn: () => api.call('getRun', { path: { runId: runId! } }),
+    enabled: Boolean(runId),
+  });
+  return (run.data?.columns ?? []).map((c) => c.name);
+}
+
 export function useQueryParameters(queryId: string | undefined, version: number | null | undefined) {
   const current = useQuery({
     queryKey: keys.queries.one(queryId ?? ''),

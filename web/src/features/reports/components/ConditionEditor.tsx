@@ -1,5 +1,8 @@
-/** When the run delivers: always, when there are rows, by row count, by a value of the first row, or when the result changed. */
-import { Group, Select, Stack, Text, TextInput } from '@mantine/core';
+/**
+ * When the run delivers: always, when there are rows, by row count, by a value of the first row, or
+ * when the result changed. The column is free text, with the last run's columns offered when known.
+ */
+import { Autocomplete, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useT } from '../../../i18n';
 import { CONDITION_TYPES, COUNT_OPS, VALUE_OPS, takesValue, type ConditionForm, type ConditionOp } from '../utils/condition';
 
@@ -8,9 +11,11 @@ export interface ConditionEditorProps {
   onChange: (value: ConditionForm) => void;
   errors: Record<string, string>;
   disabled?: boolean;
+  /** Column names known from the report's last run, offered for the value condition's column. */
+  columns?: string[];
 }
 
-export function ConditionEditor({ value, onChange, errors, disabled }: ConditionEditorProps) {
+export function ConditionEditor({ value, onChange, errors, disabled, columns = [] }: ConditionEditorProps) {
   const t = useT();
   const ops = value.type === 'row_count' ? COUNT_OPS : VALUE_OPS;
   const opData = ops.map((op) => ({ value: op, label: t(`reports.condition.op.${op}`) }));
@@ -33,8 +38,9 @@ export function ConditionEditor({ value, onChange, errors, disabled }: Condition
       )}
       {value.type === 'value' && (
         <Group grow align="flex-start">
-          <TextInput label={t('reports.condition.column')} description={t('reports.condition.columnHelp')} disabled={disabled}
-            value={value.column} error={errors['condition.column']} onChange={(e) => set({ column: e.currentTarget.value })} />
+          <Autocomplete label={t('reports.condition.column')} disabled={disabled} data={columns}
+            description={columns.length > 0 ? t('reports.condition.columnKnown') : t('reports.condition.columnHelp')}
+            value={value.column} error={errors['condition.column']} onChange={(column) => set({ column })} />
           <Select label={t('reports.condition.op')} disabled={disabled} allowDeselect={false} data={opData} value={value.op}
             error={errors['condition.op']} onChange={(v) => set({ op: (v ?? 'eq') as ConditionOp })} />
           {takesValue(value.op) && (

@@ -11,7 +11,7 @@ import { problemCode } from '../../../api/client';
 import { CronInput, type Schedule } from '../../../components/CronInput';
 import { fieldErrors, ProblemAlert } from '../../../components/ProblemAlert';
 import { useI18n } from '../../../i18n';
-import { useAllQueries, useCreateReport, useQueryParameters, useUpdateReport, type Report } from '../hooks';
+import { useAllQueries, useCreateReport, useLastRunColumns, useQueryParameters, useUpdateReport, type Report } from '../hooks';
 import { conditionForm, conditionOf, type ConditionForm } from '../utils/condition';
 import { parameterForm, parameterValues, type QueryParameter } from '../utils/parameters';
 import { useUnsavedChanges } from '../../../components/UnsavedChanges';
@@ -70,6 +70,7 @@ export function ReportForm({ report, version, queryId = null, readOnly, onSaved,
   const [state, setState] = useState(() => initialState(report, timeZone, queryId));
   const [dirty, setDirty] = useState(false);
   const queries = useAllQueries();
+  const columns = useLastRunColumns(report?.last_run?.id);
   const query = useQueryParameters(state.queryId ?? undefined, state.queryVersion);
   const create = useCreateReport();
   const update = useUpdateReport(report?.id ?? '');
@@ -139,7 +140,7 @@ export function ReportForm({ report, version, queryId = null, readOnly, onSaved,
             </Stack>
           </Section>
           <Section title={t('reports.section.condition')}>
-            <ConditionEditor value={state.condition} onChange={(c) => set({ condition: c })} errors={errors} disabled={readOnly} />
+            <ConditionEditor value={state.condition} onChange={(c) => set({ condition: c })} errors={errors} disabled={readOnly} columns={columns} />
           </Section>
           {conflict ? (
             <Alert color="yellow" role="alert" title={t('app.changedMeanwhile')}>
