@@ -3,6 +3,7 @@ import { Button, Center, Group, Loader, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { useCan } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
+import { ListTable, LoadMore } from '../../../components/ListTable';
 import { PageHeader } from '../../../components/PageHeader';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { StatusBadge } from '../../../components/StatusBadge';
@@ -50,25 +51,11 @@ export function ChannelsPage() {
         </EmptyState>
       )}
       {channels.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
-          <Table highlightOnHover aria-label={t('channels.title')}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('channels.col.name')}</Table.Th>
-                <Table.Th>{t('channels.col.type')}</Table.Th>
-                <Table.Th>{t('channels.col.health')}</Table.Th>
-                <Table.Th>{t('channels.col.lastAttempt')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>{channels.map((c) => <ChannelRow key={c.id} channel={c} typeName={typeName} />)}</Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable label={t('channels.title')} columns={[t('channels.col.name'), t('channels.col.type'), t('channels.col.health'), t('channels.col.lastAttempt')]}>
+          {channels.map((c) => <ChannelRow key={c.id} channel={c} typeName={typeName} />)}
+        </ListTable>
       )}
-      {list.hasNextPage && (
-        <Center mt="md">
-          <Button variant="light" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>{t('app.loadMore')}</Button>
-        </Center>
-      )}
+      <LoadMore list={list} />
     </>
   );
 }

@@ -3,6 +3,7 @@ import { Anchor, Button, Center, Group, Loader, Table, Text } from '@mantine/cor
 import { Link } from 'react-router';
 import { useCan } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
+import { ListTable, LoadMore } from '../../../components/ListTable';
 import { PageHeader } from '../../../components/PageHeader';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { Time } from '../../../components/Time';
@@ -52,25 +53,11 @@ export function ConnectionsPage() {
         </EmptyState>
       )}
       {connections.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
-          <Table highlightOnHover aria-label={t('connections.title')}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('connections.col.name')}</Table.Th>
-                <Table.Th>{t('connections.col.type')}</Table.Th>
-                <Table.Th>{t('connections.col.database')}</Table.Th>
-                <Table.Th>{t('connections.col.schema')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>{connections.map((c) => <ConnectionRow key={c.id} connection={c} />)}</Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable label={t('connections.title')} columns={[t('connections.col.name'), t('connections.col.type'), t('connections.col.database'), t('connections.col.schema')]}>
+          {connections.map((c) => <ConnectionRow key={c.id} connection={c} />)}
+        </ListTable>
       )}
-      {list.hasNextPage && (
-        <Center mt="md">
-          <Button variant="light" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>{t('app.loadMore')}</Button>
-        </Center>
-      )}
+      <LoadMore list={list} />
     </>
   );
 }

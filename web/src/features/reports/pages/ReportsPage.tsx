@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { useCan } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
+import { ListTable, LoadMore } from '../../../components/ListTable';
 import { PageHeader } from '../../../components/PageHeader';
 import { ProblemAlert } from '../../../components/ProblemAlert';
 import { StatusBadge } from '../../../components/StatusBadge';
@@ -58,25 +59,11 @@ export function ReportsPage() {
         </EmptyState>
       )}
       {reports.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
-          <Table highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('reports.col.title')}</Table.Th>
-                <Table.Th>{t('reports.col.schedule')}</Table.Th>
-                <Table.Th>{t('reports.col.nextRun')}</Table.Th>
-                <Table.Th>{t('reports.col.lastRun')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>{reports.map((r) => <ReportRow key={r.id} report={r} />)}</Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable label={t('reports.title')} columns={[t('reports.col.title'), t('reports.col.schedule'), t('reports.col.nextRun'), t('reports.col.lastRun')]}>
+          {reports.map((r) => <ReportRow key={r.id} report={r} />)}
+        </ListTable>
       )}
-      {list.hasNextPage && (
-        <Center mt="md">
-          <Button variant="light" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>{t('app.loadMore')}</Button>
-        </Center>
-      )}
+      <LoadMore list={list} />
     </>
   );
 }
