@@ -77,6 +77,7 @@ const en: Record<string, string> = {
   'queries.inUse': 'Reports use this query. Change them to another query or delete them first:',
 
   'queries.versions': 'Versions',
+  'queries.newReport': 'New report with it',
   'queries.versionsOf': 'Versions of {name}',
   'queries.backToQuery': 'Back to the query',
   'queries.onlyOneVersion': 'This query has one version so far; each change of its SQL, connection or parameters makes another.',
@@ -208,6 +209,7 @@ const de: Record<string, string> = {
   'queries.inUse': 'Berichte verwenden diese Abfrage. Stellen Sie sie zuerst auf eine andere Abfrage um oder löschen Sie sie:',
 
   'queries.versions': 'Versionen',
+  'queries.newReport': 'Neuer Bericht damit',
   'queries.versionsOf': 'Versionen von {name}',
   'queries.backToQuery': 'Zurück zur Abfrage',
   'queries.onlyOneVersion': 'Diese Abfrage hat bisher eine Version; jede Änderung an SQL, Verbindung oder Parametern ergibt eine weitere.',

@@ -22,6 +22,7 @@ import { useConnection, useConnectors, useTestConnection, type Connection, type 
 function ExistingConnection({ connection, connectors, reload }: { connection: Connection; connectors: Plugin[]; reload: () => Promise<unknown> }) {
   const t = useT();
   const admin = useCan('admin');
+  const editor = useCan('editor');
   const locked = connection.managed?.by === 'gitops' && !connection.managed.detached;
   const canEdit = admin && !locked;
   const test = useTestConnection(connection.id);
@@ -42,6 +43,8 @@ function ExistingConnection({ connection, connectors, reload }: { connection: Co
         <>
           {admin && <Button variant="light" loading={test.isPending} onClick={() => test.mutate()}>{t('connections.testSaved')}</Button>}
           {canEdit && <DeleteConnectionButton connection={connection} />}
+          {/* The next step after a connection: a query on it (editors write queries). */}
+          {editor && <Button component={Link} to={`/queries/new?connection_id=${connection.id}`} variant="default">{t('connections.newQuery')}</Button>}
           <Button component={Link} to="/connections" variant="default">{t('connections.all')}</Button>
         </>
       )} />

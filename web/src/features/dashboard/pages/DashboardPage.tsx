@@ -4,6 +4,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { QueryState } from '../../../components/QueryState';
 import { useT } from '../../../i18n';
 import { Counts } from '../components/Counts';
+import { GettingStarted } from '../components/GettingStarted';
 import { HealthBanner } from '../components/HealthBanner';
 import { NextRuns } from '../components/NextRuns';
 import { RecentFailures } from '../components/RecentFailures';
@@ -19,6 +20,7 @@ export function DashboardPage() {
         {(d) => (
           <Stack gap="md">
             <HealthBanner banner={d.banner} />
+            {d.reports.active + d.reports.paused === 0 && <GettingStarted />}
             <Counts d={d} />
             <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
               <RecentFailures failures={d.recent_failures} />

@@ -24,13 +24,13 @@ import { ParametersSection } from './ParametersSection';
 import { PreviewSection } from './PreviewSection';
 import { SqlSection } from './SqlSection';
 
-export function QueryEditor({ query }: { query?: Query }) {
+export function QueryEditor({ query, connectionId = null }: { query?: Query; connectionId?: string | null }) {
   const t = useT();
   const navigate = useNavigate();
   const canEdit = useCan('editor');
   const connections = useConnections();
   const [baseline, setBaseline] = useState<Query | undefined>(query);
-  const [draft, setDraft] = useState<QueryDraft>(() => (query ? draftOf(query) : emptyDraft()));
+  const [draft, setDraft] = useState<QueryDraft>(() => (query ? draftOf(query) : emptyDraft(connectionId)));
   const create = useCreateQuery();
   const update = useUpdateQuery(query?.id ?? '');
   const refetch = useSavedQuery(query?.id).refetch;
@@ -91,6 +91,8 @@ export function QueryEditor({ query }: { query?: Query }) {
   const actions = (
     <>
       {query && <Button component={Link} to={`/queries/${query.id}/versions`} variant="default">{t('queries.versions')}</Button>}
+      {/* The next step after a query: a report that runs it on a schedule and delivers it. */}
+      {query && canEdit && <Button component={Link} to={`/reports/new?query_id=${query.id}`} variant="default">{t('queries.newReport')}</Button>}
       {query && editable && <DeleteQueryButton query={query} />}
       {query && editable && dirty && <Badge variant="dot" color="yellow" size="lg" role="status" tt="none">{t('queries.unsaved')}</Badge>}
       {editable && <Button onClick={onSave} loading={save.isPending} disabled={!dirty}>{t('app.save')}</Button>}

@@ -1,11 +1,13 @@
 /** /queries/new and /queries/:queryId: the query editor, on a new draft or on the query as saved. */
-import { useParams } from 'react-router';
+import { useParams, useSearchParams } from 'react-router';
 import { QueryState } from '../../../components/QueryState';
 import { QueryEditor } from '../components/QueryEditor';
 import { useSavedQuery } from '../hooks';
 
 export function NewQueryPage() {
-  return <QueryEditor />;
+  // ?connection_id= (from a connection's page) starts the draft on that connection.
+  const [params] = useSearchParams();
+  return <QueryEditor connectionId={params.get('connection_id')} />;
 }
 
 export function QueryPage() {
