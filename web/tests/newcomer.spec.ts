@@ -1,0 +1,191 @@
+/**
+ * A newcomer's first journey, through the browser alone, on a FRESH Herald: the setup wizard, then
+ * the first steps the dashboard lists: a connection (tested before it is saved), a query on it
+ * (previewed), a webhook channel (its test message received), a report with that query, a
+ * schedule and a delivery through the channel, run now; the run's page shows success and the
+ * delivery sent, the receiver got the run, the result downloads. Each step follows the link the
+ * page before offers, as a person would; the API is only read, to check. Serial steps share one
+ * page (one signed-in browser), each well inside its own timeout; axe on every new page.
+ */
+import { readFile } from 'node:fs/promises';
+import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
+import { checkA11y } from './support/fixtures.js';
+import { startHerald, type RunningHerald } from './support/herald.js';
+import { screen } from './support/screens.js';
+import { ChannelsPage } from './pages/ChannelsPage.js';
+import { ConnectionsPage } from './pages/ConnectionsPage.js';
+import { QueriesPage } from './pages/QueriesPage.js';
+import { ReportsPage } from './pages/ReportsPage.js';
+import { RunPage } from './pages/RunPage.js';
+import { createPostgresSource, type PostgresSource } from '../../tests/support/user-databases.js';
+
+// The plain Playwright test: the shared `herald` fixture is not wanted here, only a fresh one.
+const test = base;
+test.describe.configure({ mode: 'serial', timeout: 180_000 });
+
+const NEWCOMER = { name: 'Nora Newcomer', email: 'nora@example.com', password: 'a good long password' };
+
+let herald: RunningHerald;
+let src: PostgresSource;
+let context: BrowserContext;
+let page: Page;
+let runId = '';
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(240_000);
+  [herald, src] = await Promise.all([
+    startHerald({ fresh: true }),
+    createPostgresSource(async (sql) => {
+      await sql`create table orders (id int primary key, status text not null, total numeric(12,2))`;
+      await sql`insert into orders values (1, 'open', 10.50), (2, 'open', 99), (3, 'shipped', 5.25)`;
+    }),
+  ]);
+  context = await browser.newContext({ baseURL: herald.url, locale: 'en-GB', timezoneId: 'Europe/Berlin' });
+  page = await context.newPage();
+});
+
+test.afterAll(async () => {
+  await context?.close();
+  await src?.drop();
+  await herald?.stop();
+});
+
+/** The webhook receiver's requests to the newcomer's path. */
+const received = () => herald.webhook.requests.filter((r) => r.path === '/newcomer');
+
+test('the setup wizard makes the first admin; the empty dashboard lists the first steps', async () => {
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/setup$/);
+  await expect(page.getByRole('heading', { name: 'Set up Herald' })).toBeVisible();
+  await checkA11y(page);
+  await page.getByLabel('Name').fill(NEWCOMER.name);
+  await page.getByLabel('Email').fill(NEWCOMER.email);
+  await page.getByLabel('Password').fill(NEWCOMER.password);
+  await page.getByRole('button', { name: 'Create administrator' }).click();
+
+  await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
+  const start = page.getByRole('region', { name: 'Getting started' });
+  await expect(start).toContainText('No report yet.');
+  // In the order a report needs them, each a link for an admin.
+  await expect(start.getByRole('listitem')).toHaveText([/^Add a connection/, /^Write a query/, /^Add a channel/, /^Make a report/]);
+  for (const name of ['Add a connection', 'Write a query', 'Add a channel', 'Make a report']) {
+    await expect(start.getByRole('link', { name })).toBeVisible();
+  }
+  await checkA11y(page);
+  await screen(page, 'web-newcomer-dashboard');
+});
+
+test('a connection from the first step, tested before it is saved', async () => {
+  await page.getByRole('region', { name: 'Getting started' }).getByRole('link', { name: 'Add a connection' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'New connection' })).toBeVisible();
+  const connections = new ConnectionsPage(page);
+  await connections.choose('Type', 'PostgreSQL');
+  await connections.fillPostgres({ name: 'Shop', host: src.host, port: src.port, database: src.database, username: src.username });
+  await checkA11y(page);
+  await connections.button('Test connection').click();
+  await expect(connections.testOk).toContainText('PostgreSQL');
+  await connections.button('Create connection').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Shop' })).toBeVisible();
+  await expect(page).toHaveURL(/\/connections\/[0-9a-f-]{36}$/);
+  await checkA11y(page);
+});
+
+test('a query on that connection, from its page, previewed then saved', async () => {
+  const connectionId = page.url().split('/').pop()!;
+  await page.getByRole('link', { name: 'New query on it' }).click();
+  await expect(page).toHaveURL(`${herald.url}/queries/new?connection_id=${connectionId}`);
+  await expect(page.getByRole('heading', { level: 1, name: 'New query' })).toBeVisible();
+  const queries = new QueriesPage(page);
+  await expect(page.getByRole('textbox', { name: 'Connection', exact: true })).toHaveValue(/^Shop/);
+  await queries.name.fill('Open orders');
+  await queries.replaceSql("select id, total from orders where status = 'open' order by id");
+  await page.getByRole('button', { name: 'Run preview' }).click();
+  await expect(queries.result).toContainText('2 rows');
+  await expect(queries.result.getByRole('row')).toHaveCount(3);
+  await expect(queries.result).toContainText('99.00');
+  await checkA11y(page);
+  await queries.save.click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Open orders' })).toBeVisible();
+  await expect(page).toHaveURL(/\/queries\/[0-9a-f-]{36}$/);
+});
+
+test('a webhook channel, its test message received before it is saved', async () => {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Channels' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Channels' })).toBeVisible();
+  await checkA11y(page);
+  await page.getByRole('link', { name: 'Add channel' }).first().click();
+  await expect(page.getByRole('heading', { level: 1, name: 'New channel' })).toBeVisible();
+  const channels = new ChannelsPage(page);
+  await channels.field('Name').fill('Newcomer hook');
+  await channels.choose('Type', 'Webhook', channels.form);
+  await channels.field('URL').fill(`${herald.webhook.url}/newcomer`);
+  await checkA11y(page);
+  await channels.button('Send test message').click();
+  await expect(channels.testOutcome()).toContainText('The receiver accepted the test message');
+  expect(received()).toHaveLength(1);
+  expect(received()[0]!.body).toContain('Herald test message');
+  await channels.button('Create channel').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Newcomer hook' })).toBeVisible();
+  await checkA11y(page);
+});
+
+test('a report from the query page, with a schedule and a delivery through the channel', async () => {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Queries' }).click();
+  await page.getByRole('link', { name: 'Open orders', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Open orders' })).toBeVisible();
+  await page.getByRole('link', { name: 'New report with it' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'New report' })).toBeVisible();
+  const reports = new ReportsPage(page);
+  await expect(page.getByRole('textbox', { name: 'Query', exact: true })).toHaveValue('Open orders');
+  await reports.title.fill('Open orders daily');
+  await reports.schedule('0 7 * * 1-5', 'Europe/Berlin');
+  await expect(reports.nextRuns.getByRole('listitem')).toHaveCount(5);
+  await checkA11y(page);
+  await reports.button('Create report').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Open orders daily' })).toBeVisible();
+  await expect(page.getByText(/^Next run:/)).toBeVisible();
+
+  await reports.button('Add delivery').click();
+  await reports.choose('Channel', 'Newcomer hook (Webhook)', { scope: reports.editor });
+  await reports.choose('Attach the result', 'CSV', { scope: reports.editor });
+  await checkA11y(page);
+  await reports.editor.getByRole('button', { name: 'Save delivery' }).click();
+  await expect(reports.delivery(1)).toContainText('Newcomer hook');
+  await checkA11y(page);
+});
+
+test('run now: the run page shows success and the delivery sent; the receiver got the run', async () => {
+  const reports = new ReportsPage(page);
+  await reports.runNow(true);
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  runId = page.url().split('/').pop()!;
+  const run = new RunPage(page);
+  await expect(run.status).toContainText('Succeeded', { timeout: 60_000 });
+  await expect(run.step('Delivery')).toContainText('Succeeded');
+  await expect(run.attempt('Newcomer hook')).toContainText('Sent');
+  await expect(run.section('Sample of the result')).toContainText('99.00');
+  await checkA11y(page);
+  await screen(page, 'web-newcomer-run');
+
+  await expect.poll(() => received().filter((r) => r.body.includes(runId)).length, { timeout: 30_000 }).toBe(1);
+  const sent = JSON.parse(received().find((r) => r.body.includes(runId))!.body) as {
+    report: { title: string }; run: { id: string; status: string; row_count: number }; attachment: { filename: string; content_base64: string };
+  };
+  expect(sent.report.title).toBe('Open orders daily');
+  expect(sent.run).toMatchObject({ id: runId, status: 'success', row_count: 2 });
+  expect(sent.attachment.filename).toMatch(/\.csv$/);
+  expect(Buffer.from(sent.attachment.content_base64, 'base64').toString('utf8')).toContain('2,99.00');
+
+  // The API agrees (read with the browser's own session).
+  const stored = await page.request.get(`/api/v1/runs/${runId}`);
+  expect(stored.status()).toBe(200);
+  expect(await stored.json()).toMatchObject({ status: 'success', trigger: 'manual', deliver: true });
+});
+
+test('the result downloads as CSV from the run page', async () => {
+  const run = new RunPage(page);
+  const file = await run.download('CSV');
+  expect(file.name).toMatch(/^open-orders-daily-.*\.csv$/);
+  const text = await readFile(file.path, 'utf8');
+  expect(text.split(/\r?\n/).filter(Boolean)).toEqual(['id,total', '1,10.50', '2,99.00']);
+});
