@@ -4,7 +4,7 @@
  * (previewed), a webhook channel (its test message received), a report with that query, a
  * schedule and a delivery through the channel, run now; the run's page shows success and the
  * delivery sent, the receiver got the run, the result downloads. Each step follows the link the
- * page before offers, as a person would; the API is only read, to check. Serial steps share one
+ * page before offers, as a person would (and an editor the admin adds sees the steps that are hers); the API is only read, to check. Serial steps share one
  * page (one signed-in browser), each well inside its own timeout; axe on every new page.
  */
 import { readFile } from 'node:fs/promises';
@@ -17,6 +17,8 @@ import { ConnectionsPage } from './pages/ConnectionsPage.js';
 import { QueriesPage } from './pages/QueriesPage.js';
 import { ReportsPage } from './pages/ReportsPage.js';
 import { RunPage } from './pages/RunPage.js';
+import { SignInPage } from './pages/SignInPage.js';
+import { UsersPage } from './pages/UsersPage.js';
 import { createPostgresSource, type PostgresSource } from '../../tests/support/user-databases.js';
 
 // The plain Playwright test: the shared `herald` fixture is not wanted here, only a fresh one.
@@ -73,6 +75,41 @@ test('the setup wizard makes the first admin; the empty dashboard lists the firs
   }
   await checkA11y(page);
   await screen(page, 'web-newcomer-dashboard');
+});
+
+test('an editor the admin adds sees the first steps an editor takes, and who does the rest', async ({ browser }) => {
+  // The admin adds a colleague on the Users page; the temporary password is shown once.
+  const editor = await browser.newContext({ baseURL: herald.url, locale: 'en-GB', timezoneId: 'Europe/Berlin' });
+  try {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+    const users = new UsersPage(page);
+    const temporary = await users.add({ name: 'Grace Editor', email: 'grace@example.com', role: 'Editor' });
+    await page.getByRole('button', { name: 'Done' }).click();
+    await expect(users.row('Grace Editor')).toContainText('Must change password');
+
+    // Grace signs in on her own machine, chooses her password, and lands on the dashboard.
+    const gracePage = await editor.newPage();
+    const signInPage = new SignInPage(gracePage);
+    await signInPage.open();
+    await signInPage.withPassword('grace@example.com', temporary);
+    await expect(gracePage.getByRole('heading', { name: 'Choose a new password' })).toBeVisible();
+    await gracePage.getByLabel('Temporary password').fill(temporary);
+    await gracePage.getByRole('textbox', { name: 'New password', exact: true }).fill('grace has her own password');
+    await gracePage.getByLabel('Repeat the new password').fill('grace has her own password');
+    await gracePage.getByRole('button', { name: 'Save and continue' }).click();
+    await expect(gracePage.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
+    const start = gracePage.getByRole('region', { name: 'Getting started' });
+    // Queries and reports are hers to make; connections and channels an admin's.
+    await expect(start.getByRole('link')).toHaveText(['Write a query', 'Make a report']);
+    await expect(start.getByRole('listitem').nth(0)).toContainText('(An administrator does this.)');
+    await expect(start.getByRole('listitem').nth(2)).toContainText('(An administrator does this.)');
+    await checkA11y(gracePage);
+  } finally {
+    await editor.close();
+  }
+  // The admin goes on from the dashboard.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+  await expect(page.getByRole('region', { name: 'Getting started' })).toBeVisible();
 });
 
 test('a connection from the first step, tested before it is saved', async () => {

@@ -29,7 +29,7 @@ export function GettingStarted() {
             {atLeast(me.role, s.min)
               ? <Anchor component={Link} to={s.to} size="sm">{t(`dashboard.start.${s.key}`)}</Anchor>
               : <Text span size="sm">{t(`dashboard.start.${s.key}`)}</Text>}
-            {' '}<Text span size="sm" c="dimmed">{t(`dashboard.start.${s.key}Help`)}{atLeast(me.role, s.min) ? '' : ` ${t('dashboard.start.adminDoes')}`}</Text>
+            {': '}<Text span size="sm" c="dimmed">{t(`dashboard.start.${s.key}Help`)}{atLeast(me.role, s.min) ? '' : ` ${t('dashboard.start.adminDoes')}`}</Text>
           </List.Item>
         ))}
       </List>
