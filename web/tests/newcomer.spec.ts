@@ -17,6 +17,7 @@ import { ConnectionsPage } from './pages/ConnectionsPage.js';
 import { QueriesPage } from './pages/QueriesPage.js';
 import { ReportsPage } from './pages/ReportsPage.js';
 import { RunPage } from './pages/RunPage.js';
+import { SettingsPage } from './pages/SettingsPage.js';
 import { SignInPage } from './pages/SignInPage.js';
 import { UsersPage } from './pages/UsersPage.js';
 import { createPostgresSource, type PostgresSource } from '../../tests/support/user-databases.js';
@@ -231,4 +232,18 @@ test('the result downloads as CSV from the run page', async () => {
   expect(file.name).toMatch(/^open-orders-daily-.*\.csv$/);
   const text = await readFile(file.path, 'utf8');
   expect(text.split(/\r?\n/).filter(Boolean)).toEqual(['id,total', '1,10.50', '2,99.00']);
+});
+
+test('settings never saved say nothing of a last change; once saved, when (alerts through the new channel)', async () => {
+  const settings = new SettingsPage(page);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await settings.tab('Alerts');
+  await expect(settings.heading('System alerts and heartbeat')).toBeVisible();
+  await expect(page.getByText(/^Last changed/)).toHaveCount(0);
+  await settings.choose('Alert channels', 'Newcomer hook');
+  await page.keyboard.press('Escape');
+  await settings.save();
+  await expect(settings.saved()).toBeVisible();
+  await expect(page.getByText(/^Last changed/)).toContainText(new Date().getFullYear().toString());
+  await checkA11y(page);
 });
