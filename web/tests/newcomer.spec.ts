@@ -14,6 +14,7 @@ import { startHerald, type RunningHerald } from './support/herald.js';
 import { screen } from './support/screens.js';
 import { ChannelsPage } from './pages/ChannelsPage.js';
 import { ConnectionsPage } from './pages/ConnectionsPage.js';
+import { ProfilePage } from './pages/ProfilePage.js';
 import { QueriesPage } from './pages/QueriesPage.js';
 import { ReportsPage } from './pages/ReportsPage.js';
 import { RunPage } from './pages/RunPage.js';
@@ -246,4 +247,26 @@ test('settings never saved say nothing of a last change; once saved, when (alert
   await expect(settings.saved()).toBeVisible();
   await expect(page.getByText(/^Last changed/)).toContainText(new Date().getFullYear().toString());
   await checkA11y(page);
+});
+
+test('a new account shows times in UTC; the profile offers this browser’s time zone, and times follow it', async () => {
+  await page.getByRole('button', { name: `Account of ${NEWCOMER.name}` }).click();
+  await page.getByRole('menuitem', { name: 'Profile' }).click();
+  const profile = new ProfilePage(page);
+  await expect(profile.account.getByRole('textbox', { name: 'Time zone' })).toHaveValue('UTC');
+  await profile.account.getByRole('button', { name: 'Use this browser’s time zone (Europe/Berlin)' }).click();
+  await expect(profile.account.getByRole('textbox', { name: 'Time zone' })).toHaveValue('Europe/Berlin');
+  await checkA11y(page);
+  await profile.account.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Your profile is saved.')).toBeVisible();
+  await expect(profile.account.getByRole('button', { name: /^Use this browser’s time zone/ })).toHaveCount(0);
+  const me = await (await page.request.get('/api/v1/me')).json() as { preferences: { timezone: string } };
+  expect(me.preferences.timezone).toBe('Europe/Berlin');
+
+  // The run's times now read in Berlin's time.
+  const run = await (await page.request.get(`/api/v1/runs/${runId}`)).json() as { finished_at: string };
+  await page.goto(`/runs/${runId}`);
+  // Formatted in the user's language (en), as the Time component does.
+  const berlin = new Intl.DateTimeFormat('en', { timeZone: 'Europe/Berlin', dateStyle: 'medium', timeStyle: 'short' }).format(new Date(run.finished_at));
+  await expect(page.locator('time').filter({ hasText: berlin }).first()).toBeVisible();
 });

@@ -35,6 +35,10 @@ export function AccountSection({ me }: { me: Me }) {
   const shown: Fields = { ...fieldsOf(me), ...edits?.fields };
   const edit = (patch: Partial<Fields>) => setEdits((e) => ({ base: e?.base ?? me.version, fields: { ...e?.fields, ...patch } }));
   const zones = useMemo(() => timeZoneOptions(shown.timezone), [shown.timezone]);
+  const browserZone = useMemo(() => {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return zone && timeZoneOptions().includes(zone) ? zone : null;
+  }, []);
   const errors = useFieldErrors(update.error);
   const conflict = problemCode(update.error) === 'conflict.version';
   const reload = async () => {
@@ -74,6 +78,14 @@ export function AccountSection({ me }: { me: Me }) {
           <Select label={t('profile.account.timezone')} data={zones} value={shown.timezone} searchable allowDeselect={false}
             limit={50} nothingFoundMessage={t('profile.account.noZone')} error={errors['preferences.timezone']}
             onChange={(v) => v && edit({ timezone: v })} />
+          {/* A new account's zone is UTC: the browser's own is one click away (saved with Save). */}
+          {browserZone && browserZone !== shown.timezone && (
+            <Group mt={-8}>
+              <Button size="compact-sm" variant="subtle" onClick={() => edit({ timezone: browserZone })}>
+                {t('profile.account.useBrowserZone', { zone: browserZone })}
+              </Button>
+            </Group>
+          )}
           <Stack gap={4}>
             <Text size="sm" fw={500} id="profile-theme">{t('profile.account.theme')}</Text>
             <SegmentedControl aria-labelledby="profile-theme" value={shown.theme} onChange={(v) => edit({ theme: v as Theme })}
