@@ -34,6 +34,8 @@ let src: PostgresSource;
 let context: BrowserContext;
 let page: Page;
 let runId = '';
+/** What the page's Content-Security-Policy blocked (a dialog's scroll lock did, before its style carried the nonce). */
+const cspErrors: string[] = [];
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(240_000);
@@ -46,6 +48,7 @@ test.beforeAll(async ({ browser }) => {
   ]);
   context = await browser.newContext({ baseURL: herald.url, locale: 'en-GB', timezoneId: 'Europe/Berlin' });
   page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error' && m.text().includes('Content Security Policy')) cspErrors.push(m.text()); });
 });
 
 test.afterAll(async () => {
@@ -88,6 +91,7 @@ test('an editor the admin adds sees the first steps an editor takes, and who doe
     const temporary = await users.add({ name: 'Grace Editor', email: 'grace@example.com', role: 'Editor' });
     await page.getByRole('button', { name: 'Done' }).click();
     await expect(users.row('Grace Editor')).toContainText('Must change password');
+    expect(cspErrors).toEqual([]);
 
     // Grace signs in on her own machine, chooses her password, and lands on the dashboard.
     const gracePage = await editor.newPage();

@@ -53,6 +53,10 @@ const routes: RouteObject[] = [
 const router = createBrowserRouter(routes);
 
 const nonce = () => document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
+// The dialogs' scroll lock (react-remove-scroll, through Mantine's Modal) writes a <style> element
+// with the nonce that get-nonce finds in the global __webpack_nonce__; without it the policy blocks
+// the style (a console error on every dialog, and the page behind it scrolls).
+(globalThis as { __webpack_nonce__?: string }).__webpack_nonce__ = nonce() || undefined;
 /** The theme, with the close buttons Mantine draws (notifications, dialogs) named in the user's language. */
 function themeFor(language: string) {
   const close = { 'aria-label': translator(language)('app.close') };
