@@ -83,6 +83,7 @@ test('an email channel to the SMTP peer: its test goes to the admin’s own addr
   await channels.form.getByRole('textbox', { name: 'Port' }).fill(String(herald.smtp.port));
   await channels.choose('TLS', 'none', channels.form);
   await channels.field('From').fill('Herald <herald@example.com>');
+  await expect(channels.form.getByText(`The test email goes to your own address, ${ADMIN.email}.`)).toBeVisible();
   await checkA11y(page);
   const before = herald.smtp.messages.length;
   await channels.button('Send test message').click();

@@ -4,8 +4,11 @@
  * (previewed), a webhook channel (its test message received), a report with that query, a
  * schedule and a delivery through the channel, run now; the run's page shows success and the
  * delivery sent, the receiver got the run, the result downloads. Each step follows the link the
- * page before offers, as a person would (and an editor the admin adds sees the steps that are hers); the API is only read, to check. Serial steps share one
- * page (one signed-in browser), each well inside its own timeout; axe on every new page.
+ * page before offers, as a person would. Around it, what the admin meets while setting up: an
+ * editor added (who sees the steps that are hers), alert settings (no "last changed" before a
+ * save), the profile's time zone (UTC until the browser's is taken), an email channel (where its
+ * test goes). The API is only read, to check. Serial steps share one page (one signed-in browser),
+ * each well inside its own timeout; axe on every new page; no Content-Security-Policy violation.
  */
 import { readFile } from 'node:fs/promises';
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
@@ -273,4 +276,24 @@ test('a new account shows times in UTC; the profile offers this browser’s time
   // Formatted in the user's language (en), as the Time component does.
   const berlin = new Intl.DateTimeFormat('en', { timeZone: 'Europe/Berlin', dateStyle: 'medium', timeStyle: 'short' }).format(new Date(run.finished_at));
   await expect(page.locator('time').filter({ hasText: berlin }).first()).toBeVisible();
+});
+
+test('an email channel: the form says where its test goes, and the test arrives there', async () => {
+  const channels = new ChannelsPage(page);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Channels' }).click();
+  await page.getByRole('link', { name: 'Add channel' }).first().click();
+  await channels.field('Name').fill('Team mail');
+  await channels.choose('Type', 'Email', channels.form);
+  await channels.field('SMTP host').fill('127.0.0.1');
+  await channels.form.getByRole('textbox', { name: 'Port' }).fill(String(herald.smtp.port));
+  await channels.choose('TLS', 'none', channels.form);
+  await channels.field('From').fill('Herald <herald@example.com>');
+  await expect(channels.form.getByText(`The test email goes to your own address, ${NEWCOMER.email}.`)).toBeVisible();
+  await checkA11y(page);
+  await channels.button('Send test message').click();
+  await expect(channels.testOutcome()).toContainText(`The test message was sent to ${NEWCOMER.email}`);
+  await expect.poll(() => herald.smtp.envelopes.length).toBe(1);
+  expect(herald.smtp.envelopes[0]!.to).toEqual([NEWCOMER.email]);
+  await channels.button('Create channel').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Team mail' })).toBeVisible();
 });

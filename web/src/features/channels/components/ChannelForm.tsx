@@ -9,6 +9,7 @@
 import { Alert, Button, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { problemCode } from '../../../api/client';
+import { useCurrentUser } from '../../../api/session';
 import { PluginSettingsForm, usePluginTexts } from '../../../components/PluginSettingsForm';
 import { fieldErrors, ProblemAlert } from '../../../components/ProblemAlert';
 import { withDefaults, type JsonSchema } from '../../../components/schema-form';
@@ -38,6 +39,7 @@ export function ChannelForm({ channel, version, plugins, readOnly, onSaved, onDi
   const [form, setForm] = useState<ChannelFormState>(() => initialForm(schemaOf(plugins, channel?.type), channel));
   const [dirty, setDirty] = useState(false);
   const plugin = plugins.find((p) => p.id === form.type);
+  const me = useCurrentUser();
   const schema = (plugin?.settings_schema ?? { type: 'object', properties: {} }) as JsonSchema;
   const texts = usePluginTexts(plugin?.translations);
   const create = useCreateChannel();
@@ -99,6 +101,10 @@ export function ChannelForm({ channel, version, plugins, readOnly, onSaved, onDi
               )}
               {channel && dirty && <Text size="sm" c="dimmed" role="status">{t('channels.unsaved')}</Text>}
             </Group>
+          )}
+          {/* Where an email test goes is not in the form: the API sends it to the caller. */}
+          {!readOnly && (!channel || dirty) && form.type === 'email' && (
+            <Text size="xs" c="dimmed">{t('channels.test.toYou', { address: me.email })}</Text>
           )}
         </Stack>
       </fieldset>
