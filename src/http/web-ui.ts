@@ -7,10 +7,12 @@
  * index.html is answered with a fresh nonce in its Content-Security-Policy: the component library
  * writes its theme's variables into one <style> element, which carries the nonce (read from
  * <meta name="csp-nonce">). Scripts still come only from this origin; nothing inline runs.
+ * index.html is read again when the file changes, so a rebuilt UI is served without a restart
+ * (its new hashed assets exist only in the new index.html).
  */
 import express, { type Router } from 'express';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { usePagePolicy } from './security-headers.js';
 
@@ -24,7 +26,17 @@ export const uiPolicy = (pagePolicy: string, nonce: string) =>
 
 export function webUiRouter(webDir: string, pagePolicy: string): Router {
   const router = express.Router();
-  const index = readFileSync(path.join(webDir, 'index.html'), 'utf8');
+  const indexPath = path.join(webDir, 'index.html');
+  let index = { text: readFileSync(indexPath, 'utf8'), mtimeMs: statSync(indexPath).mtimeMs };
+  const currentIndex = (): string => {
+    try {
+      const mtimeMs = statSync(indexPath).mtimeMs;
+      if (mtimeMs !== index.mtimeMs) index = { text: readFileSync(indexPath, 'utf8'), mtimeMs };
+    } catch {
+      // Mid-rebuild the file may be missing for a moment: the last one read still answers.
+    }
+    return index.text;
+  };
   router.use('/assets', express.static(path.join(webDir, 'assets'), {
     immutable: true, maxAge: '365d', index: false,
     setHeaders: (res) => usePagePolicy(res, pagePolicy),
@@ -35,7 +47,7 @@ export function webUiRouter(webDir: string, pagePolicy: string): Router {
     const nonce = randomBytes(16).toString('base64');
     usePagePolicy(res, uiPolicy(pagePolicy, nonce));
     res.setHeader('Cache-Control', 'no-store');
-    res.type('html').send(index.replaceAll(NONCE, nonce));
+    res.type('html').send(currentIndex().replaceAll(NONCE, nonce));
   });
   return router;
 }

@@ -81,9 +81,15 @@ async function announceWhereToGo(c: Container): Promise<void> {
   } catch (err) {
     c.logger.warn('could not tell whether setup is open', { err });
   }
-  c.logger.info(open
-    ? `Herald is ready at ${base}: first run, create the first admin with POST ${base}/api/v1/setup (see the README) or in Swagger UI at ${base}/docs`
-    : `Herald is ready at ${base}: API description and Swagger UI at ${base}/docs`, { setup_open: open });
+  const ui = c.settings.webDir !== undefined;
+  const message = open
+    ? (ui
+      ? `Herald is ready at ${base}: first run, open ${base}/ in a browser to create the first admin (or POST ${base}/api/v1/setup, see the README); API description and Swagger UI at ${base}/docs`
+      : `Herald is ready at ${base}: first run, create the first admin with POST ${base}/api/v1/setup (see the README) or in Swagger UI at ${base}/docs`)
+    : (ui
+      ? `Herald is ready at ${base}: the web UI at ${base}/, API description and Swagger UI at ${base}/docs`
+      : `Herald is ready at ${base}: API description and Swagger UI at ${base}/docs`);
+  c.logger.info(message, { setup_open: open, web_ui: ui });
 }
 
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {

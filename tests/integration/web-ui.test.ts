@@ -4,7 +4,7 @@
  * Swagger UI and the password-reset page untouched. The UI itself is tested in a browser
  * (web/tests); this is the server's part.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -71,6 +71,18 @@ describe('the web UI', () => {
     expect(link.headers['content-type']).toMatch(/problem\+json/);
     const reset = await plain().get('/reset-password');
     expect(reset.text).toContain('<form');
+  });
+
+  it('serves a rebuilt UI without a restart: a changed index.html is read again', async () => {
+    const file = path.join(dir, 'index.html');
+    const before = await plain().get('/queries');
+    expect(before.text).toContain('/assets/app-abc123.js');
+    writeFileSync(file, '<!doctype html><meta name="csp-nonce" content="__CSP_NONCE__"><div id="root"></div><script type="module" src="/assets/app-def456.js"></script>');
+    const later = new Date(Date.now() + 5000);
+    utimesSync(file, later, later); // a different modification time, whatever the file system's resolution
+    const after = await plain().get('/queries');
+    expect(after.text).toContain('/assets/app-def456.js');
+    expect(after.text).not.toContain('__CSP_NONCE__');
   });
 
   it('refuses a SVC_WEB_DIR without an index.html, and turns the UI off with none', () => {

@@ -98,4 +98,7 @@ test('the page is served with a strict Content-Security-Policy, and the UI raise
   expect(csp).not.toContain('unsafe-inline');
   await expect(page.getByRole('heading', { name: 'Sign in to Herald' })).toBeVisible();
   expect(violations).toEqual([]);
+  // Its icon is there (no 404 on every page load).
+  const icon = await page.request.get(await page.locator('link[rel="icon"]').getAttribute('href') ?? '/favicon.svg');
+  expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
 });
