@@ -130,8 +130,9 @@ test('an edit keeps the stored password (still configured, the connection still 
   await expect(connections.button('Replace Password')).toBeVisible();
 
   // A change that keeps the password: the form sends none, the service keeps the stored one.
+  await expect(connections.button('Test with these changes')).toHaveCount(0); // nothing changed: the header's test is the one
   await connections.field('Name').fill('Keeper two');
-  await connections.button('Test connection').click();
+  await connections.button('Test with these changes').click();
   await expect(connections.testOk).toBeVisible();
   await connections.button('Save').click();
   await expect(page.getByRole('heading', { level: 1, name: 'Keeper two' })).toBeVisible();

@@ -27,7 +27,7 @@ function Navigation({ onNavigate }: { onNavigate: () => void }) {
   return (
     <nav aria-label={t('nav.main')}>
       {section('main')}
-      {visible.some((i) => i.section === 'admin') && <Text size="xs" c="dimmed" px="sm" pt="md" pb={4}>{t('nav.settings')}</Text>}
+      {visible.some((i) => i.section === 'admin') && <Text size="xs" c="dimmed" px="sm" pt="md" pb={4}>{t('nav.administration')}</Text>}
       {section('admin')}
     </nav>
   );

@@ -33,6 +33,7 @@ export const de: Record<string, string> = {
   'app.role.admin': 'Administrator',
 
   'nav.main': 'Hauptmenü',
+  'nav.administration': 'Verwaltung',
   'nav.dashboard': 'Übersicht',
   'nav.queries': 'Abfragen',
   'nav.reports': 'Berichte',

@@ -33,6 +33,7 @@ export const en: Record<string, string> = {
   'app.role.admin': 'Administrator',
 
   'nav.main': 'Main',
+  'nav.administration': 'Administration',
   'nav.dashboard': 'Dashboard',
   'nav.queries': 'Queries',
   'nav.reports': 'Reports',

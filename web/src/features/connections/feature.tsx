@@ -7,5 +7,5 @@ export const feature: Feature = {
     { path: 'connections/new', lazy: async () => ({ Component: (await import('./pages/ConnectionPage')).NewConnectionPage }) },
     { path: 'connections/:connectionId', lazy: async () => ({ Component: (await import('./pages/ConnectionPage')).ConnectionPage }) },
   ],
-  nav: [{ to: '/connections', label: 'nav.connections', min: 'viewer', order: 40, section: 'main' }],
+  nav: [{ to: '/connections', label: 'nav.connections', min: 'viewer', order: 38, section: 'main' }],
 };

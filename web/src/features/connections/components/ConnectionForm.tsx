@@ -99,7 +99,12 @@ export function ConnectionForm({ connection, version, connectors, readOnly, onSa
           {!readOnly && (
             <Group>
               <Button type="submit" loading={save.isPending}>{connection ? t('connections.save') : t('connections.create')}</Button>
-              <Button variant="light" disabled={!plugin} loading={test.isPending} onClick={runTest}>{t('connections.test')}</Button>
+              {/* A saved connection has its own test in the page's header: this one tries unsaved changes. */}
+              {(!connection || dirty) && (
+                <Button variant="light" disabled={!plugin} loading={test.isPending} onClick={runTest}>
+                  {connection ? t('connections.testChanges') : t('connections.test')}
+                </Button>
+              )}
               {connection && dirty && <Text size="sm" c="dimmed" role="status">{t('connections.unsaved')}</Text>}
             </Group>
           )}
