@@ -131,6 +131,11 @@ describe('settings', () => {
     expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['client_id', 'issuer_url']);
     const dead = await admin.put('/api/v1/settings/oidc').send({ enabled: true, issuer_url: 'http://127.0.0.1:9', client_id: 'herald', version: 1 });
     expect(dead.status).toBe(422);
+    // The detail says why, not just that something went wrong.
+    expect(dead.body.detail).not.toMatch(/something went wrong/i);
+    expect(dead.body.detail).toMatch(/ECONNREFUSED|refused/i);
+    const pathed = await admin.post('/api/v1/settings/oidc/test').send({ issuer_url: 'http://127.0.0.1:9/realms/herald' });
+    expect(pathed.body.detail).toContain('http://127.0.0.1:9/realms/herald could not be read');
     expect(dead.body.code).toBe('oidc.discovery_failed');
   });
 

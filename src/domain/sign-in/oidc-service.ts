@@ -143,6 +143,21 @@ export function createOidcService(deps: {
     });
   };
 
+  /**
+   * Why a discovery failed, in words an admin can act on: the library's message and its causes
+   * (openid-client wraps a failed fetch as "something went wrong"; the cause says ECONNREFUSED,
+   * ENOTFOUND, a timeout or the outbound guard's refusal).
+   */
+  function reasonOf(err: unknown): string {
+    const parts: string[] = [];
+    for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
+      const code = (e as { code?: unknown }).code;
+      const text = typeof code === 'string' && code !== '' && !e.message.includes(code) ? `${e.message} (${code})` : e.message;
+      if (text && !parts.includes(text) && !/^something went wrong$/i.test(text)) parts.push(text);
+    }
+    return parts.length > 0 ? parts.join(': ') : 'no answer';
+  }
+
   async function discover(issuerUrl: string, clientId: string, clientSecret: string | undefined): Promise<client.Configuration> {
     let issuer: URL;
     try {
@@ -172,8 +187,8 @@ export function createOidcService(deps: {
       return config;
     } catch (err) {
       if (err instanceof DomainError) throw err;
-      const reason = err instanceof Error ? err.message.replace(/https?:\/\/\S+/g, (u) => { try { return new URL(u).origin; } catch { return '(url)'; } }) : 'unknown error';
-      throw new DomainError('oidc.discovery_failed', `The discovery document of ${issuer.origin} could not be read: ${reason.slice(0, 300)}`);
+      const reason = reasonOf(err).replace(/https?:\/\/\S+/g, (u) => { try { const url = new URL(u); return `${url.origin}${url.pathname}`; } catch { return '(url)'; } });
+      throw new DomainError('oidc.discovery_failed', `The discovery document of ${issuer.origin}${issuer.pathname.replace(/\/$/, '')} could not be read: ${reason.slice(0, 300)}`);
     }
   }
 
