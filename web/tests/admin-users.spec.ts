@@ -302,6 +302,18 @@ test('the audit trail shows what happened, filtered by type and member in the ad
   await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
 });
 
+test('an event about a resource names it in the About column, with a link to its page', async ({ page, herald }) => {
+  const channel = await herald.seed.call('createChannel', { body: { name: `Audited hook ${Date.now()}`, type: 'webhook', settings: { url: `${herald.webhook.url}/audited` } } });
+  await signIn(page);
+  const audit = new AuditPage(page);
+  await audit.open('?type=channel.created');
+  const row = audit.rows().filter({ hasText: channel.name }).first();
+  await expect(row.getByRole('link', { name: `Channel ${channel.name}` })).toHaveAttribute('href', `/channels/${channel.id}`);
+  // Who acted stays in its own column.
+  await expect(row).toContainText(`${ADMIN.name} (API key)`);
+  await checkA11y(page);
+});
+
 test('an editor sees no admin entry, and the admin pages show them nothing to do', async ({ page, herald }) => {
   const editor = await herald.user('editor', 'Eddie Editor');
   const asked: string[] = [];

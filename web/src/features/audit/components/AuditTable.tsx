@@ -13,6 +13,16 @@ import { EventDetails } from './EventDetails';
 
 const COLUMNS = 7;
 
+/** The page of an event's target, where it has one (a link's is its run's). */
+function targetPage(type: string, id: string, details: unknown): string | null {
+  const pages: Record<string, string> = { connection: 'connections', channel: 'channels', query: 'queries', report: 'reports', api_key: 'api-keys' };
+  if (type === 'api_key') return '/api-keys';
+  if (pages[type]) return `/${pages[type]}/${id}`;
+  const runId = details && typeof details === 'object' ? (details as Record<string, unknown>).run_id : undefined;
+  if (type === 'link' && typeof runId === 'string') return `/runs/${runId}`;
+  return null;
+}
+
 export function AuditTable({ filters }: { filters: AuditFilters }) {
   const { t, locale, timeZone } = useI18n();
   const events = useSecurityEvents(filters);
@@ -27,6 +37,22 @@ export function AuditTable({ filters }: { filters: AuditFilters }) {
   const member = (id: string | null) => (id
     ? <Anchor component={Link} to={`/users/${id}`} size="sm">{nameOf(id) ?? t('audit.unknownUser')}</Anchor>
     : <Text size="sm" c="dimmed">—</Text>);
+  /**
+   * What the event is about: a member (user events, and any event about another member than the
+   * one who acted), else its target: a connection, channel, query, report, link, delivery or API
+   * key, by the name the event recorded, linked where it has a page.
+   */
+  const about = (e: SecurityEvent) => {
+    const target = e.target;
+    // A member the event is about (not the one who acted): that member, as for user events.
+    const aboutMember = e.user_id !== null && e.user_id !== e.actor.user_id;
+    if (!target || aboutMember || target.type === 'user' || target.type === 'session' || target.type === 'passkey') return member(e.user_id);
+    const recorded = e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>).name : undefined;
+    const kind = t(`audit.target.${target.type}`) === `audit.target.${target.type}` ? target.type : t(`audit.target.${target.type}`);
+    const label = typeof recorded === 'string' && recorded !== '' ? `${kind} ${recorded}` : `${kind} ${target.id.slice(0, 8)}…`;
+    const to = targetPage(target.type, target.id, e.details);
+    return to ? <Anchor component={Link} to={to} size="sm">{label}</Anchor> : <Text size="sm">{label}</Text>;
+  };
   const actor = (e: SecurityEvent) => {
     if (e.actor.type === 'user' || e.actor.type === 'api_key') {
       const name = nameOf(e.actor.user_id) ?? t('audit.unknownUser');
@@ -69,7 +95,7 @@ export function AuditTable({ filters }: { filters: AuditFilters }) {
                         {e.reason && <Text size="xs" c="dimmed">{reason(e.reason)}</Text>}
                       </Table.Td>
                       <Table.Td>{actor(e)}</Table.Td>
-                      <Table.Td>{member(e.user_id)}</Table.Td>
+                      <Table.Td>{about(e)}</Table.Td>
                       <Table.Td><Text size="sm">{e.ip ?? '—'}</Text></Table.Td>
                       <Table.Td>
                         <Button size="compact-sm" variant="subtle" aria-expanded={expanded} aria-controls={expanded ? detailsId : undefined}
