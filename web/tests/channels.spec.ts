@@ -41,7 +41,7 @@ test('with no channel yet the list leads to "Add channel"; an admin makes a webh
   await channels.field('Name').fill('Ops hook');
   await channels.choose('Type', 'Webhook', channels.form);
   // The plugin's own labels and help (its translations).
-  await expect(channels.form.getByText('The https address that receives each delivery as a JSON POST.')).toBeVisible();
+  await expect(channels.form.getByText('The address (https, best) that receives each delivery as a JSON POST.')).toBeVisible();
   await channels.field('URL').fill(`${herald.webhook.url}/ops`);
   await channels.form.getByRole('textbox', { name: 'Headers: name 1' }).fill('Authorization');
   await channels.form.getByLabel('Headers: value 1').fill('Bearer s3cret');

@@ -9,7 +9,7 @@ export const webhookManifest: PluginManifest & { kind: 'channel' } = {
     additionalProperties: false,
     required: ['url'],
     properties: {
-      url: { type: 'string', format: 'uri', maxLength: 2048, description: 'https URL that receives a JSON POST' },
+      url: { type: 'string', format: 'uri', maxLength: 2048, description: 'The URL (https, best) that receives a JSON POST' },
       headers: {
         type: 'object', maxProperties: 20, 'x-secret': true, writeOnly: true,
         additionalProperties: { type: 'string', maxLength: 4096 },
@@ -31,7 +31,7 @@ export const webhookManifest: PluginManifest & { kind: 'channel' } = {
     en: {
       name: 'Webhook',
       'settings.url.label': 'URL',
-      'settings.url.help': 'The https address that receives each delivery as a JSON POST.',
+      'settings.url.help': 'The address (https, best) that receives each delivery as a JSON POST.',
       'settings.headers.label': 'Headers',
       'settings.headers.help': 'Extra request headers, e.g. Authorization. Stored encrypted and never shown again.',
       'settings.signing_secret.label': 'Signing secret',
@@ -45,7 +45,7 @@ export const webhookManifest: PluginManifest & { kind: 'channel' } = {
     de: {
       name: 'Webhook',
       'settings.url.label': 'URL',
-      'settings.url.help': 'Die https-Adresse, die jede Zustellung als JSON-POST erhält.',
+      'settings.url.help': 'Die Adresse (am besten https), die jede Zustellung als JSON-POST erhält.',
       'settings.headers.label': 'Header',
       'settings.headers.help': 'Zusätzliche Anfrage-Header, z. B. Authorization. Werden verschlüsselt gespeichert und nie wieder angezeigt.',
       'settings.signing_secret.label': 'Signaturgeheimnis',
