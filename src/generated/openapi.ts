@@ -2735,7 +2735,11 @@ export interface components {
              */
             password_sign_in: "everyone" | "admins_only";
             version: components["schemas"]["Version"];
-            updated_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the settings were last saved; null until they first are
+             */
+            updated_at: string | null;
         };
         UpdateWorkspaceSettings: {
             require_second_factor?: boolean;
@@ -2769,7 +2773,11 @@ export interface components {
             /** @description Register this URL at the provider ({SVC_PUBLIC_URL}/api/v1/auth/oidc/callback) */
             redirect_uri: string;
             version: components["schemas"]["Version"];
-            updated_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the settings were last saved; null until they first are
+             */
+            updated_at: string | null;
         };
         ReplaceOidcSettings: {
             enabled: boolean;
@@ -4147,7 +4155,11 @@ export interface components {
             /** @description When false (the default) only table and column names and types leave the instance; never result rows either way */
             send_sample_values: boolean;
             version: components["schemas"]["Version"];
-            updated_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the settings were last saved; null until they first are
+             */
+            updated_at: string | null;
         };
         ReplaceAiSettings: {
             /** @description off turns the assistant off */
@@ -4313,7 +4325,11 @@ export interface components {
             } | null;
             status: components["schemas"]["AlertStatus"];
             version: components["schemas"]["Version"];
-            updated_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the settings were last saved; null until they first are
+             */
+            updated_at: string | null;
         };
         ReplaceAlertSettings: {
             channel_ids: components["schemas"]["Uuid"][];

@@ -8,7 +8,7 @@ type Schemas = components['schemas'];
 export const aiSettingsView = (s: AiSettings): Schemas['AiSettings'] => ({
   provider: s.provider, model: s.model, base_url: s.baseUrl, api_key: s.hasApiKey ? { configured: true } : null,
   timeout_seconds: s.timeoutSeconds, max_tokens: s.maxTokens, send_sample_values: s.sendSampleValues,
-  version: s.version, updated_at: s.updatedAt.toISOString(),
+  version: s.version, updated_at: s.updatedAt?.toISOString() ?? null,
 });
 
 export function proposalView(p: QueryProposal | ScheduleProposal): Schemas['AiProposal'] {

@@ -38,7 +38,7 @@ export function alertSettingsView(s: AlertSettings, status: AlertStatus): Schema
       },
     },
     version: s.version,
-    updated_at: s.updatedAt.toISOString(),
+    updated_at: s.updatedAt?.toISOString() ?? null,
   };
 }
 

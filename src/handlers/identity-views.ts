@@ -123,7 +123,7 @@ export function passkeyView(p: PasskeyRecord): Schemas['Passkey'] {
 }
 
 export function workspaceSettingsView(s: WorkspaceSettings): Schemas['WorkspaceSettings'] {
-  return { require_second_factor: s.requireSecondFactor, password_sign_in: s.passwordSignIn, version: s.version, updated_at: iso(s.updatedAt) };
+  return { require_second_factor: s.requireSecondFactor, password_sign_in: s.passwordSignIn, version: s.version, updated_at: isoOrNull(s.updatedAt) };
 }
 
 export function oidcSettingsView(s: OidcSettings, redirectUri: string): Schemas['OidcSettings'] {
@@ -131,6 +131,6 @@ export function oidcSettingsView(s: OidcSettings, redirectUri: string): Schemas[
     enabled: s.enabled, issuer_url: s.issuerUrl, client_id: s.clientId, client_secret: s.hasClientSecret ? { configured: true } : null,
     scopes: s.scopes, role_claim: s.roleClaim, role_mapping: s.roleMapping, allowed_domains: s.allowedDomains,
     create_users: s.createUsers, default_role: s.defaultRole, button_label: s.buttonLabel, redirect_uri: redirectUri,
-    version: s.version, updated_at: iso(s.updatedAt),
+    version: s.version, updated_at: isoOrNull(s.updatedAt),
   };
 }

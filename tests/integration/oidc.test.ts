@@ -96,6 +96,10 @@ describe('settings', () => {
     const res = await admin.get('/api/v1/settings/oidc');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ enabled: false, client_secret: null, redirect_uri: REDIRECT_URI, version: 1 });
+    // Settings never saved say so: no time (not the epoch), for each settings object.
+    for (const path of ['/api/v1/settings', '/api/v1/settings/oidc', '/api/v1/settings/ai', '/api/v1/settings/alerts']) {
+      expect([path, (await admin.get(path)).body.updated_at]).toEqual([path, null]);
+    }
     const login = await h.http.get('/api/v1/auth/oidc/login');
     expect(login.status).toBe(409);
     expect(login.body.code).toBe('oidc.disabled');
@@ -150,6 +154,7 @@ describe('settings', () => {
       enabled: true, issuer_url: peer.issuer, client_id: 'herald', client_secret: { configured: true },
       scopes: ['openid', 'email', 'profile'], allowed_domains: ['example.com'], default_role: 'viewer', version: 2,
     });
+    expect(Date.parse(res.body.updated_at)).toBeGreaterThan(Date.now() - 60_000);
     const [row] = await sql<{ secrets_sealed: string; value: unknown }[]>`select secrets_sealed, value from workspace_settings where key = 'oidc'`;
     expect(row!.secrets_sealed).toMatch(/^v2:/);
     expect(JSON.stringify(row)).not.toContain(CLIENT.client_secret);

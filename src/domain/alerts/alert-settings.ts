@@ -58,7 +58,7 @@ export function readAlertSettings(row: SettingsRecord | undefined): AlertSetting
       hasFailUrl: hb.has_fail_url === true,
     } : null,
     version: row?.version ?? 1,
-    updatedAt: row?.updatedAt ?? new Date(0),
+    updatedAt: row?.updatedAt ?? null,
   };
 }
 

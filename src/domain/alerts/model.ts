@@ -41,7 +41,8 @@ export interface AlertSettings {
   thresholds: Thresholds;
   heartbeat: HeartbeatSettings | null;
   version: number;
-  updatedAt: Date;
+  /** Null until the settings are first saved. */
+  updatedAt: Date | null;
 }
 
 /** The heartbeat's URLs, opened from the secret box (only where they are called). */

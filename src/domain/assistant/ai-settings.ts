@@ -28,7 +28,8 @@ export interface AiSettings {
   maxTokens: number;
   sendSampleValues: boolean;
   version: number;
-  updatedAt: Date;
+  /** Null until the settings are first saved. */
+  updatedAt: Date | null;
 }
 
 /** A secret write: a string replaces, null removes, undefined keeps. */
@@ -55,7 +56,7 @@ export function readAiSettings(row: SettingsRecord | undefined): AiSettings {
     maxTokens: typeof v.max_tokens === 'number' ? v.max_tokens : DEFAULT_MAX_TOKENS,
     sendSampleValues: v.send_sample_values === true,
     version: row?.version ?? 1,
-    updatedAt: row?.updatedAt ?? new Date(0),
+    updatedAt: row?.updatedAt ?? null,
   };
 }
 

@@ -43,7 +43,8 @@ export interface OidcSettings {
   defaultRole: Role;
   buttonLabel: string;
   version: number;
-  updatedAt: Date;
+  /** Null until the settings are first saved. */
+  updatedAt: Date | null;
 }
 
 export interface OidcSettingsInput {
@@ -106,7 +107,7 @@ export function readOidcSettings(row: Awaited<ReturnType<SettingsRepo['get']>>):
     defaultRole: role(v.default_role),
     buttonLabel: str(v.button_label) ?? 'Sign in with single sign-on',
     version: row?.version ?? 1,
-    updatedAt: row?.updatedAt ?? new Date(0),
+    updatedAt: row?.updatedAt ?? null,
   };
 }
 

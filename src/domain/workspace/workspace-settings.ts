@@ -16,7 +16,8 @@ export interface WorkspaceSettings {
   requireSecondFactor: boolean;
   passwordSignIn: PasswordSignIn;
   version: number;
-  updatedAt: Date;
+  /** Null until the settings are first saved. */
+  updatedAt: Date | null;
 }
 
 export const WORKSPACE_KEY = 'workspace';
@@ -29,7 +30,7 @@ export async function readWorkspaceSettings(repo: SettingsRepo): Promise<Workspa
     requireSecondFactor: v.require_second_factor === true,
     passwordSignIn: v.password_sign_in === 'admins_only' ? 'admins_only' : 'everyone',
     version: row?.version ?? 1,
-    updatedAt: row?.updatedAt ?? new Date(0),
+    updatedAt: row?.updatedAt ?? null,
   };
 }
 

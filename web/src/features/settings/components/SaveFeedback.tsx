@@ -36,10 +36,9 @@ export function SectionTitle({ title, intro }: { title: string; intro?: string }
 }
 
 /** When the settings were last changed. */
-export function LastChanged({ at }: { at: string }) {
+export function LastChanged({ at }: { at: string | null }) {
   const t = useT();
-  // Settings never saved answer the epoch (updated_at is required in the contract, not nullable):
-  // "Last changed Jan 1, 1970" says nothing true, so nothing is shown.
-  if (!(Date.parse(at) > 0)) return null;
+  // Settings never saved have no time (updated_at null): nothing is shown.
+  if (at === null) return null;
   return <Text size="xs" c="dimmed">{t('settings.lastChanged')} <Time value={at} /></Text>;
 }
