@@ -78,7 +78,7 @@ test('with no channel yet the list leads to "Add channel"; an admin makes a webh
 test('an email channel to the SMTP peer: its test goes to the admin’s own address', async ({ page, herald }) => {
   await signIn(page);
   const channels = new ChannelsPage(page);
-  await channels.startNew('Team mail', 'Email');
+  await channels.startNew('Channels team mail', 'Email');
   await channels.field('SMTP host').fill('127.0.0.1');
   await channels.form.getByRole('textbox', { name: 'Port' }).fill(String(herald.smtp.port));
   await channels.choose('TLS', 'none', channels.form);
@@ -94,7 +94,7 @@ test('an email channel to the SMTP peer: its test goes to the admin’s own addr
   expect(herald.smtp.envelopes[before]!.to).toEqual([ADMIN.email]);
 
   await channels.button('Create channel').click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Team mail' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Channels team mail' })).toBeVisible();
   const channelId = page.url().split('/').pop()!;
   expect((await herald.seed.call('getChannel', { path: { channelId } })).settings).toMatchObject({ host: '127.0.0.1', port: herald.smtp.port, tls: 'none' });
 });
@@ -179,18 +179,18 @@ test('a change made meanwhile is answered with a reload', async ({ page, herald 
 });
 
 test('a channel an import made carries the managed badge in the list and beside its title', async ({ page, herald }) => {
-  const yaml = `apiVersion: herald/v1\nkind: Channel\nmetadata:\n  name: imported-hook\nspec:\n  name: Imported hook\n  type: webhook\n  settings:\n    url: ${herald.webhook.url}/imported\n`;
+  const yaml = `apiVersion: herald/v1\nkind: Channel\nmetadata:\n  name: channels-imported-hook\nspec:\n  name: Channels imported hook\n  type: webhook\n  settings:\n    url: ${herald.webhook.url}/imported\n`;
   expect((await herald.seed.call('importConfig', { body: { yaml, mode: 'apply' } })).applied).toBe(true);
-  const made = (await herald.seed.call('listChannels', { query: { limit: 200 } })).items.find((c) => c.key === 'imported-hook')!;
-  expect(made).toMatchObject({ name: 'Imported hook', type: 'webhook' });
+  const made = (await herald.seed.call('listChannels', { query: { limit: 200 } })).items.find((c) => c.key === 'channels-imported-hook')!;
+  expect(made).toMatchObject({ name: 'Channels imported hook', type: 'webhook' });
   expect(made.managed).toMatchObject({ by: 'import' });
   expect((await herald.seed.call('getChannel', { path: { channelId: made.id } })).managed).toMatchObject({ by: 'import' });
   await signIn(page);
   const channels = new ChannelsPage(page);
   await channels.gotoList();
-  await expect(channels.row('Imported hook').getByText('Imported', { exact: true })).toBeVisible();
-  await channels.goto(made.id, 'Imported hook');
-  const header = page.getByRole('heading', { level: 1, name: 'Imported hook' }).locator('..');
+  await expect(channels.row('Channels imported hook').getByText('Imported', { exact: true })).toBeVisible();
+  await channels.goto(made.id, 'Channels imported hook');
+  const header = page.getByRole('heading', { level: 1, name: 'Channels imported hook' }).locator('..');
   await expect(header.getByText('Imported', { exact: true })).toBeVisible();
   // An import does not lock the channel: an admin still changes it here.
   await expect(channels.button('Save channel')).toBeVisible();

@@ -194,7 +194,7 @@ test('the schema browser reads the tables and columns, and refresh finds a new t
 
 test('delete of a connection a query uses lists the query with its link; one nothing uses goes', async ({ page, herald }) => {
   const used = await seedConnection(herald, 'Used warehouse');
-  const query = await herald.seed.call('createQuery', { body: { name: 'Open orders', connection_id: used.id, sql: 'select id from orders' } });
+  const query = await herald.seed.call('createQuery', { body: { name: 'Orders using the shop', connection_id: used.id, sql: 'select id from orders' } });
   const unused = await seedConnection(herald, 'Spare warehouse');
   await signIn(page);
   const connections = new ConnectionsPage(page);
@@ -203,7 +203,7 @@ test('delete of a connection a query uses lists the query with its link; one not
   await expect(connections.dialog).toContainText('Delete Used warehouse?');
   await connections.dialog.getByRole('button', { name: 'Delete connection' }).click();
   await expect(connections.dialog.getByRole('alert')).toContainText('These queries use the connection');
-  const link = connections.dialog.getByRole('link', { name: 'Open orders' });
+  const link = connections.dialog.getByRole('link', { name: 'Orders using the shop' });
   await expect(link).toHaveAttribute('href', `/queries/${query.id}`);
   await checkA11y(page);
   await screen(page, 'web-connections-in-use');

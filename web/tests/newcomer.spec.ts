@@ -6,7 +6,8 @@
  * delivery sent, the receiver got the run, the result downloads. Each step follows the link the
  * page before offers, as a person would. Around it, what the admin meets while setting up: an
  * editor added (who sees the steps that are hers), alert settings (no "last changed" before a
- * save), the profile's time zone (UTC until the browser's is taken), an email channel (where its
+ * save), time zones (the first admin's from the browser at setup; an added member's UTC until the
+ * profile takes the browser's), an email channel (where its
  * test goes). The API is only read, to check. Serial steps share one page (one signed-in browser),
  * each well inside its own timeout; axe on every new page; no Content-Security-Policy violation.
  */
@@ -113,6 +114,20 @@ test('an editor the admin adds sees the first steps an editor takes, and who doe
     await expect(start.getByRole('listitem').nth(0)).toContainText('(An administrator does this.)');
     await expect(start.getByRole('listitem').nth(2)).toContainText('(An administrator does this.)');
     await checkA11y(gracePage);
+
+    // An account an admin made starts in UTC: her profile offers this browser's zone.
+    await gracePage.getByRole('button', { name: 'Account of Grace Editor' }).click();
+    await gracePage.getByRole('menuitem', { name: 'Profile' }).click();
+    const profile = new ProfilePage(gracePage);
+    await expect(profile.account.getByRole('textbox', { name: 'Time zone' })).toHaveValue('UTC');
+    await profile.account.getByRole('button', { name: 'Use this browser’s time zone (Europe/Berlin)' }).click();
+    await expect(profile.account.getByRole('textbox', { name: 'Time zone' })).toHaveValue('Europe/Berlin');
+    await checkA11y(gracePage);
+    await profile.account.getByRole('button', { name: 'Save' }).click();
+    await expect(gracePage.getByText('Your profile is saved.')).toBeVisible();
+    await expect(profile.account.getByRole('button', { name: /^Use this browser’s time zone/ })).toHaveCount(0);
+    const grace = await (await gracePage.request.get('/api/v1/me')).json() as { preferences: { timezone: string } };
+    expect(grace.preferences.timezone).toBe('Europe/Berlin');
   } finally {
     await editor.close();
   }
@@ -188,8 +203,8 @@ test('a report from the query page, with a schedule and a delivery through the c
   await expect(page.getByRole('textbox', { name: 'Query', exact: true })).toHaveValue('Open orders');
   await reports.title.fill('Open orders daily');
   await reports.cron.fill('0 7 * * 1-5');
-  // A new user's time zone is UTC (the profile's default): the newcomer picks theirs, typing part of it.
-  await reports.choose('Time zone', 'Europe/Berlin', { search: 'Europe/Berl' });
+  // The schedule's zone starts as the user's: Berlin, which the setup wizard took from the browser.
+  await expect(page.getByRole('textbox', { name: 'Time zone' })).toHaveValue('Europe/Berlin');
   await expect(page.getByText('At 07:00, Monday through Friday (Europe/Berlin)')).toBeVisible();
   await expect(reports.nextRuns.getByRole('listitem')).toHaveCount(5);
   await checkA11y(page);
@@ -256,25 +271,20 @@ test('settings never saved say nothing of a last change; once saved, when (alert
   await checkA11y(page);
 });
 
-test('a new account shows times in UTC; the profile offers this browser’s time zone, and times follow it', async () => {
+test('the first admin reads times in this browser’s zone and language from the start (the setup wizard took them)', async () => {
   await page.getByRole('button', { name: `Account of ${NEWCOMER.name}` }).click();
   await page.getByRole('menuitem', { name: 'Profile' }).click();
   const profile = new ProfilePage(page);
-  await expect(profile.account.getByRole('textbox', { name: 'Time zone' })).toHaveValue('UTC');
-  await profile.account.getByRole('button', { name: 'Use this browser’s time zone (Europe/Berlin)' }).click();
   await expect(profile.account.getByRole('textbox', { name: 'Time zone' })).toHaveValue('Europe/Berlin');
-  await checkA11y(page);
-  await profile.account.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByText('Your profile is saved.')).toBeVisible();
   await expect(profile.account.getByRole('button', { name: /^Use this browser’s time zone/ })).toHaveCount(0);
-  const me = await (await page.request.get('/api/v1/me')).json() as { preferences: { timezone: string } };
-  expect(me.preferences.timezone).toBe('Europe/Berlin');
+  await checkA11y(page);
+  const me = await (await page.request.get('/api/v1/me')).json() as { preferences: { timezone: string; locale: string } };
+  expect(me.preferences).toMatchObject({ timezone: 'Europe/Berlin', locale: 'en-GB' });
 
-  // The run's times now read in Berlin's time.
+  // The run's times read in Berlin's time, in the user's language (en-GB), as the Time component does.
   const run = await (await page.request.get(`/api/v1/runs/${runId}`)).json() as { finished_at: string };
   await page.goto(`/runs/${runId}`);
-  // Formatted in the user's language (en), as the Time component does.
-  const berlin = new Intl.DateTimeFormat('en', { timeZone: 'Europe/Berlin', dateStyle: 'medium', timeStyle: 'short' }).format(new Date(run.finished_at));
+  const berlin = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', dateStyle: 'medium', timeStyle: 'short' }).format(new Date(run.finished_at));
   await expect(page.locator('time').filter({ hasText: berlin }).first()).toBeVisible();
 });
 

@@ -138,10 +138,10 @@ test('a preview shows 1,000 rows under its cap, virtualised, and scrolls to the 
 
 test('an edit makes a second version; the versions page shows both, their differences, and restores the first', async ({ page, herald }) => {
   const first = 'select id, total from orders where status = {{ status }} order by id';
-  const created = await seedQuery(herald, { name: 'Orders by status', sql: first, parameters: [{ name: 'status', type: 'string', default: 'shipped' }] });
+  const created = await seedQuery(herald, { name: 'Orders per status', sql: first, parameters: [{ name: 'status', type: 'string', default: 'shipped' }] });
   await signIn(page, editor);
   const q = new QueriesPage(page);
-  await q.goto(created.id, 'Orders by status');
+  await q.goto(created.id, 'Orders per status');
   await expect(q.save).toBeDisabled();
   // The editor is no keyboard trap: Tab leaves it.
   await q.sql.focus();
@@ -154,7 +154,7 @@ test('an edit makes a second version; the versions page shows both, their differ
   await expect(q.save).toBeDisabled();
 
   await page.getByRole('link', { name: 'Versions' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Versions of Orders by status' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Versions of Orders per status' })).toBeVisible();
   const versions = page.getByRole('table', { name: 'Versions' });
   await expect(versions.getByRole('row')).toHaveCount(3);
   await expect(versions.getByRole('row').nth(1)).toContainText('Version 2');
@@ -182,10 +182,10 @@ test('an edit makes a second version; the versions page shows both, their differ
 });
 
 test('a change made meanwhile is not overwritten: Save says so, and Reload shows it', async ({ page, herald }) => {
-  const created = await seedQuery(herald, { name: 'Open orders', sql: "select count(*) from orders where status = 'open'" });
+  const created = await seedQuery(herald, { name: 'Orders left open', sql: "select count(*) from orders where status = 'open'" });
   await signIn(page, editor);
   const q = new QueriesPage(page);
-  await q.goto(created.id, 'Open orders');
+  await q.goto(created.id, 'Orders left open');
   await q.name.fill('Open orders (mine)');
   await herald.seed.call('updateQuery', { path: { queryId: created.id }, body: { version: created.version, name: 'Open orders (theirs)' } });
   await q.save.click();

@@ -1,4 +1,4 @@
-/** The setup wizard while no user exists: the first administrator. */
+/** The setup wizard while no user exists: the first administrator, in this browser's time zone and language. */
 import { useState, type FormEvent } from 'react';
 import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -11,6 +11,16 @@ import { useT } from '../../../i18n';
 import { AuthCard } from '../components/AuthCard';
 import { useSignedIn } from '../hooks';
 
+/** This browser's time zone and language, as the profile stores them. */
+function browserPreferences(): { timezone?: string; locale?: string } {
+  const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const locale = navigator.language;
+  return {
+    ...(timezone ? { timezone } : {}),
+    ...(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(locale) ? { locale } : {}),
+  };
+}
+
 export function SetupPage() {
   const t = useT();
   const status = useSetupStatus();
@@ -18,7 +28,14 @@ export function SetupPage() {
   const signedIn = useSignedIn();
   const [form, setForm] = useState({ name: '', email: '', password: '' });
   const setup = useMutation({
-    mutationFn: () => api.call('runSetup', { body: form }),
+    mutationFn: async () => {
+      const made = await api.call('runSetup', { body: form });
+      // The first admin reads times in this browser's zone and language from the start (a new
+      // account is UTC and en until its user picks); a refusal here leaves the defaults.
+      await api.call('updateMe', { body: { version: made.user.version, preferences: { ...made.user.preferences, ...browserPreferences() } } })
+        .catch(() => undefined);
+      return made;
+    },
     onSuccess: async () => {
       await signedIn();
       client.setQueryData(keys.setup, { needs_setup: false });
