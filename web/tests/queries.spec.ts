@@ -138,10 +138,10 @@ test('a preview shows 1,000 rows under its cap, virtualised, and scrolls to the 
 
 test('an edit makes a second version; the versions page shows both, their differences, and restores the first', async ({ page, herald }) => {
   const first = 'select id, total from orders where status = {{ status }} order by id';
-  const created = await seedQuery(herald, { name: 'Orders per status', sql: first, parameters: [{ name: 'status', type: 'string', default: 'shipped' }] });
+  const created = await seedQuery(herald, { name: 'Orders grouped by status', sql: first, parameters: [{ name: 'status', type: 'string', default: 'shipped' }] });
   await signIn(page, editor);
   const q = new QueriesPage(page);
-  await q.goto(created.id, 'Orders per status');
+  await q.goto(created.id, 'Orders grouped by status');
   await expect(q.save).toBeDisabled();
   // The editor is no keyboard trap: Tab leaves it.
   await q.sql.focus();
@@ -154,7 +154,7 @@ test('an edit makes a second version; the versions page shows both, their differ
   await expect(q.save).toBeDisabled();
 
   await page.getByRole('link', { name: 'Versions' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Versions of Orders per status' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Versions of Orders grouped by status' })).toBeVisible();
   const versions = page.getByRole('table', { name: 'Versions' });
   await expect(versions.getByRole('row')).toHaveCount(3);
   await expect(versions.getByRole('row').nth(1)).toContainText('Version 2');

@@ -91,6 +91,9 @@ test.describe('single sign-on', () => {
 
   test('is configured against the OpenID provider on loopback: discovery test, redirect URI to copy, then a wrong issuer shows the provider\'s error', async ({ page, context, herald }) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: herald.url });
+    // Start from no single sign-on and no stored secret (auth.spec, on the same Herald, may have set one).
+    const before = await herald.seed.call('getOidcSettings');
+    await herald.seed.call('replaceOidcSettings', { body: { version: before.version, enabled: false, client_secret: null } });
     await signIn(page);
     const settings = new SettingsPage(page);
     await settings.open('sso');
