@@ -216,6 +216,18 @@ test('alerts go to a webhook channel and the heartbeat: saved, tested to the loo
     await expect(status.getByRole('row').filter({ hasText: 'Ops alerts' })).not.toContainText('—\u00a0—');
     await expect(status.getByRole('row').filter({ hasText: 'Ops alerts' }).getByRole('cell').nth(1).locator('time')).toBeVisible();
     await screen(page, 'alerts');
+
+    // A receiver that refuses: each target's row says Failed in full (not cut by the column) with the reason.
+    herald.webhook.script.push(...Array.from({ length: 6 }, () => ({ status: 500, body: 'down for the test' })));
+    try {
+      await page.getByRole('button', { name: 'Send a test alert' }).click();
+      const failedRow = results.getByRole('row').filter({ hasText: 'Ops alerts' });
+      await expect(failedRow).toContainText('Failed');
+      const badge = failedRow.getByText('Failed', { exact: true });
+      expect(await badge.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    } finally {
+      herald.webhook.script.length = 0;
+    }
   } finally {
     const now = await herald.seed.call('getAlertSettings');
     await herald.seed.call('replaceAlertSettings', { body: { channel_ids: [], fallback_channel_id: null, heartbeat: null, version: now.version } });

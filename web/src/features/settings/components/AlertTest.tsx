@@ -33,13 +33,14 @@ export function AlertTest({ nameOf }: { nameOf: (id: string | null | undefined) 
             {targets.map((r, i) => (
               <Table.Tr key={i}>
                 <Table.Td>{label(r.target, r.channel_id)}</Table.Td>
-                <Table.Td>
-                  <Badge color={r.ok ? 'green' : 'red'} variant="light">{r.ok ? t('settings.alerts.ok') : t('settings.alerts.failed')}</Badge>
+                {/* The badge and the time keep their width; the detail takes what is left and wraps. */}
+                <Table.Td style={{ whiteSpace: 'nowrap', width: '1%' }}>
+                  <Badge color={r.ok ? 'green' : 'red'} variant="light" style={{ minWidth: 'max-content' }}>{r.ok ? t('settings.alerts.ok') : t('settings.alerts.failed')}</Badge>
                 </Table.Td>
                 <Table.Td>
                   {r.error ? `${r.error.message} (${r.error.code})` : r.status !== undefined ? t('settings.alerts.httpStatus', { status: r.status }) : '—'}
                 </Table.Td>
-                <Table.Td>{formatDuration(r.elapsed_ms)}</Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap', width: '1%' }}>{formatDuration(r.elapsed_ms)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
