@@ -87,11 +87,15 @@ test('an editor writes a query with completion offered for a real table, declare
   await parameter.getByLabel('Default').fill('0');
   await expect(page.getByLabel('Value of min_total')).toHaveValue('0');
   await checkA11y(page);
+  await q.runPreview('1,000');
+  await expect(q.result).toBeVisible();
 
   await q.save.click();
   await expect(page.getByText('Query “Large orders” created.')).toBeVisible();
   await expect(page).toHaveURL(/\/queries\/[0-9a-f-]{36}$/);
   await expect(page.getByRole('heading', { level: 1, name: 'Large orders' })).toBeVisible();
+  // The preview made before the first save is still there on the query's own page.
+  await expect(q.result).toBeVisible();
   const id = page.url().split('/').pop()!;
   const saved = await herald.seed.call('getQuery', { path: { queryId: id } });
   expect(saved).toMatchObject({

@@ -8,14 +8,18 @@ import { Badge, Button, Group, Select, SimpleGrid, Stack, Text, Title } from '@m
 import { fieldErrors, ProblemAlert } from '../../../components/ProblemAlert';
 import { formatDuration } from '../../../components/Time';
 import { useI18n } from '../../../i18n';
-import { usePreview } from '../hooks';
+import { usePreview, type Preview } from '../hooks';
 import { previewValues, type QueryDraft } from '../utils/draft';
 import { ResultTable } from './ResultTable';
 import { ValueInput } from './ValueInput';
 
 const CAPS = ['100', '500', '1000', '5000'];
 
-export function PreviewSection({ draft }: { draft: QueryDraft }) {
+/**
+ * `initial`: a preview made before the query's first save (carried to its new page), shown until
+ * the next one. `onResult` hears each preview, so the editor can carry it.
+ */
+export function PreviewSection({ draft, initial, onResult }: { draft: QueryDraft; initial?: Preview | undefined; onResult?: (r: Preview) => void }) {
   const { t, locale } = useI18n();
   const [values, setValues] = useState<Record<string, string>>({});
   const [cap, setCap] = useState('500');
@@ -28,8 +32,8 @@ export function PreviewSection({ draft }: { draft: QueryDraft }) {
     sql: draft.sql,
     parameters: previewValues(declared, values),
     limit: Number(cap),
-  });
-  const result = preview.data;
+  }, { onSuccess: (r) => onResult?.(r) });
+  const result = preview.data ?? (preview.isIdle ? initial : undefined);
   return (
     <section aria-labelledby="query-preview">
       <Title order={2} size="h4" id="query-preview" mb="xs">{t('queries.preview')}</Title>

@@ -4,16 +4,16 @@
  * version (409: changed meanwhile, with reload). Viewers, and anyone on a query the configuration
  * directory manages, read it without edit controls.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Alert, Badge, Button, Stack } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { problemCode } from '../../../api/client';
 import { useCan } from '../../../api/session';
 import { fieldErrors, ProblemAlert } from '../../../components/ProblemAlert';
 import { PageHeader } from '../../../components/PageHeader';
 import { useT } from '../../../i18n';
-import { useConnections, useCreateQuery, useSavedQuery, useUpdateQuery, type Query } from '../hooks';
+import { useConnections, useCreateQuery, useSavedQuery, useUpdateQuery, type Preview, type Query } from '../hooks';
 import { useUnsavedChanges } from '../../../components/UnsavedChanges';
 import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { changesOf, createBody, draftOf, emptyDraft, isDirty, type QueryDraft } from '../utils/draft';
@@ -27,6 +27,8 @@ import { SqlSection } from './SqlSection';
 export function QueryEditor({ query, connectionId = null }: { query?: Query; connectionId?: string | null }) {
   const t = useT();
   const navigate = useNavigate();
+  const lastPreview = useRef<Preview | null>(null);
+  const carried = (useLocation().state as { preview?: Preview } | null)?.preview;
   const canEdit = useCan('editor');
   const connections = useConnections();
   const [baseline, setBaseline] = useState<Query | undefined>(query);
@@ -64,7 +66,8 @@ export function QueryEditor({ query, connectionId = null }: { query?: Query; con
         onSuccess: (q) => {
           notifications.show({ color: 'green', message: t('queries.created', { name: q.name }) });
           unsaved.allowNext();
-          void navigate(`/queries/${q.id}`, { replace: true });
+          // The preview made before the first save stays on the query's new page.
+          void navigate(`/queries/${q.id}`, { replace: true, state: lastPreview.current ? { preview: lastPreview.current } : null });
         },
       });
       return;
@@ -113,7 +116,7 @@ export function QueryEditor({ query, connectionId = null }: { query?: Query; con
       <DetailsSection draft={draft} onChange={change} readOnly={!editable} errors={errors} connections={connections.data ?? []} />
       <SqlSection draft={draft} onChange={change} readOnly={!editable} error={errors.sql} connection={connection} canEdit={editable} />
       <ParametersSection draft={draft} onChange={change} readOnly={!editable} errors={errors} />
-      {canEdit && <PreviewSection draft={draft} />}
+      {canEdit && <PreviewSection draft={draft} initial={carried} onResult={(r) => { lastPreview.current = r; }} />}
     </Stack>
   );
 }
