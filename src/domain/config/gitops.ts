@@ -53,6 +53,10 @@ function errorsOf(err: unknown): GitopsError[] {
 
 export const GITOPS_ACTOR: Actor = { type: 'system', userId: null, apiKeyId: null, ip: null, userAgent: 'herald gitops' };
 
+/** A resource's `managed` property as its GET and its list show it. */
+export interface ManagementView { by: ManagedMark['by']; path: string | null; detached: boolean }
+const managementView = (mark: ManagedMark): ManagementView => ({ by: mark.by, path: mark.path, detached: mark.detachedAt !== null });
+
 export function createReconciler(deps: {
   directory: GitopsDirectory;
   config: Pick<ConfigService, 'apply'>;
@@ -201,16 +205,16 @@ export function createGitopsService(deps: {
       }
     },
     /** Who manages a resource, as its GET view's `managed` property (none when nothing does). */
-    async managementOf(kind: ConfigKind, id: string): Promise<{ managed?: { by: ManagedMark['by']; path: string | null; detached: boolean } }> {
+    async managementOf(kind: ConfigKind, id: string): Promise<{ managed?: ManagementView }> {
       const mark = await deps.store.markOf(kind, id);
-      return mark ? { managed: { by: mark.by, path: mark.path, detached: mark.detachedAt !== null } } : {};
+      return mark ? { managed: managementView(mark) } : {};
     },
     /** The same for a page of a list: each item's `managed` property (none when nothing manages it), in one read. */
-    async withManagement<T extends { id: string }>(kind: ConfigKind, items: T[]): Promise<Array<T & { managed?: { by: ManagedMark['by']; path: string | null; detached: boolean } }>> {
+    async withManagement<T extends { id: string }>(kind: ConfigKind, items: T[]): Promise<Array<T & { managed?: ManagementView }>> {
       const marks = await deps.store.marksOf(kind, items.map((i) => i.id));
       return items.map((item) => {
         const mark = marks.get(item.id);
-        return mark ? { ...item, managed: { by: mark.by, path: mark.path, detached: mark.detachedAt !== null } } : item;
+        return mark ? { ...item, managed: managementView(mark) } : item;
       });
     },
     detach: (kind: ConfigKind, id: string, actor: Actor) => change(kind, id, actor, true),

@@ -18,7 +18,7 @@ import { anonymous, asUser, type RequestMeta, type SignedIn } from './auth-share
 import { completeSignIn, type BrowserProof } from './sign-in-service.js';
 import type { SessionPolicy } from './sessions.js';
 import { normalizeEmail, randomToken, sameToken, tokenHash } from '../identity/tokens.js';
-import { OIDC_KEY } from '../workspace/workspace-settings.js';
+import { DEFAULT_SSO_BUTTON_LABEL, OIDC_KEY } from '../workspace/workspace-settings.js';
 import { ROLE_RANK, type Role } from '../identity/principal.js';
 import type { IdentityStore, SettingsRepo } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
@@ -105,7 +105,7 @@ export function readOidcSettings(row: Awaited<ReturnType<SettingsRepo['get']>>):
     allowedDomains: Array.isArray(v.allowed_domains) ? (v.allowed_domains as string[]) : [],
     createUsers: v.create_users === true,
     defaultRole: role(v.default_role),
-    buttonLabel: str(v.button_label) ?? 'Sign in with single sign-on',
+    buttonLabel: str(v.button_label) ?? DEFAULT_SSO_BUTTON_LABEL,
     version: row?.version ?? 1,
     updatedAt: row?.updatedAt ?? null,
   };
@@ -298,7 +298,7 @@ export function createOidcService(deps: {
         allowed_domains: (input.allowedDomains ?? []).map((d) => d.toLowerCase()),
         create_users: input.createUsers ?? false,
         default_role: input.defaultRole ?? 'viewer',
-        button_label: input.buttonLabel ?? 'Sign in with single sign-on',
+        button_label: input.buttonLabel ?? DEFAULT_SSO_BUTTON_LABEL,
       };
       if (value.enabled) {
         const missing: FieldProblem[] = [];

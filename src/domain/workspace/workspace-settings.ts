@@ -22,6 +22,8 @@ export interface WorkspaceSettings {
 
 export const WORKSPACE_KEY = 'workspace';
 export const OIDC_KEY = 'oidc';
+/** The sign-in page's single sign-on button until an admin names it. */
+export const DEFAULT_SSO_BUTTON_LABEL = 'Sign in with single sign-on';
 
 export async function readWorkspaceSettings(repo: SettingsRepo): Promise<WorkspaceSettings> {
   const row = await repo.get(WORKSPACE_KEY);
@@ -55,7 +57,7 @@ export function createWorkspaceSettingsService(deps: { store: Pick<IdentityStore
     async signInMethods(): Promise<{ passwordSignIn: PasswordSignIn; singleSignOn: { enabled: boolean; buttonLabel: string } }> {
       const [settings, oidc] = await Promise.all([readWorkspaceSettings(store.settings), store.settings.get(OIDC_KEY)]);
       const enabled = oidc?.value.enabled === true;
-      const label = typeof oidc?.value.button_label === 'string' && oidc.value.button_label.trim() ? oidc.value.button_label : 'Sign in with single sign-on';
+      const label = typeof oidc?.value.button_label === 'string' && oidc.value.button_label.trim() ? oidc.value.button_label : DEFAULT_SSO_BUTTON_LABEL;
       return { passwordSignIn: enabled ? settings.passwordSignIn : 'everyone', singleSignOn: { enabled, buttonLabel: label } };
     },
 

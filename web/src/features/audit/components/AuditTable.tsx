@@ -15,8 +15,8 @@ const COLUMNS = 7;
 
 /** The page of an event's target, where it has one (a link's is its run's). */
 function targetPage(type: string, id: string, details: unknown): string | null {
-  const pages: Record<string, string> = { connection: 'connections', channel: 'channels', query: 'queries', report: 'reports', api_key: 'api-keys' };
-  if (type === 'api_key') return '/api-keys';
+  const pages: Record<string, string> = { connection: 'connections', channel: 'channels', query: 'queries', report: 'reports' };
+  if (type === 'api_key') return '/api-keys'; // keys have one page, the list
   if (pages[type]) return `/${pages[type]}/${id}`;
   const runId = details && typeof details === 'object' ? (details as Record<string, unknown>).run_id : undefined;
   if (type === 'link' && typeof runId === 'string') return `/runs/${runId}`;
