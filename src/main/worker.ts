@@ -39,6 +39,9 @@ const handBack = () => new Promise<never>(() => undefined);
  * the counter is within the limit. That answers a WorkersLostError; any other error is final when
  * it is unrecoverable or the job's attempts are spent.
  */
+/** How long a stopping worker waits for cancelled handlers to record their state. */
+const HANDBACK_GRACE_MS = 3_000;
+
 export function finalFailureOf(job: Pick<Job, 'name' | 'stalledCounter' | 'attemptsMade' | 'opts'>, err: Error, maxStalled = MAX_STALLED): Error | undefined {
   const unrecoverable = err instanceof UnrecoverableError || err.name === 'UnrecoverableError';
   if (unrecoverable && job.stalledCounter > maxStalled) return new WorkersLostError(job.name, job.stalledCounter, err);
@@ -69,6 +72,8 @@ export function createWorker(deps: {
   /** Jobs in progress here. */
   let active = 0;
   let onIdle: (() => void) | undefined;
+  /** Handlers' work still going on (a cancelled one records what it did before it settles). */
+  const working = new Set<Promise<unknown>>();
   /** Resolves once no job is in progress here. */
   const idle = () => new Promise<void>((resolve) => {
     if (active === 0) resolve();
@@ -107,7 +112,9 @@ export function createWorker(deps: {
       signal, job: { id: job.id, name: job.name, attemptsMade: job.attemptsMade },
     }));
     // Whichever loses the race settles unobserved.
-    work.catch(() => undefined);
+    const settled = work.catch(() => undefined);
+    working.add(settled);
+    void settled.then(() => working.delete(settled));
     aborted.catch(() => undefined);
     try {
       // A handler that ignores its signal still fails at its time limit (its work then goes on
@@ -191,6 +198,11 @@ export function createWorker(deps: {
         // active; their locks expire and BullMQ's stalled-job check gives them to another worker.
         // (Before the close: closing forgets the jobs' signals.)
         for (const w of workers) w.cancelAllJobs(SHUTDOWN);
+        // A handler that honours its signal records what it did (the sends a delivery made) on
+        // its way out: give that a moment before the store closes behind it.
+        let grace: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all([...working]), new Promise<void>((resolve) => { grace = setTimeout(resolve, HANDBACK_GRACE_MS); })]);
+        clearTimeout(grace);
         await Promise.all(workers.map((w) => (w.closing ? w.disconnect() : w.close(true))));
       }
       deps.logger.info('worker stopped', { handed_back: outcome === 'late' ? unfinished : 0 });
