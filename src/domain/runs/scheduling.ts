@@ -53,19 +53,25 @@ export function createScheduling(deps: {
    */
   let unqueued: Array<{ id: string; reportId: string }> = [];
 
-  const plan = (now: Date, due: DueReport[]): PlannedRun[] => due.map((r) => {
-    let slot: Date;
-    let next: Date | null;
-    try {
-      slot = latestDueSlot(r.schedule, r.nextRunAt, now);
-      next = nextOccurrence(r.schedule, now);
-    } catch (err) {
-      // A schedule that no longer compiles (it was valid when saved): run the due time once, then stop scheduling it.
-      deps.log.error('a report\'s schedule cannot be computed; it is not scheduled again', { report_id: r.id, err });
-      slot = r.nextRunAt;
-      next = null;
+  /**
+   * The runs of due reports. `times` remembers, for this tick's `now`, the slot and next time of
+   * each schedule and due time seen: the reports due in one minute mostly share a few schedules,
+   * and the time-zone arithmetic is most of a claim's own work.
+   */
+  const plan = (now: Date, due: DueReport[], times: Map<string, { slot: Date; next: Date | null }>): PlannedRun[] => due.map((r) => {
+    const key = `${r.schedule.cron}\u0000${r.schedule.timezone}\u0000${r.nextRunAt.getTime()}`;
+    let known = times.get(key);
+    if (!known) {
+      try {
+        known = { slot: latestDueSlot(r.schedule, r.nextRunAt, now), next: nextOccurrence(r.schedule, now) };
+        times.set(key, known);
+      } catch (err) {
+        // A schedule that no longer compiles (it was valid when saved): run the due time once, then stop scheduling it.
+        deps.log.error('a report\'s schedule cannot be computed; it is not scheduled again', { report_id: r.id, err });
+        known = { slot: r.nextRunAt, next: null };
+      }
     }
-    return { reportId: r.id, runId: newId(), slot, next, parameters: r.parameters, condition: r.condition };
+    return { reportId: r.id, runId: newId(), slot: known.slot, next: known.next, parameters: r.parameters, condition: r.condition };
   });
 
   return {
@@ -83,13 +89,14 @@ export function createScheduling(deps: {
       }
       let made = 0;
       let worstLag = 0;
+      const times = new Map<string, { slot: Date; next: Date | null }>();
       for (;;) {
         // One unit of work per batch: the runs and their events commit together, before they are
         // enqueued (a worker's "running" always comes after "pending").
         const { claimed, created } = await deps.uow.run(async (tx) => {
           const due = await tx.scheduleClaims.lockDue(now, CLAIM_BATCH);
           if (due.length === 0) return { claimed: 0, created: [] };
-          const made = await tx.scheduleClaims.createRuns(plan(now, due), now);
+          const made = await tx.scheduleClaims.createRuns(plan(now, due, times), now);
           await tx.outbox.add(made.flatMap((c) => [
             runUpdated({ id: c.runId, reportId: c.reportId, status: 'pending', trigger: 'schedule', finishedAt: null, error: null }),
             reportUpdated(c.reportId, 'scheduled', { nextRunAt: c.next, lastRun: { id: c.runId, status: 'pending' } }),
@@ -108,7 +115,8 @@ export function createScheduling(deps: {
           // The lag of the latest due run: the latest slot of this tick and how late it was queued.
           const latest = created.reduce((a, b) => (a.slot.getTime() >= b.slot.getTime() ? a : b));
           worstLag = Math.max(worstLag, (queuedAt - latest.slot.getTime()) / 1000);
-          for (const c of created) deps.log.info('scheduled run queued', { run_id: c.runId, report_id: c.reportId, slot: c.slot.toISOString() });
+          // One line per run for tracing (debug: a minute with 100,000 due reports would make as many lines); the tick's count is info.
+          for (const c of created) deps.log.debug('scheduled run queued', { run_id: c.runId, report_id: c.reportId, slot: c.slot.toISOString() });
         }
         made += created.length;
         if (claimed < CLAIM_BATCH) {

@@ -44,9 +44,16 @@ export function transactionOutbox(tx: Tx): Outbox & {
   return {
     async add(list) {
       if (list.length === 0) return;
-      const rows = await tx.insert(events).values(list.map((e) => ({ type: e.type, data: e.data, userId: e.userId ?? null })))
-        .returning({ id: events.id });
-      for (const r of rows) written.push(r.id);
+      // One parameter whatever the count (a tick of the scheduler writes a thousand at once): cheaper
+      // to build, send and plan than three parameters a row; the rows are inserted (and numbered) in order.
+      const rows = await tx.execute<{ id: string | number }>(sql`
+        insert into events (type, data, user_id)
+        select v.type, v.data, v.user_id
+          from rows from (jsonb_to_recordset(${JSON.stringify(list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })))}::jsonb)
+                 as (type text, data jsonb, user_id uuid)) with ordinality as v(type, data, user_id, n)
+         order by v.n
+        returning id`) as unknown as Array<{ id: string | number }>;
+      for (const r of rows) written.push(Number(r.id));
     },
     /**
      * The transaction's last statement, when it wrote events: when no one else holds the
