@@ -80,9 +80,15 @@ async function main(): Promise<void> {
     // BENCH_PG_LOG_MS: the store logs the schedulers' statements slower than that (PostgreSQL's own log).
     if (process.env.BENCH_PG_LOG_MS) await store.unsafe(`alter database ${place.name} set log_min_duration_statement = ${Number(process.env.BENCH_PG_LOG_MS)}`);
     const made = [0, 0];
+    /** The schedulers' own time claiming and queueing (the ticks that made runs), in ms. */
+    const busy: number[] = [];
     for (const i of [0, 1]) {
       schedulers.push(await spawnRole('scheduler', place, { SVC_SCHEDULER_TICK_SECONDS: '1' }, 'scheduler started', (line) => {
-        if (line.includes('"due reports queued"')) made[i]! += Number((JSON.parse(line) as { runs: number }).runs);
+        if (line.includes('"scheduler task slow"')) console.log(`  scheduler ${i + 1}: ${line}`);
+        if (!line.includes('"due reports queued"')) return;
+        const tick = JSON.parse(line) as { runs: number; ms: number };
+        made[i]! += tick.runs;
+        busy.push(tick.ms);
       }));
     }
     const idleMiB = schedulers.map((c) => peakMiB(c.pid));
@@ -105,7 +111,7 @@ async function main(): Promise<void> {
     console.log(`  runs for the slot: ${runs!.n as number} for ${runs!.reports as number} reports; duplicates: ${dup!.n as number}; missed: ${REPORTS - (runs!.reports as number)}; jobs: ${jobs.length}`);
     console.log(`  last run queued ${last.toFixed(2)} s after the due minute`);
     console.log(`  lag (job added − slot) p50 ${quantile(lags, 0.5).toFixed(2)} s   p99 ${quantile(lags, 0.99).toFixed(2)} s`);
-    console.log(`  runs made by scheduler 1: ${made[0]}, by scheduler 2: ${made[1]}`);
+    console.log(`  runs made by scheduler 1: ${made[0]}, by scheduler 2: ${made[1]}; ticks that made runs took ${busy.join(', ')} ms`);
     console.log(`  scheduler peak resident memory: ${peak.map((m) => m.toFixed(0)).join(' / ')} MiB (after start-up ${idleMiB.map((m) => m.toFixed(0)).join(' / ')} MiB)`);
     // Herald waits for its next tick (up to a second) after the minute; the limit starts at once.
     console.log(`  limit (one process, bare claims of 1,000 + addBulk, no events): ${limitSeconds.toFixed(2)} s for the same ${REPORTS} runs; Herald / limit ${(last / limitSeconds).toFixed(2)}x`);

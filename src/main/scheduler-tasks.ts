@@ -39,8 +39,9 @@ export function buildSchedulerTasks(
       name: 'due reports',
       essential: true,
       async run(now) {
+        const started = performance.now();
         const made = await scheduling.tick(now);
-        if (made > 0) log.info('due reports queued', { runs: made });
+        if (made > 0) log.info('due reports queued', { runs: made, ms: Math.round(performance.now() - started) });
       },
     },
     {

@@ -79,8 +79,12 @@ export function createScheduler(deps: {
     let ok = true;
     for (const task of deps.tasks) {
       if (stopped) return;
+      const started = clock.now().getTime();
       try {
         await task.run(now);
+        // A task that holds the tick past its length delays the due reports of the next one.
+        const ms = clock.now().getTime() - started;
+        if (ms > deps.tickSeconds * 1000) deps.logger.warn('scheduler task slow', { task: task.name, ms });
       } catch (err) {
         if (task.essential !== false) ok = false;
         deps.logger.error('scheduler task failed', { task: task.name, err });
