@@ -1,6 +1,7 @@
 /**
- * Scheduler composition root: a tick loop. A tick starts every SVC_SCHEDULER_TICK_SECONDS, on a
- * timer of the injected clock (never two at once: one that falls due while the last still runs
+ * Scheduler composition root: a tick loop. A tick starts every SVC_SCHEDULER_TICK_SECONDS, and
+ * at the start of every minute of the store's clock (schedules are by the minute), on a timer of
+ * the injected clock (never two at once: one that falls due while the last still runs
  * starts when that ends). Each tick runs the scheduling tasks (due reports → runs → queue, the
  * sweep, housekeeping) with the injected clock's time and records its completion for the
  * readiness check.
@@ -37,6 +38,9 @@ export function hourly(name: string, work: (now: Date) => Promise<void>): TickTa
   };
 }
 
+/** A tick at a minute's start wakes this long after it by the store's clock (clocks drift apart between ticks). */
+const MINUTE_MARGIN_MS = 20;
+
 export interface SchedulerRole {
   start(): void;
   stop(): Promise<void>;
@@ -66,12 +70,16 @@ export function createScheduler(deps: {
   let last: Date | undefined;
   const startedAt = clock.now();
 
+  /** How far the store's clock (the time ticks decide by) is ahead of this process's, as of the last tick. */
+  let storeAhead = 0;
+
   const tick = async () => {
     // A tick counts from when it began: a clock moved while it ran is the next tick's to see.
     const begun = clock.now();
     let now: Date;
     try {
       now = await time();
+      storeAhead = now.getTime() - begun.getTime();
     } catch (err) {
       deps.logger.error('scheduler task failed', { task: 'store time', err });
       return;
@@ -96,6 +104,23 @@ export function createScheduler(deps: {
   };
 
   /**
+   * Until the next tick: the tick's length, or less when a minute of the store's clock begins
+   * sooner (schedules are by the minute: their runs are queued just after it begins, not up to a
+   * tick later).
+   */
+  const toMinuteMs = (): number => {
+    const store = clock.now().getTime() + storeAhead;
+    return 60_000 - (((store % 60_000) + 60_000) % 60_000) + MINUTE_MARGIN_MS;
+  };
+  /** When the timer fires (the process's clock, ms). */
+  let wakeAt = 0;
+  const arm = (ms: number) => {
+    wake?.cancel();
+    wakeAt = clock.now().getTime() + ms;
+    wake = clock.timer(ms, onWake);
+  };
+
+  /**
    * A tick is due: it starts now (and the next one is set for a tick's length after this start)
    * unless one is running. The timer is the clock's: the system clock's runs on the monotonic
    * time, so ticks keep their spacing when the wall clock is set; a manual clock ticks as a test
@@ -105,7 +130,7 @@ export function createScheduler(deps: {
     if (stopped) return;
     if (running) { due = true; return; }
     due = false;
-    wake = clock.timer(deps.tickSeconds * 1000, onWake);
+    arm(Math.min(deps.tickSeconds * 1000, toMinuteMs()));
     // After the code that moved the clock has finished (a manual clock fires timers synchronously).
     running = Promise.resolve().then(tick).catch((err: unknown) => {
       // tick handles its tasks' failures; this is for one of its own (a logger that throws).
@@ -113,6 +138,8 @@ export function createScheduler(deps: {
     }).finally(() => {
       running = undefined;
       if (due) onWake();
+      // The tick learnt the store's clock: the next minute by it may come before the timer.
+      else if (!stopped && wake && clock.now().getTime() + toMinuteMs() < wakeAt) arm(toMinuteMs());
     });
   };
 

@@ -97,3 +97,14 @@ it('undoes a batch that fails, notifications, events and cursor together; the ne
   expect(await w.notifier.run()).toEqual({ events: 2, notified: 2 });
   expect(w.notifications.rows.map((r) => [r.dedupeKey, r.count])).toEqual([['problem.opened:x', 1], ['problem.opened:y', 1]]);
 });
+
+it('stops after the batch that passes its time budget and carries on from the cursor next time', async () => {
+  const w = world(2);
+  await w.notifier.run();
+  for (const f of ['a', 'b', 'c', 'd', 'e']) await w.opened(f);
+  // No time at all: one batch, then it says there is more (a scheduler's tick goes on to its due reports).
+  expect(await w.notifier.run(0)).toEqual({ events: 2, notified: 2, more: true });
+  expect(w.notifications.rows).toHaveLength(2);
+  expect(await w.notifier.run()).toEqual({ events: 8, notified: 3 });
+  expect(w.notifications.rows.map((r) => r.dedupeKey)).toEqual(['a', 'b', 'c', 'd', 'e'].map((f) => `problem.opened:${f}`));
+});

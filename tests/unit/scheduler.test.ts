@@ -112,3 +112,37 @@ it('counts a tick whose only failure is in housekeeping (essential: false)', asy
   expect(s.lastTickAt()).toBeDefined();
   expect(errors.length).toBeGreaterThanOrEqual(1);
 });
+
+it('wakes at the start of each minute of the store\'s clock, not a whole tick later', async () => {
+  // A 10 s tick that began 5.5 s before a minute: the next tick is at the minute (plus 20 ms), then every 10 s again.
+  const clock = manualClock(new Date('2026-11-25T10:00:54.500Z'));
+  const seen: number[] = [];
+  const task: TickTask = { name: 'count', run: async (now) => { seen.push(now.getTime()); } };
+  const s = createScheduler({ tickSeconds: 10, tasks: [task], logger: quietLogger(), clock });
+  s.start();
+  await settle();
+  clock.advance(5_519);
+  await settle();
+  expect(seen).toHaveLength(1);
+  clock.advance(1);
+  await settle();
+  expect(seen.map((t) => new Date(t).toISOString())).toEqual(['2026-11-25T10:00:54.500Z', '2026-11-25T10:01:00.020Z']);
+  clock.advance(10_000);
+  await settle();
+  expect(seen.at(-1)).toBe(Date.parse('2026-11-25T10:01:10.020Z'));
+  await s.stop();
+
+  // The store's clock 3 s ahead of the process's: the minute is the store's (its time decides what is due).
+  const local = manualClock(new Date('2026-11-25T10:00:50.000Z'));
+  const storeSeen: number[] = [];
+  const ahead = createScheduler({
+    tickSeconds: 10, tasks: [{ name: 'count', run: async (now) => { storeSeen.push(now.getTime()); } }], logger: quietLogger(), clock: local,
+    time: async () => new Date(local.now().getTime() + 3_000),
+  });
+  ahead.start();
+  await settle();
+  local.advance(7_020);
+  await settle();
+  expect(storeSeen.map((t) => new Date(t).toISOString())).toEqual(['2026-11-25T10:00:53.000Z', '2026-11-25T10:01:00.020Z']);
+  await ahead.stop();
+});
