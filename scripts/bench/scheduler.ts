@@ -13,6 +13,7 @@
  * Asserts nothing.
  *   npx tsx scripts/bench/scheduler.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  *   BENCH_REPORTS=100 BENCH_TOTAL=1000000 npx tsx scripts/bench/scheduler.ts   (a few due among many)
+ *   BENCH_TICK_SECONDS=10 ticks as the default setting does (1 unless set).
  *   BENCH_PG_LOG_MS=0 logs the schedulers' statements in PostgreSQL's own log.
  */
 import { readFileSync } from 'node:fs';
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     /** The schedulers' own time claiming and queueing (the ticks that made runs), in ms. */
     const busy: number[] = [];
     for (const i of [0, 1]) {
-      schedulers.push(await spawnRole('scheduler', place, { SVC_SCHEDULER_TICK_SECONDS: '1' }, 'scheduler started', (line) => {
+      schedulers.push(await spawnRole('scheduler', place, { SVC_SCHEDULER_TICK_SECONDS: process.env.BENCH_TICK_SECONDS ?? '1' }, 'scheduler started', (line) => {
         if (line.includes('"scheduler task slow"')) console.log(`  scheduler ${i + 1}: ${line}`);
         if (!line.includes('"due reports queued"')) return;
         const tick = JSON.parse(line) as { runs: number; ms: number };
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
       }));
     }
     const idleMiB = schedulers.map((c) => peakMiB(c.pid));
-    console.log(`scheduler: ${REPORTS} reports due at ${slot.toISOString()} among ${TOTAL}, two scheduler processes ticking every second`);
+    console.log(`scheduler: ${REPORTS} reports due at ${slot.toISOString()} among ${TOTAL}, two scheduler processes ticking every ${process.env.BENCH_TICK_SECONDS ?? '1'} s`);
     let total = 0;
     for (;;) {
       const counts = await queue.getJobCounts(...STATES);
