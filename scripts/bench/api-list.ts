@@ -1,0 +1,219 @@
+/**
+ * Benchmark: GET /api/v1/reports?limit=50 with an API key (and GET /health/live) at
+ * BENCH_CONNECTIONS (default 100) keep-alive connections, Herald against its limit: a bare
+ * Express app serving the byte-identical body (same status, same Content-Type), measured in the
+ * same run by the same load generator.
+ *
+ * Three processes, so that nobody measures itself: `herald api` (a child, log at info to
+ * /dev/null, as deployed), the limit (a child: this file with --limit-server), and the load
+ * generator (a child: this file with --load; node:http with a keep-alive Agent, one request at a
+ * time per connection, BENCH_SECONDS per measurement after a one-second warm-up). The workspace
+ * holds 50 reports with schedules of a few kinds, so the list answers 50 items (~27 KB).
+ * Measurements alternate limit and Herald, BENCH_ROUNDS times (default 3); printed per round:
+ * req/s, p50, p99 for both and the ratio Herald/limit of req/s; then min/median/max over rounds.
+ * Asserts nothing.
+ *   npx tsx scripts/bench/api-list.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { benchPlace, freePort, quantile, stopChildren } from './support.js';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const spread = (xs: number[], digits = 0) =>
+  `min ${Math.min(...xs).toFixed(digits)} / median ${median(xs).toFixed(digits)} / max ${Math.max(...xs).toFixed(digits)}`;
+
+// ---------------------------------------------------------------------------------------------
+// The limit: bare Express answering the bytes it was given, at the same paths.
+
+function limitServer(): void {
+  const port = Number(process.env.BENCH_LIMIT_PORT);
+  const bodies = JSON.parse(process.env.BENCH_LIMIT_BODIES!) as Record<string, { type: string; body: string }>;
+  const app = express();
+  for (const [path, { type, body }] of Object.entries(bodies)) {
+    const bytes = Buffer.from(body, 'base64');
+    app.get(path, (_req, res) => { res.setHeader('Content-Type', type); res.send(bytes); });
+  }
+  const server = app.listen(port, '127.0.0.1', () => process.stdout.write('limit listening\n'));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load generator: CONNECTIONS loops, each one request at a time on its own kept-alive socket.
+
+async function load(): Promise<void> {
+  const url = new URL(process.env.BENCH_LOAD_URL!);
+  const headers = JSON.parse(process.env.BENCH_LOAD_HEADERS ?? '{}') as Record<string, string>;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
+  const get = () => new Promise<number>((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', () => resolve(res.statusCode!));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const latencies: number[] = [];
+  let errors = 0;
+  let measuring = false;
+  let stop = false;
+  const loop = async () => {
+    while (!stop) {
+      const t = performance.now();
+      const status = await get();
+      if (measuring) {
+        if (status !== 200) errors += 1;
+        latencies.push(performance.now() - t);
+      }
+    }
+  };
+  const loops = Array.from({ length: CONNECTIONS }, loop);
+  await sleep(1000);
+  measuring = true;
+  const t0 = performance.now();
+  await sleep(SECONDS * 1000);
+  measuring = false;
+  const seconds = (performance.now() - t0) / 1000;
+  stop = true;
+  await Promise.all(loops);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  process.stdout.write(`${JSON.stringify({ rps: latencies.length / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors })}\n`);
+}
+
+interface Figures { rps: number; p50: number; p99: number; errors: number }
+
+function spawnChild(args: string[], env: Record<string, string>, stdout: 'pipe' | 'ignore' = 'ignore'): ChildProcess & { exited: Promise<never> } {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...(args[0] === 'src/cli.ts' ? nodeArgs : []), '--import', 'tsx', ...args], {
+    cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', stdout, 'inherit'],
+  });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`))));
+  exited.catch(() => undefined);
+  return Object.assign(child, { exited });
+}
+
+async function ready(child: { exited: Promise<never> }, url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await Promise.race([
+      fetch(url).then(async (r) => { await r.arrayBuffer(); return r.status === 200; }, () => false),
+      child.exited,
+    ]);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within 60 s`);
+    await sleep(200);
+  }
+}
+
+async function measure(url: string, headers: Record<string, string>): Promise<Figures> {
+  const child = spawnChild([fileURLToPath(import.meta.url), '--load'], {
+    BENCH_LOAD_URL: url, BENCH_LOAD_HEADERS: JSON.stringify(headers), BENCH_CONNECTIONS: String(CONNECTIONS), BENCH_SECONDS: String(SECONDS),
+  }, 'pipe');
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => { out += b.toString('utf8'); });
+  await new Promise((r) => child.once('exit', r));
+  return JSON.parse(out) as Figures;
+}
+
+const line = (label: string, f: Figures) =>
+  `${label.padEnd(9)} ${String(Math.round(f.rps)).padStart(6)} req/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms${f.errors ? `  ${f.errors} not 200` : ''}`;
+
+async function main(): Promise<void> {
+  const place = await benchPlace();
+  const children: ChildProcess[] = [];
+  try {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const herald = spawnChild(['src/cli.ts', 'api'], { ...place.env, SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}` });
+    children.push(herald);
+    await ready(herald, `${url}/health/live`);
+    const setup = await fetch(`${url}/api/v1/setup`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'a long bench password' }),
+    });
+    const cookies = setup.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = ((await setup.json()) as { csrf_token: string }).csrf_token;
+    const asAdmin = async (path: string, body: unknown) => {
+      const res = await fetch(`${url}${path}`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf }, body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as { id: string; token?: string };
+    };
+    const { token } = await asAdmin('/api/v1/api-keys', { name: 'bench', scope: 'read' });
+    const auth = { Authorization: `Bearer ${token!}` };
+    const connection = await asAdmin('/api/v1/connections', {
+      name: 'Self', type: 'postgres', host: place.dbUrl.hostname, port: Number(place.dbUrl.port || 5432), database: place.name,
+      username: decodeURIComponent(place.dbUrl.username || 'postgres'), ssl_mode: 'disable',
+    });
+    const query = await asAdmin('/api/v1/queries', { name: 'Bench query', connection_id: connection.id, sql: 'select 1 as one' });
+    const crons = ['0 8 * * 1-5', '*/15 * * * *', '30 6 1 * *', '0 0 * * 0', '0 */2 * * *'];
+    const zones = ['Europe/Berlin', 'UTC', 'America/New_York'];
+    for (let i = 0; i < 50; i += 1) {
+      await asAdmin('/api/v1/reports', {
+        title: `Bench report ${i}`, description: 'A report of the benchmark, with a description of ordinary length.', query_id: query.id,
+        schedule: { cron: crons[i % crons.length], timezone: zones[i % zones.length] },
+      });
+    }
+
+    // The bytes Herald answers, for the limit to answer as they are.
+    const listPath = '/api/v1/reports?limit=50';
+    const bodies: Record<string, { type: string; body: string }> = {};
+    for (const [path, headers] of [[listPath, auth], ['/health/live', {}]] as const) {
+      const res = await fetch(`${url}${path}`, { headers });
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      bodies[path.split('?')[0]!] = { type: res.headers.get('content-type')!, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
+    }
+    const listBytes = Buffer.from(bodies['/api/v1/reports']!.body, 'base64').length;
+    const limitPort = await freePort();
+    const limit = spawnChild([fileURLToPath(import.meta.url), '--limit-server'], { BENCH_LIMIT_PORT: String(limitPort), BENCH_LIMIT_BODIES: JSON.stringify(bodies) });
+    children.push(limit);
+    await ready(limit, `http://127.0.0.1:${limitPort}/health/live`);
+    const limitUrl = `http://127.0.0.1:${limitPort}`;
+
+    console.log(`api-list: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per measurement, ${ROUNDS} rounds; list body ${listBytes} bytes (50 reports)`);
+    const results: Record<string, { herald: Figures[]; limit: Figures[] }> = {};
+    const targets = [
+      { name: 'GET /api/v1/reports?limit=50 (API key)', path: listPath, headers: auth },
+      { name: 'GET /health/live', path: '/health/live', headers: {} },
+    ];
+    for (let r = 1; r <= ROUNDS; r += 1) {
+      for (const t of targets) {
+        const l = await measure(`${limitUrl}${t.path}`, {});
+        const h = await measure(`${url}${t.path}`, t.headers);
+        (results[t.name] ??= { herald: [], limit: [] }).limit.push(l);
+        results[t.name]!.herald.push(h);
+        console.log(`round ${r} ${t.name}`);
+        console.log(`  ${line('limit', l)}`);
+        console.log(`  ${line('Herald', h)}   ratio ${(h.rps / l.rps).toFixed(3)}x`);
+      }
+    }
+    console.log(`summary over ${ROUNDS} rounds (min / median / max):`);
+    for (const t of targets) {
+      const { herald: h, limit: l } = results[t.name]!;
+      console.log(`  ${t.name}`);
+      console.log(`    limit   req/s ${spread(l.map((f) => f.rps))};  p99 ${spread(l.map((f) => f.p99), 1)} ms`);
+      console.log(`    Herald  req/s ${spread(h.map((f) => f.rps))};  p99 ${spread(h.map((f) => f.p99), 1)} ms`);
+      console.log(`    ratio Herald/limit (req/s, round by round) ${spread(h.map((f, i) => f.rps / l[i]!.rps), 3)}`);
+    }
+  } finally {
+    await stopChildren(children);
+    await place.release();
+  }
+}
+
+if (process.argv.includes('--limit-server')) limitServer();
+else if (process.argv.includes('--load')) load().catch((err: unknown) => { console.error(err); process.exit(1); });
+else main().catch((err: unknown) => { console.error(err); process.exit(1); });
