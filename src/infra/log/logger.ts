@@ -36,10 +36,16 @@ export function createLogger(options: LoggerOptions): Logger {
   const transport = options.stream
     ? new winston.transports.Stream({ stream: options.stream })
     : new winston.transports.Console({ stderrLevels: [] });
-  return winston.createLogger({
+  // winston formats a line before its transports compare its level: a line below the level is
+  // dropped first here, so it is neither redacted nor formatted (the level may change later).
+  // eslint-disable-next-line prefer-const
+  let logger: Logger;
+  const enabled = winston.format((info) => (logger.isLevelEnabled(info.level) ? info : false));
+  logger = winston.createLogger({
     level: options.level,
     defaultMeta: options.base,
     format: winston.format.combine(
+      enabled(),
       winston.format.errors({ stack: true }),
       redaction({ registry: options.registry }),
       winston.format.timestamp(),
@@ -47,4 +53,5 @@ export function createLogger(options: LoggerOptions): Logger {
     ),
     transports: [transport],
   });
+  return logger;
 }
