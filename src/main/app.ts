@@ -16,7 +16,7 @@ import type { SchedulerRole } from './scheduler.js';
 import { FAILURES_UNHEALTHY, type Reconciler } from '../domain/config/gitops.js';
 import { sdkPackagePath } from '../infra/paths.js';
 
-type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'repos' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal' | 'redis'>;
+type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'repos' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal' | 'redis' | 'events'>;
 
 /**
  * The API's request handler. `sdkPackage`: the packed SDK it serves at /sdk/herald-sdk.tgz (tests
@@ -26,6 +26,14 @@ export async function createApi(c: ApiContainer, services: Services, roles: Role
   const { settings } = c;
   const contract = await loadContract(settings.publicUrl);
   const { authenticator, ...domain } = services;
+  // Principals are held for a few seconds, once this process hears of every change to them
+  // (identity.changed, from any process): until then, and if that fails, every request looks
+  // its credential up in the store.
+  c.events.subscribe((e) => {
+    if (e.type === 'identity.changed') authenticator.forget(typeof e.data.user_id === 'string' ? e.data.user_id : undefined);
+  }).then(() => authenticator.holdPrincipals(true), (err: unknown) => {
+    c.logger.warn('identity changes are not received: credentials are looked up on every request', { err });
+  });
   const readiness = readinessOf(c, roles);
   const handlers = buildHandlers({
     ...domain,

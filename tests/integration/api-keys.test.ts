@@ -140,6 +140,8 @@ describe('using keys', () => {
     const client = keyClient(h, token);
     expect((await client.get('/api/v1/users')).status).toBe(200);
     await sql`update api_keys set expires_at = now() - interval '1 second' where id = ${id}`;
+    // The store was changed behind Herald's back (no identity.changed), standing in for time passing: drop held principals as those seconds would.
+    h.process.services.authenticator.forget();
     const res = await client.get('/api/v1/users');
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('auth.unauthenticated');
@@ -286,5 +288,59 @@ describe('listing keys', () => {
     const res = await admin.get(`/api/v1/api-keys?cursor=${forged}`);
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'cursor' })]));
+  });
+});
+
+describe('held principals', () => {
+  it('holds a key\'s principal once the process hears identity changes, and refuses it on the very next request after its revocation', async () => {
+    // Awaiting a subscription of our own: the feed has started, so the authenticator's (made first) is in place.
+    await (await h.process.container.events.subscribe(() => undefined))();
+    expect(h.process.services.authenticator.holding).toBe(true);
+    const { id, token } = await createKey(admin, { name: 'held', scope: 'read' });
+    const client = keyClient(h, token);
+    expect((await client.get('/api/v1/me')).status).toBe(200);
+    expect((await client.get('/api/v1/me')).status).toBe(200);
+    expect((await admin.post(`/api/v1/api-keys/${id}/revoke`)).status).toBe(200);
+    const res = await client.get('/api/v1/me');
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('auth.unauthenticated');
+  });
+
+  it('refuses a key revoked through another API process on the next request once that process hears of it', async () => {
+    const other = await startHerald({ iso: h.iso });
+    try {
+      await (await other.process.container.events.subscribe(() => undefined))();
+      expect(other.process.services.authenticator.holding).toBe(true);
+      const { id, token } = await createKey(admin, { name: 'two processes', scope: 'read' });
+      const onOther = keyClient(other, token);
+      expect((await onOther.get('/api/v1/me')).status).toBe(200);
+      expect((await onOther.get('/api/v1/me')).status).toBe(200);
+      const heard = new Promise<void>((resolve) => {
+        void other.process.container.events.subscribe((e) => {
+          if (e.type === 'identity.changed' && e.data.user_id === admin.userId) resolve();
+        });
+      });
+      expect((await admin.post(`/api/v1/api-keys/${id}/revoke`)).status).toBe(200);
+      await heard;
+      const res = await onOther.get('/api/v1/me');
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('auth.unauthenticated');
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('refuses a disabled user\'s key and drops a demoted user\'s rights on the next request', async () => {
+    const created = await admin.post('/api/v1/users').send({ name: 'Held Harry', email: 'held.harry@example.com', role: 'admin', temporary_password: 'Held Harry temporary pass 7' });
+    expect(created.status).toBe(201);
+    const user = created.body.user as { id: string; version: number };
+    const { token } = await createKey(admin, { name: 'harry', scope: 'admin', owner_id: user.id });
+    const client = keyClient(h, token);
+    expect((await client.get('/api/v1/api-keys')).status).toBe(200);
+    const demoted = await admin.patch(`/api/v1/users/${user.id}`).send({ role: 'viewer', version: user.version });
+    expect(demoted.status).toBe(200);
+    expect((await client.get('/api/v1/api-keys')).status).toBe(403);
+    expect((await admin.patch(`/api/v1/users/${user.id}`).send({ enabled: false, version: demoted.body.version })).status).toBe(200);
+    expect((await client.get('/api/v1/me')).status).toBe(401);
   });
 });

@@ -33,6 +33,7 @@ export interface ActiveKey {
   apiKeyId: string;
   scope: Scope;
   user: PrincipalUser;
+  expiresAt: Date | null;
 }
 
 /** Why a token that names a real key is refused; the reason codes of api_key.rejected. */
@@ -60,6 +61,7 @@ export async function lookUpApiKey(keys: ApiKeysRepo, token: string, now: Date):
     key: {
       apiKeyId: row.id,
       scope: row.scope,
+      expiresAt: row.expiresAt,
       // Keys are made by admins for automation (often for a user who never signs in), so the
       // owner's pending password change does not hold them back; revoke a key to stop it.
       user: { id: row.userId, name: row.name, role: row.role, mustChangePassword: false },

@@ -11,9 +11,12 @@ export const PUBLIC_EVENT_KINDS: ReadonlySet<string> = new Set<PublicEventKind>(
 /**
  * Internal kinds: `run.cancel` tells the worker holding a run to stop it; `problem.opened` and
  * `problem.resolved` tell of a system problem (the notifications feature turns them into admins'
- * notifications). Streams never carry them.
+ * notifications); `identity.changed` tells every API process that what a user may do changed (a
+ * key revoked, a session ended, the user disabled or given another role), so that it drops the
+ * principals it holds for them (data: { user_id }, written by the identity repositories of a unit
+ * of work, src/infra/db/unit-of-work.ts). Streams never carry them.
  */
-export type InternalEventKind = 'run.cancel' | 'problem.opened' | 'problem.resolved';
+export type InternalEventKind = 'run.cancel' | 'problem.opened' | 'problem.resolved' | 'identity.changed';
 
 export interface ChangeEvent {
   type: PublicEventKind | InternalEventKind;

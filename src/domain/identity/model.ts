@@ -72,6 +72,8 @@ export interface LiveSession {
   role: Role;
   mustChangePassword: boolean;
   mustEnrol: boolean;
+  /** The absolute expiry (idle expiry is further off for a session in use). */
+  expiresAt: Date;
 }
 
 export interface ApiKeyRecord {

@@ -8,14 +8,54 @@ import type { IdentityRepos } from '../identity/ports.js';
 /** A refused key is recorded at most once a minute per key and process: a retrying pipeline must not flood the trail. */
 const REJECTION_RECORD_INTERVAL_MS = 60_000;
 
+/** How long a principal is held: a few seconds bound what a lost invalidation could cost. */
+export const PRINCIPAL_CACHE_MS = 5_000;
+/** Principals held at most (tokens seen in the last few seconds); past it the oldest go first. */
+const PRINCIPAL_CACHE_MAX = 10_000;
+
+export interface CachingAuthenticator extends Authenticator {
+  /**
+   * Drops the principals held for a user (every one when no user is named): called when
+   * `identity.changed` arrives, and by tests. Lookups under way when it is called are not held.
+   */
+  forget(userId?: string): void;
+  /**
+   * Holds principals from now on (false: stops and forgets them). Only once the process receives
+   * `identity.changed`: a process that would not hear of a revocation must not hold principals.
+   */
+  holdPrincipals(on: boolean): void;
+  /** Whether principals are held now. */
+  readonly holding: boolean;
+}
+
+interface Held {
+  principal: Principal;
+  until: number;
+}
+
 /**
- * Sessions and API keys, checked against the store on every request. The use of a key that was
- * revoked, has expired or whose owner is disabled is a security event (api_key.rejected).
+ * Sessions and API keys, checked against the store, the principal then held for a few seconds
+ * (`cacheMs`) once holdPrincipals(true) was called: a revocation, a disabled user or a new role
+ * (identity.changed, written in the change's transaction) drops them in every API process at once,
+ * and a key's expiry is never passed. Refusals are never held. The use of a key that was revoked,
+ * has expired or whose owner is disabled is a security event (api_key.rejected).
  */
 export function createAuthenticator(deps: {
-  store: Pick<IdentityRepos, 'sessions' | 'apiKeys' | 'events'>; policy: SessionPolicy; clock: Clock;
-}): Authenticator {
+  store: Pick<IdentityRepos, 'sessions' | 'apiKeys' | 'events'>; policy: SessionPolicy; clock: Clock; cacheMs?: number;
+}): CachingAuthenticator {
   const { store, clock } = deps;
+  const cacheMs = deps.cacheMs ?? PRINCIPAL_CACHE_MS;
+  let holding = false;
+  /** By credential ("s:" session token, "k:" API key), in insertion order (the oldest first out). */
+  const held = new Map<string, Held>();
+  /** Bumped by forget(): a lookup that started before it must not hold what it read. */
+  let generation = 0;
+  const hold = (key: string, principal: Principal, startedIn: number, now: Date, expiresAt: Date | null | undefined) => {
+    if (!holding || cacheMs <= 0 || startedIn !== generation) return;
+    const until = Math.min(now.getTime() + cacheMs, expiresAt ? expiresAt.getTime() : Number.POSITIVE_INFINITY);
+    if (held.size >= PRINCIPAL_CACHE_MAX) held.delete(held.keys().next().value!);
+    held.set(key, { principal, until });
+  };
   const recorded = new Map<string, number>();
   const recordRejectedKey = async (refused: Extract<KeyLookup, { ok: false }>['refused'], credentials: Credentials, now: Date) => {
     if (!refused) return;
@@ -31,17 +71,37 @@ export function createAuthenticator(deps: {
   return {
     async authenticate(credentials): Promise<Principal | null> {
       const now = clock.now();
+      const key = credentials.sessionToken ? `s:${credentials.sessionToken}` : credentials.bearerToken ? `k:${credentials.bearerToken}` : undefined;
+      if (key === undefined) return null;
+      const found = held.get(key);
+      if (found) {
+        if (found.until > now.getTime()) return found.principal;
+        held.delete(key);
+      }
+      const startedIn = generation;
       if (credentials.sessionToken) {
         const s = await resolveSession(store.sessions, deps.policy, credentials.sessionToken, now);
-        return s ? { kind: 'session', user: s.user, sessionId: s.sessionId, csrfToken: s.csrfToken, acceptedCsrfTokens: s.acceptedCsrfTokens } : null;
+        if (!s) return null;
+        const principal: Principal = { kind: 'session', user: s.user, sessionId: s.sessionId, csrfToken: s.csrfToken, acceptedCsrfTokens: s.acceptedCsrfTokens };
+        hold(key, principal, startedIn, now, s.expiresAt);
+        return principal;
       }
-      if (credentials.bearerToken) {
-        const found = await lookUpApiKey(store.apiKeys, credentials.bearerToken, now);
-        if (!found.ok) { await recordRejectedKey(found.refused, credentials, now); return null; }
-        const k = found.key;
-        return { kind: 'api_key', user: k.user, apiKeyId: k.apiKeyId, scope: k.scope };
-      }
-      return null;
+      const lookup = await lookUpApiKey(store.apiKeys, credentials.bearerToken!, now);
+      if (!lookup.ok) { await recordRejectedKey(lookup.refused, credentials, now); return null; }
+      const k = lookup.key;
+      const principal: Principal = { kind: 'api_key', user: k.user, apiKeyId: k.apiKeyId, scope: k.scope };
+      hold(key, principal, startedIn, now, k.expiresAt);
+      return principal;
     },
+    forget(userId) {
+      generation += 1;
+      if (userId === undefined) { held.clear(); return; }
+      for (const [key, h] of held) if (h.principal.user.id === userId) held.delete(key);
+    },
+    holdPrincipals(on) {
+      holding = on;
+      if (!on) { generation += 1; held.clear(); }
+    },
+    get holding() { return holding; },
   };
 }

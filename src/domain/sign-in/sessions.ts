@@ -63,6 +63,7 @@ export interface ActiveSession {
   /** The CSRF tokens this session accepts: under the current key, then under previous keys. */
   acceptedCsrfTokens: string[];
   user: PrincipalUser;
+  expiresAt: Date;
 }
 
 /** The live session of a token, or undefined when unknown, revoked, expired or its user disabled. */
@@ -78,5 +79,6 @@ export async function resolveSession(
     csrfToken: csrfTokenFor(policy.secretKey, token),
     acceptedCsrfTokens: verifyingKeys(policy).map((k) => csrfTokenFor(k, token)),
     user: { id: row.userId, name: row.name, role: row.role, mustChangePassword: row.mustChangePassword, mustEnrol: row.mustEnrol },
+    expiresAt: row.expiresAt,
   };
 }

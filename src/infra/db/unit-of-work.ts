@@ -24,16 +24,50 @@ import { createNotificationFacts } from './stores/notification-facts.js';
 import { identityRepos } from './stores/identity-store.js';
 import { CONFIG_LOCK } from './stores/config-repo.js';
 import { sql } from 'drizzle-orm';
+import type { ChangeEvent } from '../../domain/events/model.js';
+import type { Outbox } from '../../domain/events/ports.js';
+
+/**
+ * The identity repositories, each change to what a user may do (a session or key revoked, the
+ * user changed: role, enabled, password) also writing `identity.changed` in the same transaction:
+ * every API process then drops the principals it holds for that user (authenticator.ts), right
+ * after the commit, whichever service made the change.
+ */
+function withIdentityEvents(repos: ReturnType<typeof identityRepos>, outbox: Outbox): ReturnType<typeof identityRepos> {
+  const { users, sessions, apiKeys } = repos;
+  const changed = async (userId: string | undefined) => {
+    if (userId) await outbox.add([{ type: 'identity.changed', data: { user_id: userId } } satisfies ChangeEvent]);
+  };
+  return {
+    ...repos,
+    users: {
+      ...users,
+      async update(id, version, changes, now) { const u = await users.update(id, version, changes, now); await changed(id); return u; },
+    },
+    sessions: {
+      ...sessions,
+      async clearMustEnrol(userId) { await sessions.clearMustEnrol(userId); await changed(userId); },
+      async revoke(userId, sessionId, now) { const ok = await sessions.revoke(userId, sessionId, now); if (ok) await changed(userId); return ok; },
+      async revokeAllOf(userId, now, keep) { const n = await sessions.revokeAllOf(userId, now, keep); if (n > 0) await changed(userId); return n; },
+      async revokeByTokenHash(hash, now) { const userId = await sessions.revokeByTokenHash(hash, now); await changed(userId); return userId; },
+    },
+    apiKeys: {
+      ...apiKeys,
+      async revoke(id, now) { const row = await apiKeys.revoke(id, now); await changed(row?.userId); return row; },
+    },
+  };
+}
 
 /** Every repository a unit of work hands out, bound to its transaction. */
 export function txReposOf(tx: Tx) {
+  const outbox = transactionOutbox(tx);
   return {
     connections: connectionsRepo(tx), channels: createChannelsRepo(tx), deliveries: createDeliveriesRepo(tx), attempts: createAttemptsRepo(tx),
-    securityEvents: securityEventsRepo(tx), outbox: transactionOutbox(tx),
+    securityEvents: securityEventsRepo(tx), outbox,
     runEngine: createRunEngineRepo(tx), runs: createRunsRepo(tx), scheduleClaims: createScheduleClaims(tx),
     reports: createReportsRepo(tx), queries: queriesRepo(tx), links: createLinksRepo(tx),
     notifications: createNotificationsRepo(tx), notificationFacts: createNotificationFacts(tx), notifierCursor: createNotifierCursor(tx),
-    ...identityRepos(tx),
+    ...withIdentityEvents(identityRepos(tx), outbox),
     async lockConfig() { await tx.execute(sql`select pg_advisory_xact_lock(${CONFIG_LOCK})`); },
   };
 }

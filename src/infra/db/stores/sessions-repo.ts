@@ -15,7 +15,7 @@ export function sessionsRepo(tx: Tx): SessionsRepo {
       const [row] = await tx.select({
         id: sessions.id, lastSeenAt: sessions.lastSeenAt,
         userId: users.id, name: users.name, role: users.role, mustChangePassword: users.mustChangePassword,
-        mustEnrol: sessions.mustEnrol,
+        mustEnrol: sessions.mustEnrol, expiresAt: sessions.expiresAt,
       }).from(sessions).innerJoin(users, eq(users.id, sessions.userId)).where(and(
         eq(sessions.tokenHash, tokenHash),
         isNull(sessions.revokedAt),

@@ -1,0 +1,153 @@
+/**
+ * The authenticator holds a principal for a few seconds once told to (holdPrincipals, when the
+ * process hears identity.changed): a held credential costs no store look-up; forget() (what
+ * identity.changed calls) drops it at once, also for a look-up that was under way; a key's expiry
+ * is never passed; refusals are never held.
+ */
+import { manualClock } from '../../src/core/clock.js';
+import { createAuthenticator } from '../../src/domain/sign-in/authenticator.js';
+import { tokenHash } from '../../src/domain/identity/tokens.js';
+import type { KeyWithOwner, LiveSession } from '../../src/domain/identity/model.js';
+
+const TOKEN = `hk_${'a'.repeat(43)}`;
+const SESSION_TOKEN = 'b'.repeat(43);
+
+function fakeStore(clock: { now(): Date }) {
+  const key: KeyWithOwner = {
+    id: 'key-1', scope: 'read', lastUsedAt: new Date(), revokedAt: null, expiresAt: null,
+    userId: 'user-1', name: 'Ada', role: 'admin', enabled: true,
+  };
+  const session: LiveSession & { revoked: boolean } = {
+    id: 'session-1', lastSeenAt: new Date(), userId: 'user-1', name: 'Ada', role: 'admin', mustChangePassword: false, mustEnrol: false,
+    expiresAt: new Date(clock.now().getTime() + 3600_000), revoked: false,
+  };
+  const lookups = { keys: 0, sessions: 0 };
+  let gate: Promise<void> | undefined;
+  const store = {
+    apiKeys: {
+      async findWithOwner(hash: string) {
+        lookups.keys += 1;
+        const row = hash === tokenHash(TOKEN) ? { ...key } : undefined;
+        await gate;
+        return row;
+      },
+      async touch() { /* last used */ },
+    },
+    sessions: {
+      async findLive(hash: string) {
+        lookups.sessions += 1;
+        return hash === tokenHash(SESSION_TOKEN) && !session.revoked ? { ...session } : undefined;
+      },
+      async touch() { /* last seen */ },
+    },
+    events: { async insert() { /* security events */ } },
+  };
+  return { store, key, session, lookups, hold: (p: Promise<void>) => { gate = p; } };
+}
+
+const setup = () => {
+  const clock = manualClock(new Date('2026-01-05T10:00:00Z'));
+  const fake = fakeStore(clock);
+  const auth = createAuthenticator({
+    store: fake.store as never, clock, cacheMs: 5_000,
+    policy: { idleMinutes: 60, maxHours: 24, secretKey: Buffer.alloc(32, 1) },
+  });
+  return { clock, auth, ...fake };
+};
+const withKey = { bearerToken: TOKEN, ip: '127.0.0.1', userAgent: undefined };
+const withSession = { sessionToken: SESSION_TOKEN, ip: '127.0.0.1', userAgent: undefined };
+
+describe('held principals', () => {
+  it('looks every request up until told to hold principals', async () => {
+    const { auth, lookups } = setup();
+    await auth.authenticate(withKey);
+    await auth.authenticate(withKey);
+    expect(lookups.keys).toBe(2);
+  });
+
+  it('holds a key\'s principal for its few seconds, then looks it up again', async () => {
+    const { auth, lookups, clock } = setup();
+    auth.holdPrincipals(true);
+    const first = await auth.authenticate(withKey);
+    expect(await auth.authenticate(withKey)).toEqual(first);
+    expect(lookups.keys).toBe(1);
+    clock.advance(5_001);
+    await auth.authenticate(withKey);
+    expect(lookups.keys).toBe(2);
+  });
+
+  it('refuses a revoked key on the very next request once its user is forgotten', async () => {
+    const { auth, key, lookups } = setup();
+    auth.holdPrincipals(true);
+    expect(await auth.authenticate(withKey)).toMatchObject({ kind: 'api_key', apiKeyId: 'key-1' });
+    key.revokedAt = new Date();
+    auth.forget('user-1');
+    expect(await auth.authenticate(withKey)).toBeNull();
+    expect(lookups.keys).toBe(2);
+  });
+
+  it('keeps other users\' principals when one user is forgotten', async () => {
+    const { auth, lookups } = setup();
+    auth.holdPrincipals(true);
+    await auth.authenticate(withKey);
+    auth.forget('someone-else');
+    await auth.authenticate(withKey);
+    expect(lookups.keys).toBe(1);
+  });
+
+  it('does not hold what a look-up under way at the time of forget() read', async () => {
+    const { auth, key, lookups, hold } = setup();
+    auth.holdPrincipals(true);
+    let release!: () => void;
+    hold(new Promise<void>((r) => { release = r; }));
+    const pending = auth.authenticate(withKey);
+    // The key is revoked and identity.changed arrives while the look-up (of the old row) is under way.
+    key.revokedAt = new Date();
+    auth.forget('user-1');
+    release();
+    expect(await pending).not.toBeNull();
+    hold(Promise.resolve());
+    expect(await auth.authenticate(withKey)).toBeNull();
+    expect(lookups.keys).toBe(2);
+  });
+
+  it('never holds a key past its expiry', async () => {
+    const { auth, key, lookups, clock } = setup();
+    key.expiresAt = new Date(clock.now().getTime() + 1_000);
+    auth.holdPrincipals(true);
+    await auth.authenticate(withKey);
+    clock.advance(1_000);
+    expect(await auth.authenticate(withKey)).toBeNull();
+    expect(lookups.keys).toBe(2);
+  });
+
+  it('never holds a refusal', async () => {
+    const { auth, lookups } = setup();
+    auth.holdPrincipals(true);
+    const unknown = { bearerToken: `hk_${'z'.repeat(43)}`, ip: '127.0.0.1', userAgent: undefined };
+    expect(await auth.authenticate(unknown)).toBeNull();
+    expect(await auth.authenticate(unknown)).toBeNull();
+    expect(lookups.keys).toBe(2);
+  });
+
+  it('holds sessions too, and drops them when their user is forgotten', async () => {
+    const { auth, session, lookups } = setup();
+    auth.holdPrincipals(true);
+    expect(await auth.authenticate(withSession)).toMatchObject({ kind: 'session', sessionId: 'session-1' });
+    await auth.authenticate(withSession);
+    expect(lookups.sessions).toBe(1);
+    session.revoked = true;
+    auth.forget('user-1');
+    expect(await auth.authenticate(withSession)).toBeNull();
+  });
+
+  it('forgets everything when it stops holding principals', async () => {
+    const { auth, lookups } = setup();
+    auth.holdPrincipals(true);
+    await auth.authenticate(withKey);
+    auth.holdPrincipals(false);
+    await auth.authenticate(withKey);
+    await auth.authenticate(withKey);
+    expect(lookups.keys).toBe(3);
+  });
+});
