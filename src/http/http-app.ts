@@ -4,7 +4,7 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { parse as parseCookies } from 'cookie';
-import type { OpenAPIBackend, Context, Document } from 'openapi-backend';
+import type { OpenAPIBackend, Context, Document, Operation } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
 import { operationIds, operationMeta, type OperationId } from '../generated/operations.js';
 import { NOT_IMPLEMENTED, type AnyResult, type HandlerMap, type HandlerRequest, type RequestContext } from '../handlers/types.js';
@@ -97,7 +97,9 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     sendProblem(res, buildProblem(errorsBase, localsOf(res).requestId, code, detail, extras, members), extras.retryAfterSeconds);
   };
   const matchOperation = (method: string, path: string) =>
-    deps.api.router.matchOperation({ method: routingMethod(method), path, headers: {} }) as { operationId?: string; path: string } | undefined;
+    deps.api.router.matchOperation({ method: routingMethod(method), path, headers: {} }) as Operation | undefined;
+  /** The operation each request was routed to (step 4), so that it is routed once. */
+  const routed = new WeakMap<Request, Operation>();
   /** The methods a path answers on this listener (HEAD wherever GET). */
   const methodsOf = (path: string): string[] => {
     const allowed = ROUTED_METHODS.filter((m) => {
@@ -132,6 +134,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   //    whatever happens next, and a body sent to no operation is answered by routing (404/405).
   app.use((req, res, next) => {
     const op = matchOperation(req.method, req.path);
+    if (op?.operationId) routed.set(req, op);
     if (op?.operationId && (!deps.only || deps.only.has(op.operationId))) {
       localsOf(res).operationId = op.operationId as OperationId;
       localsOf(res).route = op.path;
@@ -210,6 +213,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
         errors: toFieldProblems((validation.errors ?? []) as ErrorObject[]),
       });
     }
+    let requestLogger: Logger | undefined;
     const ctx: RequestContext = {
       requestId: locals.requestId,
       principal,
@@ -218,7 +222,8 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       sessionToken: credentials.sessionToken,
       deviceTokens: Object.fromEntries(Object.entries(cookies).filter(([name, v]) => name.startsWith('svc_device_') && !!v)) as Record<string, string>,
       oidcFlowToken: cookies.svc_oidc || undefined,
-      log: deps.logger.child({ request_id: locals.requestId }),
+      // Made when a handler first logs: most requests never do.
+      get log() { return (requestLogger ??= deps.logger.child({ request_id: locals.requestId })); },
       signal: requestSignal(res, deps.shutdownSignal),
     };
     const headers: Record<string, string | undefined> = {};
@@ -253,10 +258,15 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       // A JSON string body goes to openapi-backend as its JSON text: it re-parses strings, and
       // would call a valid "text" body invalid JSON instead of the wrong type.
       const body: unknown = typeof req.body === 'string' ? JSON.stringify(req.body) : req.body;
-      await deps.api.handleRequest(
-        { method: routingMethod(req.method), path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body },
-        req, res,
-      );
+      const request = { method: routingMethod(req.method), path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body };
+      const operation = routed.get(req);
+      if (operation) {
+        // Routed in step 4: parsed against that operation and dispatched, not routed again.
+        await dispatch({ api: deps.api, operation, request: deps.api.router.parseRequest(request, operation) } as Context, req, res);
+      } else {
+        // No operation: openapi-backend tells 404 from 405.
+        await deps.api.handleRequest(request, req, res);
+      }
     } catch (err) {
       next(err);
     }
