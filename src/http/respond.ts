@@ -106,6 +106,16 @@ async function writeFile(res: Response, result: FileResult, options: WriteOption
 
 const NEWLINE = /[\r\n]/;
 
+/** Events as bytes, by event object: an event carried by thousands of streams is serialised and encoded once. */
+const encoded = new WeakMap<ServerSentEvent, Buffer>();
+
+/** formatEvent's bytes, made once per event object. */
+export function encodeEvent(e: ServerSentEvent): Buffer {
+  let bytes = encoded.get(e);
+  if (!bytes) { bytes = Buffer.from(formatEvent(e), 'utf8'); encoded.set(e, bytes); }
+  return bytes;
+}
+
 /** One event in the text/event-stream format; data is JSON on one line. */
 export function formatEvent(e: ServerSentEvent): string {
   if (NEWLINE.test(e.event) || (e.id !== undefined && NEWLINE.test(String(e.id)))) {
@@ -133,7 +143,7 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
   const stop = (reason: 'client' | 'shutdown') => { stopReason ??= reason; wake(); };
   const onClose = () => stop('client');
   const onShutdown = () => stop('shutdown');
-  const send = (text: string): boolean => {
+  const send = (text: string | Buffer): boolean => {
     if (res.destroyed || res.writableEnded) return true;
     const ok = res.write(text);
     (res as { flush?: () => void }).flush?.(); // under a compression middleware, send now
@@ -155,7 +165,7 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
       const next = await Promise.race([pending, stopped.then(() => undefined)]);
       if (next === undefined) break;
       if (next.done) { finished = true; break; }
-      if (!send(formatEvent(next.value))) await Promise.race([writable(res), stopped]);
+      if (!send(encodeEvent(next.value))) await Promise.race([writable(res), stopped]);
     }
   } finally {
     clearInterval(heartbeat);

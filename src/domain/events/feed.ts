@@ -10,13 +10,29 @@ import type { EventBusSource, EventHistory, SequencedEvent } from './ports.js';
 const PAGE = 500;
 /** How long a gap may stay open before the history is read to fill it. */
 const GAP_WAIT_MS = 50;
+/**
+ * Fanned-out listeners called per turn of the event loop: thousands of event streams get an event
+ * in turns of this many, so that the request that caused it (and every other) is answered between
+ * the turns instead of after the last stream.
+ */
+export const FAN_OUT_BATCH = 250;
+
+export interface SubscribeOptions {
+  /**
+   * Called in turns of FAN_OUT_BATCH listeners, each turn in its own turn of the event loop
+   * (setImmediate), rather than at once: for the many (event streams). Each listener still gets
+   * every event after its position once, in order. Unset: at once, as the event is taken (for
+   * the few whose reaction must not wait: a cancellation, dropping held principals).
+   */
+  fanOut?: boolean;
+}
 
 export interface EventFeed {
   /**
    * Calls `listener` for every event after the feed's position at the time of subscribing, in
    * order; answers that position and the unsubscribe.
    */
-  subscribe(listener: (event: SequencedEvent) => void): Promise<{ position: number; unsubscribe(): Promise<void> }>;
+  subscribe(listener: (event: SequencedEvent) => void, options?: SubscribeOptions): Promise<{ position: number; unsubscribe(): Promise<void> }>;
   /** Events this process's relay just published: taken at once (the bus's copy is then a repeat, dropped). */
   offer(events: readonly SequencedEvent[]): void;
   close(): Promise<void>;
@@ -26,6 +42,11 @@ export function createEventFeed(deps: {
   bus: EventBusSource; history: EventHistory; onError(err: unknown): void; pollMs?: number; gapWaitMs?: number;
 }): EventFeed {
   const listeners = new Set<(event: SequencedEvent) => void>();
+  /** The fanned-out listeners, each with the position it subscribed at (it gets only what comes after). */
+  const fanned = new Map<(event: SequencedEvent) => void, number>();
+  /** Events taken but not yet given to every fanned-out listener, in seq order. */
+  const fanQueue: SequencedEvent[] = [];
+  let fanning = false;
   const pending = new Map<number, SequencedEvent>();
   let position: number | undefined;
   let started: Promise<void> | undefined;
@@ -35,11 +56,38 @@ export function createEventFeed(deps: {
   let fillAgain = false;
   let closed = false;
 
+  /**
+   * One event at a time to the fanned-out listeners, FAN_OUT_BATCH per turn of the event loop; the
+   * next event starts once the previous reached all of them, so each gets them in order.
+   */
+  const fanOut = (): void => {
+    if (fanning || fanQueue.length === 0 || closed) return;
+    fanning = true;
+    const event = fanQueue.shift()!;
+    const targets = [...fanned.keys()];
+    let i = 0;
+    const turn = (): void => {
+      if (closed) { fanning = false; return; }
+      const end = Math.min(targets.length, i + FAN_OUT_BATCH);
+      for (; i < end; i += 1) {
+        const listener = targets[i]!;
+        const from = fanned.get(listener);
+        // Unsubscribed meanwhile, or subscribed after this event was taken (its position covers it).
+        if (from === undefined || event.seq <= from) continue;
+        try { listener(event); } catch (err) { deps.onError(err); }
+      }
+      if (i < targets.length) { setImmediate(turn); return; }
+      fanning = false;
+      fanOut();
+    };
+    setImmediate(turn);
+  };
   const deliver = (event: SequencedEvent): void => {
     position = event.seq;
     for (const listener of listeners) {
       try { listener(event); } catch (err) { deps.onError(err); }
     }
+    if (fanned.size > 0) { fanQueue.push(event); fanOut(); }
   };
   const drain = (): void => {
     for (;;) {
@@ -106,8 +154,12 @@ export function createEventFeed(deps: {
   };
 
   return {
-    async subscribe(listener) {
+    async subscribe(listener, options = {}) {
       await start();
+      if (options.fanOut) {
+        fanned.set(listener, position!);
+        return { position: position!, unsubscribe: async () => { fanned.delete(listener); } };
+      }
       listeners.add(listener);
       return { position: position!, unsubscribe: async () => { listeners.delete(listener); } };
     },
@@ -117,6 +169,8 @@ export function createEventFeed(deps: {
     async close() {
       closed = true;
       listeners.clear();
+      fanned.clear();
+      fanQueue.length = 0;
       if (timer) clearInterval(timer);
       if (gapTimer) clearTimeout(gapTimer);
       await filling;

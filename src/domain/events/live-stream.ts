@@ -30,7 +30,16 @@ export interface StreamReader {
 
 const readable = (reader: StreamReader) => (e: SequencedEvent): boolean =>
   PUBLIC_EVENT_KINDS.has(e.type) && (e.userId === undefined || e.userId === reader.userId);
-const numbered = (e: SequencedEvent): NumberedEvent => ({ event: e.type as PublicEventKind, id: e.seq, data: e.data });
+/**
+ * One NumberedEvent per event for every stream: the same object reaches every stream's writer,
+ * which serialises it once (respond.ts) however many streams carry it.
+ */
+const shared = new WeakMap<SequencedEvent, NumberedEvent>();
+const numbered = (e: SequencedEvent): NumberedEvent => {
+  let n = shared.get(e);
+  if (!n) { n = { event: e.type as PublicEventKind, id: e.seq, data: e.data }; shared.set(e, n); }
+  return n;
+};
 
 /**
  * Subscribes first (so nothing after the feed's position is missed), catches up from the history
@@ -50,7 +59,7 @@ export async function openLiveEvents(
     if (backlog.length >= MAX_BACKLOG) overflow = true;
     else backlog.push(numbered(e));
     wake?.();
-  });
+  }, { fanOut: true });
 
   // What the client missed: history after lastEventId up to the position (the feed brings the rest).
   let cursor = position;
