@@ -11,7 +11,7 @@
  * holds 50 reports with schedules of a few kinds, so the list answers 50 items (~27 KB).
  * Measurements alternate limit and Herald, BENCH_ROUNDS times (default 3); printed per round:
  * req/s, p50, p99 for both and the ratio Herald/limit of req/s; then min/median/max over rounds.
- * Asserts nothing.
+ * Asserts nothing. BENCH_NODE_ARGS adds arguments to Herald's node (--cpu-prof --cpu-prof-dir=DIR).
  *   npx tsx scripts/bench/api-list.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -185,10 +185,12 @@ async function main(): Promise<void> {
 
     console.log(`api-list: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per measurement, ${ROUNDS} rounds; list body ${listBytes} bytes (50 reports)`);
     const results: Record<string, { herald: Figures[]; limit: Figures[] }> = {};
+    // BENCH_TARGETS=list or =live measures one of them (e.g. under BENCH_NODE_ARGS=--cpu-prof).
+    const only = process.env.BENCH_TARGETS;
     const targets = [
-      { name: 'GET /api/v1/reports?limit=50 (API key)', path: listPath, headers: auth },
-      { name: 'GET /health/live', path: '/health/live', headers: {} },
-    ];
+      { id: 'list', name: 'GET /api/v1/reports?limit=50 (API key)', path: listPath, headers: auth },
+      { id: 'live', name: 'GET /health/live', path: '/health/live', headers: {} },
+    ].filter((t) => !only || only.split(',').includes(t.id));
     for (let r = 1; r <= ROUNDS; r += 1) {
       for (const t of targets) {
         const l = await measure(`${limitUrl}${t.path}`, {});
