@@ -35,11 +35,19 @@
  * cores (another process, a collection) sets it, in Herald's rounds and the limit's alike, so on
  * a busy machine p50 and the p50 ratio are the steadier figures. About 1.5 minutes with the
  * defaults. Asserts nothing.
+ *
+ * Also printed: how long the changes' own requests took (the POST answered while its event fans
+ * out to every stream: p50/p99 per round), and the API process's resident memory before the
+ * clients connected and with them connected (the extra is what the streams cost). With
+ * BENCH_CLIENTS above what this process may hold twice (ulimit -n), Herald's rounds run first on
+ * its streams, which are then closed, and the limit's rounds after, on its own.
+ *   BENCH_CLIENTS=10000 npx tsx scripts/bench/events.ts
  *   npx tsx scripts/bench/events.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { Redis } from 'ioredis';
@@ -162,7 +170,11 @@ async function openAll(url: string, headers: Record<string, string>): Promise<Cl
 // One round: the changes at a steady pace, then every client's arrivals against the answers.
 
 interface Change { key: string; sent: number; answered: number }
-interface RoundResult { p50: number; p99: number; max: number; p50Sent: number; p99Sent: number; early: number; minGot: number; maxGot: number; ended: number }
+interface RoundResult {
+  p50: number; p99: number; max: number; p50Sent: number; p99Sent: number; early: number; minGot: number; maxGot: number; ended: number;
+  /** The changes' own request times (sent → answered). */
+  answerP50: number; answerP99: number;
+}
 
 async function round(clients: Client[], change: (i: number) => Promise<string>): Promise<RoundResult> {
   const changes: Change[] = [];
@@ -208,7 +220,9 @@ async function round(clients: Client[], change: (i: number) => Promise<string>):
   }
   fromAnswer.sort((a, b) => a - b);
   fromSent.sort((a, b) => a - b);
+  const answers = changes.map((c) => c.answered - c.sent).sort((a, b) => a - b);
   return {
+    answerP50: quantile(answers, 0.5), answerP99: quantile(answers, 0.99),
     p50: quantile(fromAnswer, 0.5), p99: quantile(fromAnswer, 0.99), max: fromAnswer[fromAnswer.length - 1] ?? NaN,
     p50Sent: quantile(fromSent, 0.5), p99Sent: quantile(fromSent, 0.99), early: early / Math.max(1, fromAnswer.length),
     minGot: Math.min(...got), maxGot: Math.max(...got), ended: clients.filter((c) => c.ended).length,
@@ -219,7 +233,19 @@ const show = (label: string, r: RoundResult) =>
   console.log(`  ${label}  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  max ${r.max.toFixed(1)} ms   ` +
     `(from the request's start: p50 ${r.p50Sent.toFixed(1)}, p99 ${r.p99Sent.toFixed(1)})   ` +
     `events per client ${r.minGot === r.maxGot ? r.minGot : `${r.minGot}–${r.maxGot}`} of ${CHANGES}` +
-    `${r.ended ? `, ${r.ended} streams ended` : ''}; ${(r.early * 100).toFixed(1)}% arrived before the answer`);
+    `${r.ended ? `, ${r.ended} streams ended` : ''}; ${(r.early * 100).toFixed(1)}% arrived before the answer; ` +
+    `the change answered in p50 ${r.answerP50.toFixed(1)} ms, p99 ${r.answerP99.toFixed(1)} ms`);
+
+/** A process's resident memory in MiB (Linux). */
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+/** Whether this process may hold both sets of clients at once (file descriptors, with room to spare). */
+function fdLimit(): number {
+  const m = /Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'));
+  return m ? Number(m[1]) : 1024;
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -290,13 +316,26 @@ async function main(): Promise<void> {
     children.push(limit);
     await ready(limit, `http://127.0.0.1:${limitPort}/health`);
 
+    const together = 2 * CLIENTS + 500 < fdLimit();
+    // The API's memory once idle, before the streams.
+    await sleep(2000);
+    const idleMiB = rssMiB(herald.pid!);
     let t = performance.now();
     const heraldClients = await openAll(`${url}/api/v1/events`, auth);
+    clients.push(...heraldClients);
     console.log(`events: ${CLIENTS} SSE clients; ${CHANGES} changes per round at ${RATE}/s; Herald's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    t = performance.now();
-    const limitClients = await openAll(`http://127.0.0.1:${limitPort}/events`, {});
-    clients.push(...heraldClients, ...limitClients);
-    console.log(`  the limit's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    await sleep(2000);
+    const connectedMiB = rssMiB(herald.pid!);
+    console.log(`  API resident memory: ${idleMiB.toFixed(0)} MiB idle, ${connectedMiB.toFixed(0)} MiB with ${CLIENTS} streams (+${(connectedMiB - idleMiB).toFixed(0)} MiB)`);
+    let limitClients: Client[] = [];
+    const openLimit = async () => {
+      t = performance.now();
+      limitClients = await openAll(`http://127.0.0.1:${limitPort}/events`, {});
+      clients.push(...limitClients);
+      console.log(`  the limit's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    };
+    if (together) await openLimit();
+    else console.log(`  (${CLIENTS} clients twice exceed this process's file limit: Herald's rounds first, then the limit's on their own)`);
 
     // Herald's changes: report created, paused, resumed, created, … (each emits one report.updated).
     let current = '';
@@ -323,17 +362,37 @@ async function main(): Promise<void> {
 
     const heraldRounds: RoundResult[] = [];
     const limitRounds: RoundResult[] = [];
-    for (let r = 1; r <= ROUNDS; r += 1) {
-      const h = await round(heraldClients, heraldChange);
-      heraldRounds.push(h);
-      show(`round ${r} Herald:`, h);
-      const l = await round(limitClients, limitChange);
-      limitRounds.push(l);
-      show(`round ${r} limit: `, l);
+    if (together) {
+      for (let r = 1; r <= ROUNDS; r += 1) {
+        const h = await round(heraldClients, heraldChange);
+        heraldRounds.push(h);
+        show(`round ${r} Herald:`, h);
+        const l = await round(limitClients, limitChange);
+        limitRounds.push(l);
+        show(`round ${r} limit: `, l);
+      }
+    } else {
+      for (let r = 1; r <= ROUNDS; r += 1) {
+        const h = await round(heraldClients, heraldChange);
+        heraldRounds.push(h);
+        show(`round ${r} Herald:`, h);
+      }
+      const peakMiB = rssMiB(herald.pid!);
+      console.log(`  API resident memory after Herald's rounds: ${peakMiB.toFixed(0)} MiB (+${(peakMiB - idleMiB).toFixed(0)} MiB over idle)`);
+      for (const c of heraldClients) c.request.destroy();
+      clients.length = 0;
+      await sleep(2000);
+      await openLimit();
+      for (let r = 1; r <= ROUNDS; r += 1) {
+        const l = await round(limitClients, limitChange);
+        limitRounds.push(l);
+        show(`round ${r} limit: `, l);
+      }
     }
     console.log(`  summary over ${ROUNDS} rounds, (event arrival − commit) over every client × change:`);
     console.log(`    Herald p50 ${spread(heraldRounds.map((r) => r.p50))} ms;  p99 ${spread(heraldRounds.map((r) => r.p99))} ms`);
     console.log(`    limit  p50 ${spread(limitRounds.map((r) => r.p50))} ms;  p99 ${spread(limitRounds.map((r) => r.p99))} ms`);
+    console.log(`    Herald's changes answered in: p50 ${spread(heraldRounds.map((r) => r.answerP50))} ms;  p99 ${spread(heraldRounds.map((r) => r.answerP99))} ms`);
     console.log(`    Herald/limit round by round: p50 ${spread(heraldRounds.map((h, i) => h.p50 / limitRounds[i]!.p50), 2)};  ` +
       `p99 ${spread(heraldRounds.map((h, i) => h.p99 / limitRounds[i]!.p99), 2)}`);
   } finally {
