@@ -36,12 +36,14 @@
  * a busy machine p50 and the p50 ratio are the steadier figures. About 1.5 minutes with the
  * defaults. Asserts nothing.
  *
+ * The clients live in BENCH_CLIENT_PROCESSES child processes (default 4; this file with
+ * --clients), each holding its share of Herald's and of the limit's streams and stamping
+ * arrivals on the machine's clock (performance.timeOrigin + now(), comparable across processes):
+ * one process reading 10,000 sockets is itself the bottleneck (it measured the limit at p99 5.5 s).
  * Also printed: how long the changes' own requests took (the POST answered while its event fans
  * out to every stream: p50/p99 per round), and the API process's resident memory before the
- * clients connected and with them connected (the extra is what the streams cost). With
- * BENCH_CLIENTS above what this process may hold twice (ulimit -n), Herald's rounds run first on
- * its streams, which are then closed, and the limit's rounds after, on its own.
- *   BENCH_CLIENTS=10000 npx tsx scripts/bench/events.ts
+ * clients connected, with them connected, and after the rounds.
+ *   BENCH_CLIENTS=10000 BENCH_RATE=2 BENCH_CHANGES=30 npx tsx scripts/bench/events.ts
  *   npx tsx scripts/bench/events.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -57,6 +59,9 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
 const RATE = Number(process.env.BENCH_RATE ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CLIENT_PROCESSES = Number(process.env.BENCH_CLIENT_PROCESSES ?? 4);
+/** The machine's clock in ms, comparable between this process and the client processes. */
+const now = () => performance.timeOrigin + performance.now();
 /** How long a round waits, after its last change answered, for every client to have every event. */
 const DRAIN_MS = 15_000;
 /** How long a round leaves the clients alone after its last change, before parsing what came. */
@@ -123,7 +128,7 @@ function openClient(url: string, headers: Record<string, string>, agent: http.Ag
       if (res.statusCode !== 200) { res.resume(); reject(new Error(`GET ${url}: ${res.statusCode}`)); return; }
       res.setEncoding('utf8');
       const client: Client = { chunks: [], buffer: '', events: new Map(), ended: false, request };
-      res.on('data', (s: string) => { client.chunks.push({ t: performance.now(), s }); });
+      res.on('data', (s: string) => { client.chunks.push({ t: now(), s }); });
       res.on('close', () => { client.ended = true; });
       // The headers came after the server subscribed (Herald subscribes before it answers).
       resolve(client);
@@ -156,14 +161,74 @@ function parse(client: Client): void {
   client.chunks.length = 0;
 }
 
-async function openAll(url: string, headers: Record<string, string>): Promise<Client[]> {
+async function openSome(url: string, headers: Record<string, string>, count: number): Promise<Client[]> {
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const clients: Client[] = [];
   // 25 at a time: a burst of a thousand connects would measure the accept queue, not the events.
-  for (let i = 0; i < CLIENTS; i += 25) {
-    clients.push(...await Promise.all(Array.from({ length: Math.min(25, CLIENTS - i) }, () => openClient(url, headers, agent))));
+  for (let i = 0; i < count; i += 25) {
+    clients.push(...await Promise.all(Array.from({ length: Math.min(25, count - i) }, () => openClient(url, headers, agent))));
   }
   return clients;
+}
+
+type ClientMessage =
+  | { cmd: 'open'; set: string; url: string; headers: Record<string, string>; count: number }
+  | { cmd: 'collect'; set: string; keys: string[] }
+  | { cmd: 'close'; set: string };
+
+/** A client process: holds sets of streams, parses and reports their arrivals when asked. */
+function clientProcess(): void {
+  const sets = new Map<string, Client[]>();
+  process.on('message', (m: ClientMessage) => {
+    void (async () => {
+      if (m.cmd === 'open') {
+        sets.set(m.set, await openSome(m.url, m.headers, m.count));
+        process.send!({ ok: true });
+      } else if (m.cmd === 'collect') {
+        const clients = sets.get(m.set) ?? [];
+        for (const c of clients) parse(c);
+        const times = clients.map((c) => m.keys.map((k) => c.events.get(k) ?? -1));
+        process.send!({ times, ended: clients.map((c) => c.ended) });
+      } else {
+        for (const c of sets.get(m.set) ?? []) c.request.destroy();
+        sets.delete(m.set);
+        process.send!({ ok: true });
+      }
+    })().catch((err: unknown) => { console.error(err); process.exit(1); });
+  });
+  process.send!({ ready: true });
+}
+
+/** The client processes, asked one question at a time each. */
+interface ClientGroups {
+  open(set: string, url: string, headers: Record<string, string>): Promise<void>;
+  collect(set: string, keys: string[]): Promise<{ times: number[][]; ended: boolean[] }>;
+  close(set: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function startClientGroups(): Promise<ClientGroups> {
+  const groups = await Promise.all(Array.from({ length: CLIENT_PROCESSES }, async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--clients'], {
+      cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`client process exited (${code})`)));
+    });
+    return child;
+  }));
+  const ask = <T>(child: ChildProcess, m: ClientMessage) => new Promise<T>((resolve) => { child.once('message', (r) => resolve(r as T)); child.send(m); });
+  const share = (i: number) => Math.floor(CLIENTS / CLIENT_PROCESSES) + (i < CLIENTS % CLIENT_PROCESSES ? 1 : 0);
+  return {
+    async open(set, url, headers) { await Promise.all(groups.map((g, i) => ask(g, { cmd: 'open', set, url, headers, count: share(i) }))); },
+    async collect(set, keys) {
+      const all = await Promise.all(groups.map((g) => ask<{ times: number[][]; ended: boolean[] }>(g, { cmd: 'collect', set, keys })));
+      return { times: all.flatMap((a) => a.times), ended: all.flatMap((a) => a.ended) };
+    },
+    async close(set) { await Promise.all(groups.map((g) => ask(g, { cmd: 'close', set }))); },
+    async stop() { await stopChildren(groups); },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,47 +241,44 @@ interface RoundResult {
   answerP50: number; answerP99: number;
 }
 
-async function round(clients: Client[], change: (i: number) => Promise<string>): Promise<RoundResult> {
+async function round(groups: ClientGroups, set: string, change: (i: number) => Promise<string>): Promise<RoundResult> {
   const changes: Change[] = [];
-  const t0 = performance.now();
+  const t0 = now();
   for (let i = 0; i < CHANGES; i += 1) {
     const slot = t0 + (i * 1000) / RATE;
-    const wait = slot - performance.now();
+    const wait = slot - now();
     if (wait > 0) await sleep(wait);
-    const sent = performance.now();
+    const sent = now();
     const key = await change(i);
-    changes.push({ key, sent, answered: performance.now() });
+    changes.push({ key, sent, answered: now() });
   }
-  const keys = new Set(changes.map((c) => c.key));
-  const deadline = performance.now() + DRAIN_MS;
-  // Parsing a round's chunks of a thousand clients holds this event loop for a good while: first
-  // let the last events arrive (and be stamped) undisturbed.
+  const keys = changes.map((c) => c.key);
+  const deadline = now() + DRAIN_MS;
+  // Parsing a round's chunks holds the client processes' event loops for a while: first let the
+  // last events arrive (and be stamped) undisturbed.
   await sleep(QUIET_MS);
+  let collected: { times: number[][]; ended: boolean[] };
   for (;;) {
-    let complete = true;
-    for (const c of clients) {
-      parse(c);
-      if (complete && [...keys].some((k) => !c.events.has(k)) && !c.ended) complete = false;
-    }
-    if (complete || performance.now() > deadline) break;
+    collected = await groups.collect(set, keys);
+    const complete = collected.times.every((ts, i) => collected.ended[i] || ts.every((t) => t >= 0));
+    if (complete || now() > deadline) break;
     await sleep(100);
   }
   const fromAnswer: number[] = [];
   const fromSent: number[] = [];
   let early = 0;
   const got: number[] = [];
-  for (const c of clients) {
+  for (const ts of collected.times) {
     let n = 0;
-    for (const ch of changes) {
-      const t = c.events.get(ch.key);
-      if (t === undefined) continue;
+    changes.forEach((ch, k) => {
+      const t = ts[k]!;
+      if (t < 0) return;
       n += 1;
       fromAnswer.push(t - ch.answered);
       fromSent.push(t - ch.sent);
       if (t < ch.answered) early += 1;
-    }
+    });
     got.push(n);
-    c.events.clear();
   }
   fromAnswer.sort((a, b) => a - b);
   fromSent.sort((a, b) => a - b);
@@ -225,7 +287,7 @@ async function round(clients: Client[], change: (i: number) => Promise<string>):
     answerP50: quantile(answers, 0.5), answerP99: quantile(answers, 0.99),
     p50: quantile(fromAnswer, 0.5), p99: quantile(fromAnswer, 0.99), max: fromAnswer[fromAnswer.length - 1] ?? NaN,
     p50Sent: quantile(fromSent, 0.5), p99Sent: quantile(fromSent, 0.99), early: early / Math.max(1, fromAnswer.length),
-    minGot: Math.min(...got), maxGot: Math.max(...got), ended: clients.filter((c) => c.ended).length,
+    minGot: Math.min(...got), maxGot: Math.max(...got), ended: collected.ended.filter((e) => e).length,
   };
 }
 
@@ -275,7 +337,7 @@ async function ready(child: ChildProcess & { exited?: Promise<never> }, url: str
 async function main(): Promise<void> {
   const place = await benchPlace();
   const children: ChildProcess[] = [];
-  const clients: Client[] = [];
+  let groups: ClientGroups | undefined;
   const publisher = new Redis(place.redisUrl);
   try {
     // Herald: `herald api` as deployed (log at info, to /dev/null).
@@ -316,26 +378,20 @@ async function main(): Promise<void> {
     children.push(limit);
     await ready(limit, `http://127.0.0.1:${limitPort}/health`);
 
-    const together = 2 * CLIENTS + 500 < fdLimit();
+    if (2 * Math.ceil(CLIENTS / CLIENT_PROCESSES) + 500 > fdLimit()) throw new Error(`raise BENCH_CLIENT_PROCESSES: ${CLIENTS} clients twice exceed ${CLIENT_PROCESSES} processes' file limit`);
+    groups = await startClientGroups();
     // The API's memory once idle, before the streams.
     await sleep(2000);
     const idleMiB = rssMiB(herald.pid!);
     let t = performance.now();
-    const heraldClients = await openAll(`${url}/api/v1/events`, auth);
-    clients.push(...heraldClients);
-    console.log(`events: ${CLIENTS} SSE clients; ${CHANGES} changes per round at ${RATE}/s; Herald's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    await groups.open('herald', `${url}/api/v1/events`, auth);
+    console.log(`events: ${CLIENTS} SSE clients in ${CLIENT_PROCESSES} client processes; ${CHANGES} changes per round at ${RATE}/s; Herald's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     await sleep(2000);
     const connectedMiB = rssMiB(herald.pid!);
     console.log(`  API resident memory: ${idleMiB.toFixed(0)} MiB idle, ${connectedMiB.toFixed(0)} MiB with ${CLIENTS} streams (+${(connectedMiB - idleMiB).toFixed(0)} MiB)`);
-    let limitClients: Client[] = [];
-    const openLimit = async () => {
-      t = performance.now();
-      limitClients = await openAll(`http://127.0.0.1:${limitPort}/events`, {});
-      clients.push(...limitClients);
-      console.log(`  the limit's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    };
-    if (together) await openLimit();
-    else console.log(`  (${CLIENTS} clients twice exceed this process's file limit: Herald's rounds first, then the limit's on their own)`);
+    t = performance.now();
+    await groups.open('limit', `http://127.0.0.1:${limitPort}/events`, {});
+    console.log(`  the limit's ${CLIENTS} streams opened in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     // Herald's changes: report created, paused, resumed, created, … (each emits one report.updated).
     let current = '';
@@ -362,33 +418,16 @@ async function main(): Promise<void> {
 
     const heraldRounds: RoundResult[] = [];
     const limitRounds: RoundResult[] = [];
-    if (together) {
-      for (let r = 1; r <= ROUNDS; r += 1) {
-        const h = await round(heraldClients, heraldChange);
-        heraldRounds.push(h);
-        show(`round ${r} Herald:`, h);
-        const l = await round(limitClients, limitChange);
-        limitRounds.push(l);
-        show(`round ${r} limit: `, l);
-      }
-    } else {
-      for (let r = 1; r <= ROUNDS; r += 1) {
-        const h = await round(heraldClients, heraldChange);
-        heraldRounds.push(h);
-        show(`round ${r} Herald:`, h);
-      }
-      const peakMiB = rssMiB(herald.pid!);
-      console.log(`  API resident memory after Herald's rounds: ${peakMiB.toFixed(0)} MiB (+${(peakMiB - idleMiB).toFixed(0)} MiB over idle)`);
-      for (const c of heraldClients) c.request.destroy();
-      clients.length = 0;
-      await sleep(2000);
-      await openLimit();
-      for (let r = 1; r <= ROUNDS; r += 1) {
-        const l = await round(limitClients, limitChange);
-        limitRounds.push(l);
-        show(`round ${r} limit: `, l);
-      }
+    for (let r = 1; r <= ROUNDS; r += 1) {
+      const h = await round(groups, 'herald', heraldChange);
+      heraldRounds.push(h);
+      show(`round ${r} Herald:`, h);
+      const l = await round(groups, 'limit', limitChange);
+      limitRounds.push(l);
+      show(`round ${r} limit: `, l);
     }
+    const afterMiB = rssMiB(herald.pid!);
+    console.log(`  API resident memory after the rounds: ${afterMiB.toFixed(0)} MiB (+${(afterMiB - idleMiB).toFixed(0)} MiB over idle)`);
     console.log(`  summary over ${ROUNDS} rounds, (event arrival − commit) over every client × change:`);
     console.log(`    Herald p50 ${spread(heraldRounds.map((r) => r.p50))} ms;  p99 ${spread(heraldRounds.map((r) => r.p99))} ms`);
     console.log(`    limit  p50 ${spread(limitRounds.map((r) => r.p50))} ms;  p99 ${spread(limitRounds.map((r) => r.p99))} ms`);
@@ -396,12 +435,13 @@ async function main(): Promise<void> {
     console.log(`    Herald/limit round by round: p50 ${spread(heraldRounds.map((h, i) => h.p50 / limitRounds[i]!.p50), 2)};  ` +
       `p99 ${spread(heraldRounds.map((h, i) => h.p99 / limitRounds[i]!.p99), 2)}`);
   } finally {
-    for (const c of clients) c.request.destroy();
+    await groups?.stop();
     await stopChildren(children);
     publisher.disconnect();
     await place.release();
   }
 }
 
-if (process.argv.includes('--limit-server')) limitServer().catch((err: unknown) => { console.error(err); process.exit(1); });
+if (process.argv.includes('--clients')) clientProcess();
+else if (process.argv.includes('--limit-server')) limitServer().catch((err: unknown) => { console.error(err); process.exit(1); });
 else main().catch((err: unknown) => { console.error(err); process.exit(1); });
