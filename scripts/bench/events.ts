@@ -312,7 +312,9 @@ function fdLimit(): number {
 // ---------------------------------------------------------------------------------------------
 
 async function spawnChild(args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // BENCH_NODE_ARGS adds arguments to Herald's node (e.g. --cpu-prof --cpu-prof-dir=DIR).
+  const nodeArgs = args[0] === 'src/cli.ts' ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((x) => x !== '') : [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
     cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`))));
