@@ -96,6 +96,11 @@ describe('herald admin reset-password', () => {
     await sql`insert into password_resets (id, user_id, token_hash, expires_at)
       values (${'0193a1b2-0000-7000-8000-0000000000aa'}, ${admin.userId}, ${createHash('sha256').update(RESET_TOKEN).digest('hex')}, now() + interval '1 hour')`;
     expect((await admin.get('/api/v1/me')).status).toBe(200);
+    // The API holds principals for a few seconds and drops Ada's when it hears identity.changed,
+    // which the command (no Redis) leaves in the outbox for the API's relay to publish.
+    const heard = new Promise<void>((resolve) => {
+      void h.process.container.events.subscribe((e) => { if (e.type === 'identity.changed' && e.data.user_id === admin.userId) resolve(); });
+    });
 
     const r = await run(['admin', 'reset-password', ' ADA@example.com '], storeOnly());
     expect([r.code, r.stderr]).toEqual([0, '']);
@@ -105,6 +110,7 @@ describe('herald admin reset-password', () => {
     expect(temporary.length).toBeGreaterThanOrEqual(10);
     expect(existsSync(path.join(scratch, 'cli-data', 'secret.key'))).toBe(false);
 
+    await heard;
     expect((await admin.get('/api/v1/me')).status).toBe(401);
     expect((await h.http.post('/api/v1/auth/password-reset/confirm').send({ token: RESET_TOKEN, password: 'a brand new passphrase 77' })).body)
       .toMatchObject({ code: 'auth.reset_token_invalid' });
