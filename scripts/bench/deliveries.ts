@@ -18,63 +18,16 @@
  */
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { createRunQueue } from '../../src/jobs/run-report-spec.js';
 import { createOutboundHttp } from '../../src/infra/outbound/http.js';
-import { benchApi, benchPlace, quantile, queueRunsAndWait, spawnRole, stopChildren, type BenchPlace } from './support.js';
+import { benchApi, benchPlace, countingProxy, quantile, queueRunsAndWait, spawnRole, stopChildren, type BenchPlace } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const FANOUT = Number(process.env.BENCH_FANOUT ?? 10);
 const DELIVERY_CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const COUNTED_RUNS = 50;
-
-/**
- * A TCP proxy to the store that counts the statements its clients execute: in the Postgres
- * protocol every message from the client after the start-up one is a type byte and a length;
- * an Execute ('E') runs one statement of the extended protocol, a Query ('Q') one simple query.
- */
-async function countingProxy(target: URL) {
-  let statements = 0;
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    let started = false;
-    let pending = Buffer.alloc(0);
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      pending = Buffer.concat([pending, chunk]);
-      for (;;) {
-        if (!started) {
-          if (pending.length < 8) break;
-          const length = pending.readInt32BE(0);
-          if (pending.length < length) break;
-          const code = pending.readInt32BE(4);
-          pending = pending.subarray(length);
-          // An SSL or GSS request comes before the start-up message itself.
-          if (code !== 80877103 && code !== 80877104) started = true;
-          continue;
-        }
-        if (pending.length < 5) break;
-        const length = pending.readInt32BE(1);
-        if (pending.length < 1 + length) break;
-        const type = String.fromCharCode(pending[0]!);
-        if (type === 'E' || type === 'Q') statements += 1;
-        pending = pending.subarray(1 + length);
-      }
-    });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
-  return { url, count: () => statements, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 async function main(): Promise<void> {
   let received = 0;

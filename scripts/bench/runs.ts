@@ -1,44 +1,176 @@
 /**
- * Benchmark: end-to-end runs per second of a one-row query with no deliveries, executed by one
- * `herald worker` process (a child process, SVC_WORKER_CONCURRENCY 10 unless BENCH_CONCURRENCY
- * says otherwise). N pending runs (BENCH_RUNS, default 2000) are queued as the API queues them
- * (job id = run id); the clock runs from the first enqueue until the store shows every run
- * finished. Each run does the whole engine path: start, steps committed, the query on a pooled
- * connection, the result file written and renamed, finish, events, metrics.
- * Starts the API in-process on its own fresh database (also the "user database" queried) and
- * prints figures; asserts nothing.
+ * Benchmark: end-to-end runs per second of a one-row query (`select 1`) with no deliveries,
+ * executed by one `herald worker` process (a child process, SVC_WORKER_CONCURRENCY 10 unless
+ * BENCH_CONCURRENCY says otherwise), beside its limit measured in the same run. BENCH_ROUNDS
+ * rounds (default 3), each of three phases of BENCH_RUNS (default 2000):
+ *   - the limit: a BullMQ worker that does nothing (scripts/bench/noop-worker.ts, one child
+ *     process, the runs queue's options: concurrency, lock, stalled checks) on the same Redis,
+ *     its jobs added as the API adds runs (same job options, job id, payload, 100 at a time);
+ *   - Herald's worker: N pending runs queued as the API queues them (job id = run id), timed from
+ *     the first enqueue until the store shows every run finished; the worker's CPU per run from
+ *     /proc (user + system of the child);
+ *   - through the API: POST /api/v1/reports/{id}/run from 20 clients (the in-process API, the
+ *     same worker), timed from the first POST until every run finished.
+ * Then the store statements per run, counted by a proxy on loopback (support.ts countingProxy:
+ * the protocol's Execute and Query messages, BEGIN and COMMIT included): the worker's for
+ * BENCH_COUNTED runs (the difference between a round of 50 and one of 50 + BENCH_COUNTED, so its
+ * start-up and idle polling are out), and the API's per POST (its store always goes through the
+ * proxy; counted over one API phase, so the relay's passes are included).
+ * Each run does the whole engine path: start, its progress, the query on a pooled connection,
+ * the result file, finish, events, metrics. The in-process API has its own fresh database (also
+ * the "user database" queried). Prints each round and min/median/max; asserts nothing.
  *   npx tsx scripts/bench/runs.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
+import { randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import postgres from 'postgres';
-import { createRunQueue } from '../../src/jobs/run-report-spec.js';
-import { benchApi, benchPlace, quantile, queueRunsAndWait, spawnRole, stopChildren } from './support.js';
+import { createQueue, createRedis } from '../../src/infra/queue/queues.js';
+import { createRunQueue, runJobSpec } from '../../src/jobs/run-report-spec.js';
+import {
+  benchApi, benchPlace, countingProxy, cpuMsOf, quantile, queueRunsAndWait, spawnRole, spread, stopChildren, type BenchPlace,
+} from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
+const COUNTED = Number(process.env.BENCH_COUNTED ?? 200);
+const CLIENTS = 20;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The no-op BullMQ worker as a child process; resolves once it listens. */
+async function spawnNoop(place: BenchPlace, queue: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/noop-worker.ts'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env: { ...place.env, PATH: process.env.PATH ?? '', BENCH_NOOP_QUEUE: queue, SVC_WORKER_CONCURRENCY: String(CONCURRENCY) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => { if (b.toString('utf8').includes('noop worker started')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`noop worker exited (${code})`)));
+  });
+  return child;
+}
 
 async function main(): Promise<void> {
   const place = await benchPlace();
   const store = postgres(place.dbUrl.toString(), { max: 2, onnotice: () => undefined });
+  const apiProxy = await countingProxy(place.dbUrl);
+  const redis = createRedis(place.redisUrl, 'client');
+  const noopName = 'noop';
+  const noopQueue = createQueue(redis, place.queuePrefix, noopName);
   let api: Awaited<ReturnType<typeof benchApi>> | undefined;
-  const children: Awaited<ReturnType<typeof spawnRole>>[] = [];
+  const children: ChildProcess[] = [];
   try {
-    api = await benchApi(place);
+    api = await benchApi(place, { SVC_DATABASE_URL: apiProxy.url.toString() });
     const { queryId } = await api.selfQuery('select 1 as one');
     const report = await api.post('/api/v1/reports', { title: 'Bench', query_id: queryId });
-    // One worker process; its start-up is not measured.
-    children.push(await spawnRole('worker', place, { SVC_WORKER_CONCURRENCY: String(CONCURRENCY) }, 'worker started'));
-
     const queue = createRunQueue(api.proc.container.enqueue);
-    const { seconds, enqueueSeconds, statuses } = await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, RUNS, false);
-    const durations = (await store`select extract(epoch from finished_at - started_at) * 1000 as ms from runs where finished_at is not null order by 1`)
-      .map((r) => Number(r.ms));
-    console.log(`runs end to end (select 1, no deliveries, 1 worker process, concurrency ${CONCURRENCY})`);
-    console.log(`  ${RUNS} runs in ${seconds.toFixed(1)} s: ${(RUNS / seconds).toFixed(0)} runs/s   (enqueueing took ${enqueueSeconds.toFixed(1)} s)`);
-    console.log(`  run duration (started → finished) p50 ${quantile(durations, 0.5).toFixed(1)} ms   p99 ${quantile(durations, 0.99).toFixed(1)} ms`);
-    console.log(`  statuses: ${statuses}`);
+    const jobOptions = (id: string) => ({ jobId: id, attempts: runJobSpec.attempts, backoff: { type: 'exponential', delay: runJobSpec.backoffMs } });
+
+    const limit = async (): Promise<{ rate: number; cpuPerJob: number }> => {
+      const child = await spawnNoop(place, noopName);
+      try {
+        await noopQueue.obliterate({ force: true });
+        const before = cpuMsOf(child.pid);
+        const t0 = performance.now();
+        for (let i = 0; i < RUNS; i += 100) {
+          await Promise.all(Array.from({ length: Math.min(100, RUNS - i) }, () => {
+            const id = randomUUID();
+            return noopQueue.add(runJobSpec.name, { runId: id, reportId: report.id }, jobOptions(id));
+          }));
+        }
+        for (;;) {
+          const counts = await noopQueue.getJobCounts('completed');
+          if ((counts.completed ?? 0) >= RUNS) break;
+          await sleep(20);
+        }
+        const seconds = (performance.now() - t0) / 1000;
+        return { rate: RUNS / seconds, cpuPerJob: (cpuMsOf(child.pid) - before) / RUNS };
+      } finally {
+        await stopChildren([child]);
+      }
+    };
+
+    const viaApi = async (): Promise<{ rate: number; apiCpuPerRun: number; statementsPerPost: number }> => {
+      const s0 = apiProxy.count();
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      let next = 0;
+      await Promise.all(Array.from({ length: CLIENTS }, async () => {
+        while (next < RUNS) {
+          next += 1;
+          const res = await fetch(`${api!.url}/api/v1/reports/${report.id}/run`, { method: 'POST', headers: api!.headers, body: '{"deliver":false}' });
+          if (res.status !== 202) throw new Error(`POST run: ${res.status} ${await res.text()}`);
+          await res.arrayBuffer();
+        }
+      }));
+      const posted = performance.now();
+      const cpu = process.cpuUsage(cpu0);
+      const statements = apiProxy.count() - s0;
+      for (;;) {
+        const [row] = await store`select count(*)::int as n from runs where report_id = ${report.id} and status in ('pending', 'running')`;
+        if (row!.n === 0) break;
+        await sleep(50);
+      }
+      const seconds = (performance.now() - t0) / 1000;
+      void posted;
+      return { rate: RUNS / seconds, apiCpuPerRun: (cpu.user + cpu.system) / 1000 / RUNS, statementsPerPost: statements / RUNS };
+    };
+
+    console.log(`runs end to end (select 1, no deliveries, 1 worker process, concurrency ${CONCURRENCY}; ${ROUNDS} rounds of ${RUNS} runs per phase)`);
+    const rows: Array<{ limit: number; limitCpu: number; herald: number; cpu: number; p50: number; p99: number; api: number; apiCpu: number; perPost: number }> = [];
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const l = await limit();
+      const worker = await spawnRole('worker', place, { SVC_WORKER_CONCURRENCY: String(CONCURRENCY) }, 'worker started');
+      children.push(worker);
+      const cpu0 = cpuMsOf(worker.pid);
+      const { seconds, statuses } = await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, RUNS, false);
+      const cpu = (cpuMsOf(worker.pid) - cpu0) / RUNS;
+      const durations = (await store`select extract(epoch from finished_at - started_at) * 1000 as ms from runs
+        where report_id = ${report.id} and finished_at is not null order by 1`).map((r) => Number(r.ms));
+      await store`delete from runs where report_id = ${report.id}`;
+      const a = await viaApi();
+      await store`delete from runs where report_id = ${report.id}`;
+      await stopChildren(children.splice(0));
+      const herald = RUNS / seconds;
+      rows.push({ limit: l.rate, limitCpu: l.cpuPerJob, herald, cpu, p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), api: a.rate, apiCpu: a.apiCpuPerRun, perPost: a.statementsPerPost });
+      console.log(`  round ${round}: BullMQ no-op worker ${l.rate.toFixed(0)} jobs/s (${l.cpuPerJob.toFixed(2)} ms CPU/job)   ` +
+        `Herald ${herald.toFixed(0)} runs/s = ${(herald / l.rate).toFixed(3)}x (${cpu.toFixed(2)} ms worker CPU/run, ` +
+        `run p50 ${quantile(durations, 0.5).toFixed(1)} ms p99 ${quantile(durations, 0.99).toFixed(1)} ms; ${statuses})   ` +
+        `through the API (${CLIENTS} clients) ${a.rate.toFixed(0)} runs/s (${a.apiCpuPerRun.toFixed(2)} ms CPU/run in the bench process: API, clients, proxy; ${a.statementsPerPost.toFixed(2)} statements/POST)`);
+    }
+
+    // The worker's statements per run, through a proxy of its own.
+    const workerProxy = await countingProxy(place.dbUrl);
+    const proxied: BenchPlace = { ...place, env: { ...place.env, SVC_DATABASE_URL: workerProxy.url.toString() } };
+    children.push(await spawnRole('worker', proxied, { SVC_WORKER_CONCURRENCY: String(CONCURRENCY) }, 'worker started'));
+    const w0 = workerProxy.count();
+    await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, 50, false);
+    const w1 = workerProxy.count();
+    await store`delete from runs where report_id = ${report.id}`;
+    await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, 50 + COUNTED, false);
+    const w2 = workerProxy.count();
+    await stopChildren(children.splice(0));
+    await workerProxy.close();
+    const perRun = ((w2 - w1) - (w1 - w0)) / COUNTED;
+
+    const col = (f: (r: (typeof rows)[number]) => number, d: number) => spread(rows.map(f), d);
+    console.log(`summary over ${ROUNDS} rounds (min / median / max):`);
+    console.log(`  limit, BullMQ no-op worker:   ${col((r) => r.limit, 0)} jobs/s   (${col((r) => r.limitCpu, 2)} ms CPU per job)`);
+    console.log(`  Herald worker:                ${col((r) => r.herald, 0)} runs/s`);
+    console.log(`  ratio Herald / limit:         ${col((r) => r.herald / r.limit, 3)}`);
+    console.log(`  worker CPU per run:           ${col((r) => r.cpu, 2)} ms`);
+    console.log(`  through the API, ${CLIENTS} clients: ${col((r) => r.api, 0)} runs/s   (ratio to the limit ${col((r) => r.api / r.limit, 3)})`);
+    console.log(`  bench process CPU per POST:   ${col((r) => r.apiCpu, 2)} ms (the API, its ${CLIENTS} clients and the counting proxy)`);
+    console.log(`  store statements per POST:    ${col((r) => r.perPost, 2)} (the API's, the relay's passes included)`);
+    console.log(`  store statements per run in the worker: ${perRun.toFixed(2)} (${COUNTED} runs counted; BEGIN and COMMIT count)`);
   } finally {
     await stopChildren(children);
     await api?.proc.stop();
+    await apiProxy.close();
+    await noopQueue.close();
+    redis.disconnect();
     await store.end();
     await place.release();
   }

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -81,6 +81,8 @@ export interface BenchApi {
   url: string;
   /** POST as the signed-in admin; answers the created resource (201 expected). */
   post(path: string, body: unknown): Promise<{ id: string }>;
+  /** The signed-in admin's headers for a write (cookie, CSRF token, JSON). */
+  headers: Record<string, string>;
   /** A connection to the place's own database and a query on it. */
   selfQuery(sql: string): Promise<{ connectionId: string; queryId: string }>;
 }
@@ -104,7 +106,7 @@ export async function benchApi(place: BenchPlace, env: Record<string, string> = 
     return (await res.json()) as { id: string };
   };
   return {
-    proc, settings, url, post,
+    proc, settings, url, post, headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf },
     async selfQuery(sql) {
       const connection = await post('/api/v1/connections', {
         name: 'Self', type: 'postgres', host: place.dbUrl.hostname, port: Number(place.dbUrl.port || 5432), database: place.name,
@@ -176,3 +178,69 @@ export async function queueRunsAndWait(store: postgres.Sql, enqueue: (runId: str
   const byStatus = await store`select status, count(*)::int as n from runs where report_id = ${reportId} group by status order by status`;
   return { seconds, enqueueSeconds, statuses: byStatus.map((r) => `${r.status as string} ${r.n as number}`).join(', ') };
 }
+
+/**
+ * A TCP proxy to the store that counts the statements its clients execute: in the Postgres
+ * protocol every message from the client after the start-up one is a type byte and a length;
+ * an Execute ('E') runs one statement of the extended protocol, a Query ('Q') one simple query.
+ */
+export async function countingProxy(target: URL) {
+  let statements = 0;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    let started = false;
+    let pending = Buffer.alloc(0);
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        if (!started) {
+          if (pending.length < 8) break;
+          const length = pending.readInt32BE(0);
+          if (pending.length < length) break;
+          const code = pending.readInt32BE(4);
+          pending = pending.subarray(length);
+          // An SSL or GSS request comes before the start-up message itself.
+          if (code !== 80877103 && code !== 80877104) started = true;
+          continue;
+        }
+        if (pending.length < 5) break;
+        const length = pending.readInt32BE(1);
+        if (pending.length < 1 + length) break;
+        const type = String.fromCharCode(pending[0]!);
+        if (type === 'E' || type === 'Q') statements += 1;
+        pending = pending.subarray(1 + length);
+      }
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as net.AddressInfo).port);
+  return { url, count: () => statements, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */
+export function cpuMsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+/** "min … median … max" of repeated figures. */
+export const spread = (xs: number[], digits: number) =>
+  `min ${Math.min(...xs).toFixed(digits)} / median ${median(xs).toFixed(digits)} / max ${Math.max(...xs).toFixed(digits)}`;
