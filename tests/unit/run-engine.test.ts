@@ -33,8 +33,8 @@ function world(): World {
   const queries = new FakeQueries();
   const reports = new FakeReports(queries);
   const connections = new FakeConnections(queries);
-  const store = new FakeRunEngineStore({ reports, queries, connections });
   const outbox = new FakeOutbox();
+  const store = new FakeRunEngineStore({ reports, queries, connections, outbox });
   const uow = fakeUnitOfWork({ runEngine: store, outbox, reports, queries, connections });
   const connector = fakeConnector();
   const artifacts = new FakeArtifacts();
@@ -61,7 +61,7 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const runOf = (w: World, id: string): RunRecord => w.store.runs.get(id)!;
 
-it('runs the query into a result file: steps, columns, a 20-row sample, the row count, two commits and their events', async () => {
+it('runs the query into a result file: steps, columns, a 20-row sample, the row count, two statements and their events', async () => {
   const w = world();
   const all = Array.from({ length: 45 }, (_, i) => [i + 1, i % 2 === 0 ? 'US' : 'EU']);
   w.connector.script = rows([{ name: 'id', type: 'int4' }, { name: 'region', type: 'text' }], all, 10);
@@ -73,8 +73,11 @@ it('runs the query into a result file: steps, columns, a 20-row sample, the row 
   expect(run.sample).toHaveLength(20);
   expect(run.steps.map((s) => [s.name, s.status])).toEqual([['query', 'success'], ['result_file', 'success']]);
   expect(w.artifacts.files.get(run.resultKey!)!.rows).toEqual(all);
-  // Taken and announced in one unit of work, ended and announced in another.
-  expect(w.uow.commits).toBe(2);
+  // Taken, announced and its source read in one statement, ended and announced in another: no
+  // unit of work (each statement is its own transaction, its events in it), no write per step.
+  expect(w.store.statements).toBe(2);
+  expect(w.uow.commits).toBe(0);
+  expect(w.store.progressWrites).toBe(0);
   expect(w.outbox.types()).toEqual(['run.updated', 'run.updated', 'report.updated']);
   expect(w.outbox.events[1]!.data).toMatchObject({ id: run.id, status: 'success' });
   expect(w.finished).toEqual([{ status: 'success', seconds: 0 }]);

@@ -8,6 +8,7 @@ import type { QueryParameter } from '../queries/parameters.js';
 import type { RunCondition, RunError, RunRecord, RunStatus, RunStep, RunTrigger } from './model.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { ConnectionRecord } from '../connections/model.js';
+import type { ChangeEvent } from '../events/model.js';
 
 /** The SQL a run executes: the pinned query version, or the query's current one. */
 export interface RunQuerySource {
@@ -118,6 +119,18 @@ export interface RunEngineStore {
    * Undefined when the run is gone, finished or cancelled.
    */
   start(runId: string, now: Date, steps?: RunStep[]): Promise<RunRecord | undefined>;
+  /**
+   * The worker's first statement: `start` and `source` in one, with the taken run's run.updated
+   * event (runUpdated of the record after) written by the same statement, so the change and its
+   * event commit together. Undefined when the run is not taken; source undefined when its
+   * report is gone.
+   */
+  claim(runId: string, now: Date, steps?: RunStep[]): Promise<{ run: RunRecord; source: RunSource | undefined } | undefined>;
+  /**
+   * The worker's last statement: `finish` with `events` (built from the record after: the
+   * caller knows it) written by the same statement only when the run was ended here.
+   */
+  end(runId: string, attempt: number, outcome: RunOutcome, events: readonly ChangeEvent[]): Promise<RunRecord | undefined>;
   /**
    * In one read: the report's pinned query version or its query's current one (undefined when
    * gone), the connection it runs on (undefined when gone), and whether the report has

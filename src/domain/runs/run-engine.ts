@@ -29,7 +29,7 @@ import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import { bindValues } from '../queries/parameters.js';
 import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/sql-template.js';
 import { newId } from '../../core/ids.js';
-import { firstDeliveryJobId, type DeliverRun, type JudgeCondition, type PlannedDelivery, type RunEngineStore, type RunMetrics, type RunOutcome, type RunProgress } from './engine-ports.js';
+import { firstDeliveryJobId, type DeliverRun, type JudgeCondition, type PlannedDelivery, type RunEngineStore, type RunMetrics, type RunOutcome, type RunProgress, type RunSource } from './engine-ports.js';
 import { runUpdated, runChanged } from './events.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
 
@@ -78,18 +78,16 @@ export function createRunEngine(deps: RunEngineDeps) {
   const { store, clock } = deps;
 
   async function execute(runId: string, options: { signal: AbortSignal; reportId?: string | undefined }): Promise<void> {
-    // Taken, with its first step running, and announced, in one transaction.
+    // Taken with its first step running, announced, and what it runs read: one statement (its
+    // event commits with it).
     const startedAt = clock.now();
     const firstStep: RunStep = { name: 'query', status: 'running', startedAt, finishedAt: null, error: null };
-    const run = await deps.uow.run(async (tx) => {
-      const taken = await tx.runEngine.start(runId, startedAt, [firstStep]);
-      if (taken) await tx.outbox.add([runUpdated(taken)]);
-      return taken;
-    });
-    if (!run) {
+    const claimed = await store.claim(runId, startedAt, [firstStep]);
+    if (!claimed) {
       deps.log.info('run not taken: it is gone, finished or cancelled', { run_id: runId, ...(options.reportId ? { report_id: options.reportId } : {}) });
       return;
     }
+    const { run, source } = claimed;
     const log = deps.log.child({ run_id: run.id, report_id: run.reportId });
     log.info('run started', { trigger: run.trigger, attempt: run.attempts });
 
@@ -117,28 +115,23 @@ export function createRunEngine(deps: RunEngineDeps) {
     let writer: ResultWriter | undefined;
     let wroteFile = false;
     const key = resultKeyOf(run.reportId, run.id);
-    /** Saves the steps so far (and the rest of the progress): one statement. */
-    const save = async () => {
-      if (!(await store.saveProgress(run.id, run.attempts, progress, clock.now()))) throw new RunGone();
-    };
     /**
-     * A step begins; `persist` saves it at once (a step that takes long: the query is saved
-     * running at the start, deliveries here); quick ones are saved with what follows them.
+     * The steps are kept here and written with the run's end (or its hand-over to its
+     * deliveries): the claim wrote the query step running, and the end's event tells watchers
+     * how the steps went; no statement per step.
      */
-    const beginStep = async (name: StepName, persist = false) => {
+    const beginStep = (name: StepName) => {
       const existing = name === 'query' ? steps.find((s) => s.name === 'query' && s.status === 'running') : undefined;
       if (existing) return existing;
       const step: RunStep = { name, status: 'running', startedAt: clock.now(), finishedAt: null, error: null };
       steps.push(step);
-      if (persist) await save();
       return step;
     };
-    const endStep = async (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error: RunError | null = null, persist = false) => {
+    const endStep = (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error: RunError | null = null) => {
       step.status = status;
       step.finishedAt = clock.now();
       step.error = error;
       if (detail) step.detail = detail;
-      if (persist) await save();
     };
 
     let outcome: Outcome;
@@ -148,7 +141,7 @@ export function createRunEngine(deps: RunEngineDeps) {
         stop.abort(new RunCancelled());
         throw stop.signal.reason;
       }
-      outcome = await carryOut(run, stop.signal, beginStep, endStep, progress, async (columns) => {
+      outcome = await carryOut(run, source, stop.signal, beginStep, endStep, progress, async (columns) => {
         writer = await deps.artifacts.createResult(key, columns);
         wroteFile = true;
         return writer;
@@ -194,15 +187,13 @@ export function createRunEngine(deps: RunEngineDeps) {
       return;
     }
     const finishedAt = clock.now();
-    // The end and its events in one transaction.
-    const ended = await deps.uow.run(async (tx) => {
-      const row = await tx.runEngine.finish(run.id, run.attempts, { ...progress, ...outcome, steps, finishedAt });
-      if (row) await tx.outbox.add(runChanged(row));
-      return row;
-    });
+    // The end and its events in one statement (the events are those of the record after, which
+    // is known here: the run as taken, with its outcome).
+    const events = runChanged({ id: run.id, reportId: run.reportId, trigger: run.trigger, status: outcome.status, finishedAt, error: outcome.error });
+    const ended = await store.end(run.id, run.attempts, { ...progress, ...outcome, steps, finishedAt }, events);
     if (!ended) {
       if (wroteFile && !(await store.exists(run.id))) await deps.artifacts.remove(key).catch(() => undefined);
-      log.info('run ended elsewhere before it could be recorded');
+      log.info('run ended or taken again elsewhere before it could be recorded; this attempt stops');
       return;
     }
     const seconds = Math.max(0, (finishedAt.getTime() - startedMs) / 1000);
@@ -245,14 +236,14 @@ export function createRunEngine(deps: RunEngineDeps) {
   /** The steps of one run; answers its outcome, or throws (a RunFailure, a DomainError, an abort). */
   async function carryOut(
     run: RunRecord,
+    found: RunSource | undefined,
     signal: AbortSignal,
-    beginStep: (name: StepName, persist?: boolean) => Promise<RunStep>,
-    endStep: (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error?: RunError | null, persist?: boolean) => Promise<void>,
+    beginStep: (name: StepName) => RunStep,
+    endStep: (step: RunStep, status: RunStep['status'], detail?: Record<string, unknown>, error?: RunError | null) => void,
     progress: RunProgress,
     openFile: (columns: ResultColumn[]) => Promise<ResultWriter>,
   ): Promise<Outcome> {
-    const query = await beginStep('query');
-    const found = await store.source(run.reportId);
+    const query = beginStep('query');
     if (!found) throw new RunGone();
     const source = found.query;
     if (!source) throw new RunFailure({ code: 'run.query_missing', message: 'The report\'s query or pinned query version no longer exists' });
@@ -295,22 +286,22 @@ export function createRunEngine(deps: RunEngineDeps) {
     const resultHash = hash.digest('hex');
     Object.assign(progress, { rowCount, columns: stream.columns, sample });
     deps.metrics.rows(rowCount);
-    await endStep(query, 'success', { rows: rowCount, elapsed_ms: elapsedMs, wait_ms: waitMs }, null, true);
+    endStep(query, 'success', { rows: rowCount, elapsed_ms: elapsedMs, wait_ms: waitMs });
 
     let met: boolean | null = null;
     if (run.condition) {
-      const check = await beginStep('condition');
+      const check = beginStep('condition');
       const previousHash = deps.conditions.needsPreviousResult(run.condition) ? await store.previousSuccessHash(run.reportId, run.id) : undefined;
       const result = deps.conditions.judge(run.condition, { columns: stream.columns, rowCount, firstRow: sample[0], hash: resultHash, previousHash });
       met = result.met;
       progress.conditionMet = met;
-      await endStep(check, 'success', { met, reason: result.reason });
+      endStep(check, 'success', { met, reason: result.reason });
     }
 
-    const file = await beginStep('result_file');
+    const file = beginStep('result_file');
     const { bytes } = await writer.finish();
     Object.assign(progress, { resultKey: resultKeyOf(run.reportId, run.id), resultBytes: bytes, resultHash });
-    await endStep(file, 'success', { bytes });
+    endStep(file, 'success', { bytes });
     const base = met === false ? 'skipped' : 'success';
     if (!deps.deliveries || !run.deliver || !found.hasDeliveries) return { status: base, error: null };
 
@@ -318,7 +309,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     if (planned.length === 0) return { status: base, error: null };
     signal.throwIfAborted();
     // Saved with the attempts (handOver); it ends when the last attempt settles the run.
-    await beginStep('delivery');
+    beginStep('delivery');
     return { status: base, error: null, deliver: planned };
   }
 

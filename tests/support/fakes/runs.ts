@@ -6,7 +6,10 @@
 import { newId } from '../../../src/core/ids.js';
 import type { RunContext, RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../src/domain/runs/engine-ports.js';
 import type { RunError, RunRecord, RunStep } from '../../../src/domain/runs/model.js';
+import type { ChangeEvent } from '../../../src/domain/events/model.js';
+import { runUpdated } from '../../../src/domain/runs/events.js';
 import type { FakeConnections } from './connections.js';
+import type { FakeOutbox } from './events.js';
 import type { FakeQueries } from './queries.js';
 import type { FakeReports } from './reports.js';
 import { MemoryTable, type Transactional } from './table.js';
@@ -22,7 +25,10 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
   /** Writes of progress (saveProgress), each a store statement. */
   progressWrites = 0;
 
-  constructor(private readonly repos: { reports: FakeReports; queries: FakeQueries; connections: FakeConnections }) {}
+  /** Single statements of claim and end (each writes its run's events itself, outside any unit of work). */
+  statements = 0;
+
+  constructor(private readonly repos: { reports: FakeReports; queries: FakeQueries; connections: FakeConnections; outbox?: FakeOutbox }) {}
 
   /** A pending run of the report, as the runs service queues one. */
   queue(reportId: string, extra: Partial<RunRecord> = {}): RunRecord {
@@ -47,6 +53,21 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
       ...run, status: 'running', startedAt: run.startedAt ?? now, attempts: run.attempts + 1, steps,
       rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
     });
+  }
+
+  async claim(runId: string, now: Date, steps: RunStep[] = []): Promise<{ run: RunRecord; source: RunSource | undefined } | undefined> {
+    this.statements += 1;
+    const run = await this.start(runId, now, steps);
+    if (!run) return undefined;
+    await this.repos.outbox?.add([runUpdated(run)]);
+    return { run, source: await this.source(run.reportId) };
+  }
+
+  async end(runId: string, attempt: number, outcome: RunOutcome, events: readonly ChangeEvent[]): Promise<RunRecord | undefined> {
+    this.statements += 1;
+    const run = await this.finish(runId, attempt, outcome);
+    if (run) await this.repos.outbox?.add(events);
+    return run;
   }
 
   async source(reportId: string): Promise<RunSource | undefined> {

@@ -1,12 +1,40 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
-import { and, desc, eq, isNull, lt, ne, or, sql as rawSql } from 'drizzle-orm';
-import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
+import { and, desc, eq, getTableColumns, isNull, lt, ne, or, sql as rawSql, type Column } from 'drizzle-orm';
+import { connections, deliveries, events, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Tx } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
-import type { RunEngineStore, RunOutcome, RunProgress } from '../../../domain/runs/engine-ports.js';
+import type { RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../domain/runs/engine-ports.js';
 import type { RunStep } from '../../../domain/runs/model.js';
+import type { ChangeEvent } from '../../../domain/events/model.js';
+import type { ConnectionRecord } from '../../../domain/connections/model.js';
 import { runLeaves } from './status-writes.js';
+
+/**
+ * A table's row from a raw row (the store's column names, the driver's values), as drizzle's
+ * own select would map it: for the single statements below, whose CTEs drizzle's builder does
+ * not express.
+ */
+function rowMapper<T>(table: Parameters<typeof getTableColumns>[0]): (raw: Record<string, unknown>) => T {
+  const columns = Object.entries(getTableColumns(table)) as Array<[string, Column]>;
+  return (raw) => {
+    const row: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      const value = raw[column.name];
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row as T;
+  };
+}
+const runRowOf = rowMapper<typeof runs.$inferSelect>(runs);
+const connectionRowOf = rowMapper<typeof connections.$inferSelect>(connections);
+/** The run columns a raw statement answers, under their own names. */
+const runColumnNames = rawSql.raw(Object.values(getTableColumns(runs)).map((c) => `t."${c.name}"`).join(', '));
+
+/** Rows for the events table from the domain's events (one jsonb parameter, unpacked by the statement). */
+const eventsParameter = (list: readonly ChangeEvent[]) => JSON.stringify(list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })));
+
+type RunQuerySourceParameters = NonNullable<RunSource['query']>['parameters'];
 
 const storedSteps = (steps: RunStep[]): StoredRunStep[] => steps.map((s) => ({
   name: s.name, status: s.status, startedAt: s.startedAt.toISOString(), finishedAt: s.finishedAt?.toISOString() ?? null,
@@ -35,6 +63,62 @@ export function createRunEngineRepo(db: Tx): RunEngineStore {
         rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
       }).where(and(eq(runs.id, runId), runLeaves('start'), isNull(runs.deliveringSince))).returning();
       return row ? runRecordOf(row) : undefined;
+    },
+
+    /**
+     * Takes the run (as `start`), reads what it runs (as `source`) and writes its run.updated
+     * event (the outbox row, as the domain's runUpdated builds it: the taken run's id, report_id,
+     * status and trigger, and its error code if it has one) in one statement, so the change and
+     * its event commit together, in one round trip. The event is numbered by the relays.
+     */
+    async claim(runId: string, now: Date, steps: RunStep[] = []) {
+      const taken = db.update(runs).set({
+        status: 'running', startedAt: rawSql`coalesce(${runs.startedAt}, ${now.toISOString()}::timestamptz)`,
+        attempts: rawSql`${runs.attempts} + 1`, steps: storedSteps(steps), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()`,
+        rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
+      }).where(and(eq(runs.id, runId), runLeaves('start'), isNull(runs.deliveringSince))).returning();
+      const rows = await db.execute(rawSql`with t as (${taken.getSQL()}),
+        announced as (insert into ${events} (type, data)
+          select 'run.updated', jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
+            || case when t.finished_at is null then '{}'::jsonb else jsonb_build_object('finished_at', to_char(t.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) end
+            || case when t.error_code is null then '{}'::jsonb else jsonb_build_object('error_code', t.error_code) end
+          from t)
+        select ${runColumnNames}, r.id as r_id, r.query_version as r_pinned, q.sql as q_sql, q.parameters as q_parameters, q.current_version as q_version,
+          v.sql as v_sql, v.parameters as v_parameters, to_jsonb(c) as c_row,
+          exists (select 1 from ${deliveries} d where d.report_id = t.report_id) as has_deliveries
+        from t left join ${reports} r on r.id = t.report_id
+          left join ${queries} q on q.id = r.query_id
+          left join ${queryVersions} v on v.query_id = r.query_id and v.number = r.query_version
+          left join ${connections} c on c.id = case when r.query_version is not null then v.connection_id else q.connection_id end`);
+      const raw = (rows as unknown as Array<Record<string, unknown>>)[0];
+      if (!raw) return undefined;
+      const run = runRecordOf(runRowOf(raw));
+      if (raw.r_id === null) return { run, source: undefined };
+      const pinned = raw.r_pinned as number | null;
+      const query = pinned !== null
+        ? (raw.v_sql !== null ? { sql: raw.v_sql as string, parameters: raw.v_parameters as RunQuerySourceParameters, version: pinned } : undefined)
+        : (raw.q_sql !== null ? { sql: raw.q_sql as string, parameters: raw.q_parameters as RunQuerySourceParameters, version: raw.q_version as number } : undefined);
+      const connection = raw.c_row ? connectionRowOf(raw.c_row as Record<string, unknown>) as ConnectionRecord : undefined;
+      const source: RunSource = { query, connection, hasDeliveries: raw.has_deliveries === true };
+      return { run, source };
+    },
+
+    /**
+     * Ends the run's attempt (as `finish`) and writes its events in the same statement (the
+     * outbox rows commit with the change, only when the run was ended here); the record after.
+     */
+    async end(runId: string, attempt: number, outcome: RunOutcome, list: readonly ChangeEvent[]) {
+      const ended = db.update(runs).set({
+        ...columnsOf(outcome), status: outcome.status, finishedAt: outcome.finishedAt, updatedAt: outcome.finishedAt,
+        errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,
+      }).where(and(eq(runs.id, runId), runLeaves('finish'), eq(runs.attempts, attempt))).returning();
+      const rows = await db.execute(rawSql`with t as (${ended.getSQL()}),
+        announced as (insert into ${events} (type, data, user_id)
+          select e.type, e.data, e.user_id from jsonb_to_recordset(${eventsParameter(list)}::jsonb) as e(type text, data jsonb, user_id uuid)
+          where exists (select 1 from t))
+        select ${runColumnNames} from t`);
+      const raw = (rows as unknown as Array<Record<string, unknown>>)[0];
+      return raw ? runRecordOf(runRowOf(raw)) : undefined;
     },
 
     /**
