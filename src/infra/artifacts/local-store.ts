@@ -6,7 +6,7 @@
  * are replaced.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
@@ -29,9 +29,18 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
   return {
     async createResult(key, columns): Promise<ResultWriter> {
       const final = fileOf(key);
-      await mkdir(path.dirname(final), { recursive: true });
       const temp = `${final}.${randomBytes(6).toString('hex')}.part`;
-      const out = createWriteStream(temp);
+      // The report's folder is made when it is missing (its first run, or after its results
+      // were removed), not on every run: the open says so.
+      let file: FileHandle;
+      try {
+        file = await open(temp, 'w');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        await mkdir(path.dirname(final), { recursive: true });
+        file = await open(temp, 'w');
+      }
+      const out = createWriteStream(temp, { fd: file });
       const gzip = createGzip({ level: 6 });
       gzip.pipe(out);
       let failure: Error | undefined;
