@@ -39,7 +39,7 @@ export function createRepositories(sql: Sql, pool: Db) {
     deliveries: createDeliveriesRepo(db),
     attempts: createAttemptsRepo(db),
     runs: createRunsRepo(db),
-    runEngine: createRunEngineRepo(db),
+    runEngine: createRunEngineRepo(db, sql),
     scheduling: createSchedulingRepo(db),
     links: createLinksRepo(db),
     storage: createStorageRepo(db),

@@ -254,3 +254,30 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Pro
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+it('takes and ends a run each in one statement with its events: the outbox holds runUpdated and runChanged of the run, and a refused event leaves the run untaken', async () => {
+  const sql = h.process.container.sql;
+  const id = await report('select 7 as n');
+  const run = await runAndWait(id);
+  expect(run.status).toBe('success');
+  const rows = await sql`select type, data from events where data->>'id' = ${run.id} or (type = 'report.updated' and data->>'id' = ${id} and data->>'change' = 'ran') order by id`;
+  const ofRun = rows.map((r) => ({ type: r.type as string, data: r.data as Record<string, unknown> }));
+  // queued (the API's), running (the claim's, built by the store as runUpdated builds it), and the end's pair.
+  expect(ofRun.map((e) => [e.type, e.data.status ?? e.data.change])).toEqual([
+    ['run.updated', 'pending'], ['report.updated', 'ran'], ['run.updated', 'running'], ['run.updated', 'success'], ['report.updated', 'ran'],
+  ]);
+  expect(ofRun[2]!.data).toEqual({ id: run.id, report_id: id, status: 'running', trigger: 'manual' });
+  expect(ofRun[3]!.data).toEqual({ id: run.id, report_id: id, status: 'success', trigger: 'manual', finished_at: new Date(run.finished_at as string).toISOString() });
+
+  // The outbox refuses the claim's event: the claim (one statement) rolls back whole, the run stays pending.
+  await sql.unsafe(`create function refuse_running() returns trigger language plpgsql as $$ begin raise exception 'outbox refused'; end $$;
+    create trigger refuse_running before insert on events for each row when (new.data->>'status' = 'running') execute function refuse_running()`);
+  try {
+    const queued = (await editor.post(`/api/v1/reports/${id}/run`).send({}).expect(202)).body;
+    await waitUntil(async () => h.logs.some((l) => l.includes('outbox refused')));
+    const [row] = await sql`select status, attempts, started_at from runs where id = ${queued.id}`;
+    expect(row).toMatchObject({ status: 'pending', attempts: 0, started_at: null });
+  } finally {
+    await sql.unsafe('drop trigger refuse_running on events; drop function refuse_running()');
+  }
+});

@@ -1,14 +1,14 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
 import { and, desc, eq, getTableColumns, isNull, lt, ne, or, sql as rawSql, type Column } from 'drizzle-orm';
-import { connections, deliveries, events, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
-import type { Tx } from '../client.js';
+import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
+import type { Sql, Tx } from '../client.js';
 import { runRecordOf, type RunRecordRow } from './runs-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
 import type { RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../domain/runs/engine-ports.js';
 import type { RunStep } from '../../../domain/runs/model.js';
 import type { ChangeEvent } from '../../../domain/events/model.js';
 import type { ConnectionRecord } from '../../../domain/connections/model.js';
-import { runLeaves } from './status-writes.js';
+import { RUN_WRITES, runLeaves } from './status-writes.js';
 
 /**
  * A table's row from a raw row (the store's column names, the driver's values), as drizzle's
@@ -26,10 +26,47 @@ function rowMapper<T>(table: Parameters<typeof getTableColumns>[0]): (raw: Recor
     return row as T;
   };
 }
+/** A jsonb value as the driver gave it (text, or already parsed). */
+const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+const quoted = (list: readonly string[]) => list.map((s) => `'${s}'`).join(', ');
+/** The claim's event, as runUpdated builds it from the run taken (`t`). */
+const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
+  || case when t.finished_at is null then '{}'::jsonb else jsonb_build_object('finished_at', to_char(t.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) end
+  || case when t.error_code is null then '{}'::jsonb else jsonb_build_object('error_code', t.error_code) end`;
+/** $1 now, $2 the steps (jsonb text), $3 the run's id. */
+const CLAIM_SQL = `with t as (
+    update runs set status = 'running', started_at = coalesce(started_at, $1::timestamptz), attempts = attempts + 1,
+      steps = $2::jsonb, updated_at = $1::timestamptz, heartbeat_at = clock_timestamp(),
+      row_count = null, columns = null, sample = null, condition_met = null, result_key = null, result_bytes = null, result_hash = null
+    where id = $3::uuid and status in (${quoted(RUN_WRITES.start.from)}) and delivering_since is null
+    returning *),
+  announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t)
+  select t.*, r.id as r_id, r.query_version as r_pinned, q.sql as q_sql, q.parameters as q_parameters, q.current_version as q_version,
+    v.sql as v_sql, v.parameters as v_parameters, to_jsonb(c) as c_row,
+    exists (select 1 from deliveries d where d.report_id = t.report_id) as has_deliveries
+  from t left join reports r on r.id = t.report_id
+    left join queries q on q.id = r.query_id
+    left join query_versions v on v.query_id = r.query_id and v.number = r.query_version
+    left join connections c on c.id = case when r.query_version is not null then v.connection_id else q.connection_id end`;
+/** A progress column from $1 (the progress, jsonb): left as it is when the key is absent. */
+const fromProgress = (column: string, key: string, cast: string) =>
+  `${column} = case when $1::jsonb ? '${key}' then ${cast === 'jsonb' ? `nullif($1::jsonb -> '${key}', 'null'::jsonb)` : `($1::jsonb ->> '${key}')::${cast}`} else ${column} end`;
+/** $1 progress (jsonb text), $2 status, $3 finished at, $4 error code, $5 error message, $6 run id, $7 attempt, $8 events (jsonb text). */
+const END_SQL = `with t as (
+    update runs set steps = $1::jsonb -> 'steps', ${[
+    fromProgress('query_version', 'queryVersion', 'int'), fromProgress('row_count', 'rowCount', 'int'), fromProgress('columns', 'columns', 'jsonb'),
+    fromProgress('sample', 'sample', 'jsonb'), fromProgress('condition_met', 'conditionMet', 'boolean'), fromProgress('result_key', 'resultKey', 'text'),
+    fromProgress('result_bytes', 'resultBytes', 'bigint'), fromProgress('result_hash', 'resultHash', 'text'),
+  ].join(', ')},
+      status = $2::text, finished_at = $3::timestamptz, updated_at = $3::timestamptz, error_code = $4::text, error_message = $5::text
+    where id = $6::uuid and status in (${quoted(RUN_WRITES.finish.from)}) and attempts = $7::int
+    returning *),
+  announced as (insert into events (type, data, user_id)
+    select e.type, e.data, e.user_id from rows from (jsonb_to_recordset($8::jsonb) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, n)
+    where exists (select 1 from t) order by e.n)
+  select * from t`;
 const runRowOf = rowMapper<typeof runs.$inferSelect>(runs);
 const connectionRowOf = rowMapper<typeof connections.$inferSelect>(connections);
-/** The run columns a raw statement answers, under their own names. */
-const runColumnNames = rawSql.raw(Object.values(getTableColumns(runs)).map((c) => `t."${c.name}"`).join(', '));
 
 /** Rows for the events table from the domain's events (one jsonb parameter, unpacked by the statement). */
 const eventsParameter = (list: readonly ChangeEvent[]) => JSON.stringify(list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })));
@@ -54,7 +91,15 @@ const columnsOf = (p: RunProgress) => ({
 });
 
 
-export function createRunEngineRepo(db: Tx): RunEngineStore {
+/**
+ * `client` is the store's postgres.js client, for the worker's two prepared single statements
+ * (claim and end); without it (a unit of work's repositories) they are not available.
+ */
+export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
+  const clientOf = (): Sql => {
+    if (!client) throw new Error('claim and end are single statements on the store, outside any unit of work');
+    return client;
+  };
   return {
     async start(runId: string, now: Date, steps: RunStep[] = []): Promise<RunRecordRow | undefined> {
       const [row] = await db.update(runs).set({
@@ -69,36 +114,21 @@ export function createRunEngineRepo(db: Tx): RunEngineStore {
      * Takes the run (as `start`), reads what it runs (as `source`) and writes its run.updated
      * event (the outbox row, as the domain's runUpdated builds it: the taken run's id, report_id,
      * status and trigger, and its error code if it has one) in one statement, so the change and
-     * its event commit together, in one round trip. The event is numbered by the relays.
+     * its event commit together, in one round trip. The event is numbered by the relays. A
+     * prepared statement of the store's client (never inside a unit of work).
      */
     async claim(runId: string, now: Date, steps: RunStep[] = []) {
-      const taken = db.update(runs).set({
-        status: 'running', startedAt: rawSql`coalesce(${runs.startedAt}, ${now.toISOString()}::timestamptz)`,
-        attempts: rawSql`${runs.attempts} + 1`, steps: storedSteps(steps), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()`,
-        rowCount: null, columns: null, sample: null, conditionMet: null, resultKey: null, resultBytes: null, resultHash: null,
-      }).where(and(eq(runs.id, runId), runLeaves('start'), isNull(runs.deliveringSince))).returning();
-      const rows = await db.execute(rawSql`with t as (${taken.getSQL()}),
-        announced as (insert into ${events} (type, data)
-          select 'run.updated', jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
-            || case when t.finished_at is null then '{}'::jsonb else jsonb_build_object('finished_at', to_char(t.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) end
-            || case when t.error_code is null then '{}'::jsonb else jsonb_build_object('error_code', t.error_code) end
-          from t)
-        select ${runColumnNames}, r.id as r_id, r.query_version as r_pinned, q.sql as q_sql, q.parameters as q_parameters, q.current_version as q_version,
-          v.sql as v_sql, v.parameters as v_parameters, to_jsonb(c) as c_row,
-          exists (select 1 from ${deliveries} d where d.report_id = t.report_id) as has_deliveries
-        from t left join ${reports} r on r.id = t.report_id
-          left join ${queries} q on q.id = r.query_id
-          left join ${queryVersions} v on v.query_id = r.query_id and v.number = r.query_version
-          left join ${connections} c on c.id = case when r.query_version is not null then v.connection_id else q.connection_id end`);
-      const raw = (rows as unknown as Array<Record<string, unknown>>)[0];
+      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(CLAIM_SQL,
+        [now.toISOString(), JSON.stringify(storedSteps(steps)), runId], { prepare: true });
+      const raw = rows[0];
       if (!raw) return undefined;
       const run = runRecordOf(runRowOf(raw));
       if (raw.r_id === null) return { run, source: undefined };
       const pinned = raw.r_pinned as number | null;
       const query = pinned !== null
-        ? (raw.v_sql !== null ? { sql: raw.v_sql as string, parameters: raw.v_parameters as RunQuerySourceParameters, version: pinned } : undefined)
-        : (raw.q_sql !== null ? { sql: raw.q_sql as string, parameters: raw.q_parameters as RunQuerySourceParameters, version: raw.q_version as number } : undefined);
-      const connection = raw.c_row ? connectionRowOf(raw.c_row as Record<string, unknown>) as ConnectionRecord : undefined;
+        ? (raw.v_sql !== null ? { sql: raw.v_sql as string, parameters: jsonOf(raw.v_parameters) as RunQuerySourceParameters, version: pinned } : undefined)
+        : (raw.q_sql !== null ? { sql: raw.q_sql as string, parameters: jsonOf(raw.q_parameters) as RunQuerySourceParameters, version: raw.q_version as number } : undefined);
+      const connection = raw.c_row ? connectionRowOf(jsonOf(raw.c_row) as Record<string, unknown>) as ConnectionRecord : undefined;
       const source: RunSource = { query, connection, hasDeliveries: raw.has_deliveries === true };
       return { run, source };
     },
@@ -106,18 +136,16 @@ export function createRunEngineRepo(db: Tx): RunEngineStore {
     /**
      * Ends the run's attempt (as `finish`) and writes its events in the same statement (the
      * outbox rows commit with the change, only when the run was ended here); the record after.
+     * A prepared statement of the store's client (never inside a unit of work): the progress is
+     * one jsonb parameter, whose absent keys leave their columns as they are.
      */
     async end(runId: string, attempt: number, outcome: RunOutcome, list: readonly ChangeEvent[]) {
-      const ended = db.update(runs).set({
-        ...columnsOf(outcome), status: outcome.status, finishedAt: outcome.finishedAt, updatedAt: outcome.finishedAt,
-        errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,
-      }).where(and(eq(runs.id, runId), runLeaves('finish'), eq(runs.attempts, attempt))).returning();
-      const rows = await db.execute(rawSql`with t as (${ended.getSQL()}),
-        announced as (insert into ${events} (type, data, user_id)
-          select e.type, e.data, e.user_id from jsonb_to_recordset(${eventsParameter(list)}::jsonb) as e(type text, data jsonb, user_id uuid)
-          where exists (select 1 from t))
-        select ${runColumnNames} from t`);
-      const raw = (rows as unknown as Array<Record<string, unknown>>)[0];
+      const progress = columnsOf(outcome);
+      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(END_SQL, [
+        JSON.stringify(progress), outcome.status, outcome.finishedAt.toISOString(), outcome.error?.code ?? null, outcome.error?.message ?? null,
+        runId, attempt, eventsParameter(list),
+      ], { prepare: true });
+      const raw = rows[0];
       return raw ? runRecordOf(runRowOf(raw)) : undefined;
     },
 
