@@ -38,7 +38,7 @@ export function createRepositories(sql: Sql, pool: Db) {
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
     attempts: createAttemptsRepo(db),
-    runs: createRunsRepo(db),
+    runs: createRunsRepo(db, sql),
     runEngine: createRunEngineRepo(db, sql),
     scheduling: createSchedulingRepo(db),
     links: createLinksRepo(db),

@@ -122,10 +122,26 @@ describe('POST /reports/{id}/run', () => {
     const doomed = await insertReport('Doomed', queryId);
     // The deletion holds the report's row until it commits: the request reads the report (the
     // deletion is not committed yet), then its insert waits on the row; the deletion commits.
-    const res = await whileDeleting(doomed, 'insert into "runs"', () => editor.post(`/api/v1/reports/${doomed}/run`).send({}));
+    // (One statement reads the report and inserts the run: its text holds the insert.)
+    const res = await whileDeleting(doomed, 'insert into runs', () => editor.post(`/api/v1/reports/${doomed}/run`).send({}));
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('not_found');
     expect((await store`select count(*)::int as n from runs where report_id = ${doomed}`)[0]!.n).toBe(0);
+  });
+
+  it('makes no run when the outbox refuses its events: the run, the report\'s last run and the events commit together or not at all', async () => {
+    const refused = await insertReport('Refused', queryId);
+    await store.unsafe(`create function refuse_queued() returns trigger language plpgsql as $$ begin raise exception 'outbox refused'; end $$;
+      create trigger refuse_queued before insert on events for each row when (new.data->>'report_id' = '${refused}') execute function refuse_queued()`);
+    try {
+      const res = await editor.post(`/api/v1/reports/${refused}/run`).send({});
+      expect(res.status).toBe(500);
+    } finally {
+      await store.unsafe('drop trigger refuse_queued on events; drop function refuse_queued()');
+    }
+    expect((await store`select count(*)::int as n from runs where report_id = ${refused}`)[0]!.n).toBe(0);
+    expect((await store`select last_run_id from reports where id = ${refused}`)[0]!.last_run_id).toBeNull();
+    expect((await editor.post(`/api/v1/reports/${refused}/run`).send({})).status).toBe(202);
   });
 
   it('answers 404 to an idempotent repeat whose report, and with it the first run, is deleted before or during the repeat', async () => {
@@ -381,7 +397,7 @@ async function whileDeleting<T>(report: string, statement: string, send: () => P
     await tx`delete from reports where id = ${report}`;
     answer = Promise.resolve().then(send);
     await waitFor(async () => (await store`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock' and query like ${`${statement}%`}`)[0]!.n > 0);
+      where datname = current_database() and wait_event_type = 'Lock' and query like ${`%${statement}%`}`)[0]!.n > 0);
   });
   return answer;
 }

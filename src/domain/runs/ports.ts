@@ -1,4 +1,5 @@
 /** The ports of the runs API: reading runs, queuing manual and test runs, cancelling. */
+import type { ChangeEvent } from '../events/model.js';
 import type { Page, PageRequest } from '../../core/cursor.js';
 import type { BoundValue } from '../queries/sql-template.js';
 import type { RunCondition, RunRecord, RunStatus, RunTrigger } from './model.js';
@@ -53,6 +54,13 @@ export interface RunsRepo {
    * (deleted after runSource read it).
    */
   insert(run: NewRun): Promise<RunRecord | undefined>;
+  /**
+   * The API's one statement for a run without an Idempotency-Key: inserts the run with its
+   * report's parameters and condition, points the report's last run at it and writes `events`
+   * (built from the run as it will be), all in one statement, so the run commits with its
+   * events; undefined (nothing written) when the report is gone. Outside any unit of work.
+   */
+  queue(run: Omit<NewRun, 'parameters' | 'condition'>, events: readonly ChangeEvent[]): Promise<RunRecord | undefined>;
   /**
    * Inserts the run under an Idempotency-Key, in the caller's unit of work: when the key was used (and has
    * not expired) answers that run (same request hash) or a mismatch; concurrent repeats wait on

@@ -64,6 +64,20 @@ export function createRunsService(deps: {
 
     /** Queues a manual or test run; with an Idempotency-Key a repeat answers the first run. */
     async queue(input: QueueRunInput): Promise<RunRecord> {
+      if (input.idempotencyKey === undefined) {
+        // One statement: the run from its report, the report's last run and the run's events
+        // (built from the run as it will be: pending, as runChanged of the inserted record).
+        const id = newId();
+        const createdAt = deps.clock.now();
+        const created = await deps.runs.queue(
+          { id, reportId: input.reportId, trigger: input.trigger, deliver: input.deliver, createdBy: input.userId, createdAt },
+          runChanged({ id, reportId: input.reportId, trigger: input.trigger, status: 'pending', finishedAt: null, error: null }),
+        );
+        if (!created) throw notFound('report');
+        deps.log.info('run queued', { run_id: created.id, report_id: created.reportId, trigger: created.trigger });
+        await enqueue(created);
+        return created;
+      }
       const source = await deps.runs.runSource(input.reportId);
       if (!source) throw notFound('report');
       const now = deps.clock.now();
@@ -74,18 +88,11 @@ export function createRunsService(deps: {
       // The run and its events commit together: announced before it is enqueued, so a worker's
       // "running" never arrives before "pending".
       const outcome = await deps.uow.run(async (tx): Promise<{ kind: 'created' | 'repeated'; run: RunRecord }> => {
-        if (input.idempotencyKey === undefined) {
-          // Undefined: the report was deleted between the read above and the insert.
-          const inserted = await tx.runs.insert(run);
-          if (!inserted) throw notFound('report');
-          await tx.outbox.add(runChanged(inserted));
-          return { kind: 'created', run: inserted };
-        }
         const operation = input.trigger === 'test' ? 'testDeliverReport' : 'runReport';
         const requestHash = createHash('sha256')
           .update(JSON.stringify({ operation, report_id: input.reportId, deliver: input.deliver })).digest('hex');
         const claimed = await tx.runs.insertIdempotent(run, {
-          userId: input.userId, operation, key: input.idempotencyKey, requestHash,
+          userId: input.userId, operation, key: input.idempotencyKey!, requestHash,
           notBefore: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
         });
         if (claimed.kind === 'mismatch') {

@@ -1,8 +1,8 @@
 /** The run engine's store operations (the runs domain's RunEngineStore). */
-import { and, desc, eq, getTableColumns, isNull, lt, ne, or, sql as rawSql, type Column } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, ne, or, sql as rawSql } from 'drizzle-orm';
 import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Sql, Tx } from '../client.js';
-import { runRecordOf, type RunRecordRow } from './runs-repo.js';
+import { eventsParameter, rowMapper, runRecordOf, runRowOf, type RunRecordRow } from './runs-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
 import type { RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../domain/runs/engine-ports.js';
 import type { RunStep } from '../../../domain/runs/model.js';
@@ -10,22 +10,9 @@ import type { ChangeEvent } from '../../../domain/events/model.js';
 import type { ConnectionRecord } from '../../../domain/connections/model.js';
 import { RUN_WRITES, runLeaves } from './status-writes.js';
 
-/**
- * A table's row from a raw row (the store's column names, the driver's values), as drizzle's
- * own select would map it: for the single statements below, whose CTEs drizzle's builder does
- * not express.
- */
-function rowMapper<T>(table: Parameters<typeof getTableColumns>[0]): (raw: Record<string, unknown>) => T {
-  const columns = Object.entries(getTableColumns(table)) as Array<[string, Column]>;
-  return (raw) => {
-    const row: Record<string, unknown> = {};
-    for (const [key, column] of columns) {
-      const value = raw[column.name];
-      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-    }
-    return row as T;
-  };
-}
+const connectionRowOf = rowMapper<typeof connections.$inferSelect>(connections);
+
+
 /** A jsonb value as the driver gave it (text, or already parsed). */
 const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 const quoted = (list: readonly string[]) => list.map((s) => `'${s}'`).join(', ');
@@ -65,12 +52,6 @@ const END_SQL = `with t as (
     select e.type, e.data, e.user_id from rows from (jsonb_to_recordset($8::jsonb) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, n)
     where exists (select 1 from t) order by e.n)
   select * from t`;
-const runRowOf = rowMapper<typeof runs.$inferSelect>(runs);
-const connectionRowOf = rowMapper<typeof connections.$inferSelect>(connections);
-
-/** Rows for the events table from the domain's events (one jsonb parameter, unpacked by the statement). */
-const eventsParameter = (list: readonly ChangeEvent[]) => JSON.stringify(list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })));
-
 type RunQuerySourceParameters = NonNullable<RunSource['query']>['parameters'];
 
 const storedSteps = (steps: RunStep[]): StoredRunStep[] => steps.map((s) => ({

@@ -3,15 +3,37 @@
  * test runs (with Idempotency-Keys) and cancelling, in the caller's unit of work. Records are
  * plain objects that fit the domain's RunRecord.
  */
-import { and, desc, eq, isNotNull, lt, or, sql as rawSql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, isNotNull, lt, or, sql as rawSql, type Column, type SQL } from 'drizzle-orm';
+import type { ChangeEvent } from '../../../domain/events/model.js';
 import { idempotencyKeys, reports, runs } from '../schema.js';
-import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
+import { inSavepoint, pgConstraint, pgErrorCode, type Sql, type Tx } from '../client.js';
 import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import { isUuid } from '../../../core/ids.js';
 import type { RunsRepo } from '../../../domain/runs/ports.js';
 import { QUEUED, RUN_WRITES, runLeaves, statusIn } from './status-writes.js';
 
 type RunRow = typeof runs.$inferSelect;
+
+/**
+ * A table's row from a raw row (the store's column names, the driver's values), as drizzle's
+ * own select would map it: for the single statements below, whose CTEs drizzle's builder does
+ * not express.
+ */
+export function rowMapper<T>(table: Parameters<typeof getTableColumns>[0]): (raw: Record<string, unknown>) => T {
+  const columns = Object.entries(getTableColumns(table)) as Array<[string, Column]>;
+  return (raw) => {
+    const row: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      const value = raw[column.name];
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row as T;
+  };
+}
+/** A run row from a raw statement's row (`select *` from runs, or `returning *`). */
+export const runRowOf = rowMapper<RunRow>(runs);
+/** Rows for the events table from the domain's events (one jsonb parameter, unpacked by the statement). */
+export const eventsParameter = (list: readonly ChangeEvent[]) => JSON.stringify(list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })));
 type Value = string | number | boolean | null;
 
 /** A run row as the domain reads it: errors and steps as objects, times as Dates. */
@@ -81,8 +103,40 @@ async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow | undefin
   return runRecordOf(row!);
 }
 
-export function createRunsRepo(db: Tx): RunsRepo {
+/**
+ * $1 id, $2 report, $3 trigger, $4 deliver, $5 created by, $6 created at, $7 events (jsonb text):
+ * the run from its report, the report's last run, and the events, in one statement.
+ */
+const QUEUE_SQL = `with r as (select id, parameters, condition from reports where id = $2::uuid),
+  t as (insert into runs (id, report_id, trigger, status, deliver, parameters, condition, created_by, created_at, updated_at)
+    select $1::uuid, r.id, $3::text, '${QUEUED}', $4::boolean, r.parameters, r.condition, $5::uuid, $6::timestamptz, $6::timestamptz from r
+    returning *),
+  pointed as (update reports set last_run_id = t.id from t where reports.id = t.report_id),
+  announced as (insert into events (type, data, user_id)
+    select e.type, e.data, e.user_id from rows from (jsonb_to_recordset($7::jsonb) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, n)
+    where exists (select 1 from t) order by e.n)
+  select * from t`;
+
+/**
+ * `client` is the store's postgres.js client, for the API's prepared single statement that
+ * queues a run (`queue`); without it (a unit of work's repositories) that one is not available.
+ */
+export function createRunsRepo(db: Tx, client?: Sql): RunsRepo {
   return {
+    async queue(run, events) {
+      if (!client) throw new Error('queue is a single statement on the store, outside any unit of work');
+      let rows: Array<Record<string, unknown>>;
+      try {
+        rows = await client.unsafe<Array<Record<string, unknown>>>(QUEUE_SQL, [
+          run.id, run.reportId, run.trigger, run.deliver, run.createdBy, run.createdAt.toISOString(), eventsParameter(events),
+        ], { prepare: true });
+      } catch (err) {
+        if (reportGone(err)) return undefined;
+        throw err;
+      }
+      return rows[0] ? runRecordOf(runRowOf(rows[0])) : undefined;
+    },
+
     async find(id: string): Promise<RunRecordRow | undefined> {
       const [row] = await db.select().from(runs).where(eq(runs.id, id));
       return row ? runRecordOf(row) : undefined;
