@@ -4,8 +4,10 @@
  * Steps: `query` (the rows stream from the user database into the result file, counted, hashed,
  * the first 20 kept as the sample; never the whole result in memory), `condition` (when the run
  * has one: false ends it `skipped`), `result_file`, then `delivery` when the run delivers and
- * the report has deliveries that apply. The start and the end commit with their events (the
- * outbox); the steps between commit the run's progress, and no network call happens inside a
+ * the report has deliveries that apply. The start (which also reads the report's query and
+ * connection) and the end are each one statement of the store that writes the run's events with
+ * it (the outbox: the change and its events commit together, numbered by the relays); the steps
+ * between are kept here and written with the end, and no network call happens inside a
  * transaction. A run that delivers does not end here: its progress, its delivery step (running)
  * and one pending attempt per delivery commit together, each attempt's job goes to the deliveries
  * queue, and the run's job is over; the run stays running until the last attempt settles it
@@ -42,7 +44,7 @@ const BATCH_SIZE = 1000;
 export const CANCEL_POLL_MS = 2000;
 
 export interface RunEngineDeps {
-  /** Reads and single-statement writes; the start and the end commit with their events through `uow`. */
+  /** Reads and single-statement writes; the start and the end are single statements with their events; `uow` for a hand-over to deliveries. */
   store: RunEngineStore;
   uow: UnitOfWork;
   pools: ConnectorPools;
