@@ -5,8 +5,8 @@
  * name and renamed on finish, so a reader never sees half a file and a lost attempt's leftovers
  * are replaced.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createReadStream, createWriteStream, open } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +18,11 @@ import type { CellValue, ResultColumn } from '../../domain/plugins/connector.js'
 const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 /** Rows per batch when reading back. */
 const READ_BATCH = 1000;
+
+/** A file descriptor for a new file (the callback open: lighter than a FileHandle, which the stream does not need). */
+const openForWriting = (file: string) => new Promise<number>((resolve, reject) => {
+  open(file, 'w', (err, fd) => (err ? reject(err) : resolve(fd)));
+});
 
 export function createLocalArtifactStore(dataDir: string): ArtifactStore {
   const root = path.join(dataDir, 'results');
@@ -32,15 +37,15 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
       const temp = `${final}.${randomBytes(6).toString('hex')}.part`;
       // The report's folder is made when it is missing (its first run, or after its results
       // were removed), not on every run: the open says so.
-      let file: FileHandle;
+      let fd: number;
       try {
-        file = await open(temp, 'w');
+        fd = await openForWriting(temp);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
         await mkdir(path.dirname(final), { recursive: true });
-        file = await open(temp, 'w');
+        fd = await openForWriting(temp);
       }
-      const out = createWriteStream(temp, { fd: file });
+      const out = createWriteStream(temp, { fd });
       const gzip = createGzip({ level: 6 });
       gzip.pipe(out);
       let failure: Error | undefined;
