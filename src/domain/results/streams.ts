@@ -12,12 +12,14 @@
  * shared-string table to keep), goes through a streaming zip (zip.ts) and opens in spreadsheet
  * programs: a header row in bold, frozen; numbers as numeric cells where the value is exactly
  * what was returned (at most 15 significant digits), otherwise text so that nothing is lost;
- * dates and timestamps as date cells.
+ * dates and timestamps as date cells. A result longer than a sheet holds (XLSX_MAX_ROWS, Excel's
+ * limit) goes on to further sheets ("Result 2", ...), each with the header; past 4 GiB the zip
+ * writer writes ZIP64 records.
  */
 import type { StoredResult } from '../artifacts/ports.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { ResultFormat } from '../channels/model.js';
-import { zipStream } from './zip.js';
+import { zipStream, type ZipEntry } from './zip.js';
 
 /** A csv field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
 export function csvCell(value: CellValue): string {
@@ -160,18 +162,59 @@ function cellXml(ref: string, value: CellValue, kind: CellKind): string {
   return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
 }
 
-async function* sheetXml(result: StoredResult): AsyncGenerator<Buffer> {
-  const names = result.columns.map((_, i) => columnName(i));
-  const kinds = result.columns.map(kindOf);
+/**
+ * Rows a worksheet holds, the header included (Excel's limit: 2^20; rows past it are dropped
+ * without a word when the file is opened). A longer result goes on to further sheets, each with
+ * the header again.
+ */
+export const XLSX_MAX_ROWS = 1_048_576;
+
+/** The rows of a stored result taken a sheet at a time (a batch may straddle two sheets). */
+class RowCursor {
+  private batch: CellValue[][] = [];
+  private at = 0;
+  private readonly source: AsyncIterator<CellValue[][]>;
+  private ended = false;
+
+  constructor(batches: AsyncIterable<CellValue[][]>) { this.source = batches[Symbol.asyncIterator](); }
+
+  /** Whether a row is left (reads the next batch when the current one is used up). */
+  async more(): Promise<boolean> {
+    while (this.at >= this.batch.length && !this.ended) {
+      const next = await this.source.next();
+      if (next.done) this.ended = true;
+      else { this.batch = next.value; this.at = 0; }
+    }
+    return this.at < this.batch.length;
+  }
+
+  /** Up to `max` rows of the current batch (none once every row is taken). */
+  async take(max: number): Promise<CellValue[][]> {
+    if (!(await this.more())) return [];
+    const rows = this.at === 0 && this.batch.length <= max ? this.batch : this.batch.slice(this.at, this.at + max);
+    this.at += rows.length;
+    return rows;
+  }
+
+  async close(): Promise<void> { if (!this.ended) { this.ended = true; await this.source.return?.(); } }
+}
+
+/** One worksheet: the header, then at most `rows` rows from the cursor. */
+async function* sheetXml(columns: ResultColumn[], cursor: RowCursor, rows: number): AsyncGenerator<Buffer> {
+  const names = columns.map((_, i) => columnName(i));
+  const kinds = columns.map(kindOf);
   const lastCol = names[names.length - 1] ?? 'A';
   yield Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
     + '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
     + '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>'
-    + `<cols>${result.columns.map((c, i) => `<col min="${i + 1}" max="${i + 1}" width="${Math.min(60, Math.max(10, c.name.length + 2))}" customWidth="1"/>`).join('')}</cols>`
+    + `<cols>${columns.map((c, i) => `<col min="${i + 1}" max="${i + 1}" width="${Math.min(60, Math.max(10, c.name.length + 2))}" customWidth="1"/>`).join('')}</cols>`
     + '<sheetData>'
-    + `<row r="1">${result.columns.map((c, i) => `<c r="${names[i]}1" s="1" t="inlineStr"><is><t xml:space="preserve">${xmlText(c.name)}</t></is></c>`).join('')}</row>`);
+    + `<row r="1">${columns.map((c, i) => `<c r="${names[i]}1" s="1" t="inlineStr"><is><t xml:space="preserve">${xmlText(c.name)}</t></is></c>`).join('')}</row>`);
   let r = 1;
-  for await (const batch of result.batches) {
+  const last = rows + 1;
+  for (;;) {
+    const batch = await cursor.take(last - r);
+    if (batch.length === 0) break;
     let chunk = '';
     for (const row of batch) {
       r += 1;
@@ -185,25 +228,30 @@ async function* sheetXml(result: StoredResult): AsyncGenerator<Buffer> {
   yield Buffer.from(`</sheetData><autoFilter ref="A1:${lastCol}${Math.max(1, r)}"/></worksheet>`);
 }
 
-const CONTENT_TYPES_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+/** Sheet names: "Result", then "Result 2", "Result 3", ... */
+const sheetName = (n: number) => (n === 1 ? 'Result' : `Result ${n}`);
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+const contentTypesXml = (sheets: number) => '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
   + '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
   + '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
   + '<Default Extension="xml" ContentType="application/xml"/>'
   + '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-  + '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+  + range(sheets).map((n) => `<Override PartName="/xl/worksheets/sheet${n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('')
   + '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>'
   + '</Types>';
 const ROOT_RELS_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
   + '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
   + '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>'
   + '</Relationships>';
-const WORKBOOK_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+// Relationship rId1 is the styles; rId(n+1) the sheet n.
+const workbookXml = (sheets: number) => '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
   + '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
-  + '<sheets><sheet name="Result" sheetId="1" r:id="rId1"/></sheets></workbook>';
-const WORKBOOK_RELS_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+  + `<sheets>${range(sheets).map((n) => `<sheet name="${sheetName(n)}" sheetId="${n}" r:id="rId${n + 1}"/>`).join('')}</sheets></workbook>`;
+const workbookRelsXml = (sheets: number) => '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
   + '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-  + '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>'
-  + '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>'
+  + '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>'
+  + range(sheets).map((n) => `<Relationship Id="rId${n + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet${n}.xml"/>`).join('')
   + '</Relationships>';
 const STYLES_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
   + '<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
@@ -221,15 +269,40 @@ const STYLES_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
 async function* once(text: string): AsyncGenerator<Buffer> { yield Buffer.from(text); }
 
-export function xlsxStream(result: StoredResult): AsyncGenerator<Buffer> {
-  return zipStream([
-    { name: '[Content_Types].xml', data: once(CONTENT_TYPES_XML) },
-    { name: '_rels/.rels', data: once(ROOT_RELS_XML) },
-    { name: 'xl/workbook.xml', data: once(WORKBOOK_XML) },
-    { name: 'xl/_rels/workbook.xml.rels', data: once(WORKBOOK_RELS_XML) },
-    { name: 'xl/styles.xml', data: once(STYLES_XML) },
-    { name: 'xl/worksheets/sheet1.xml', data: sheetXml(result) },
-  ]);
+/** How an xlsx file is written. */
+export interface XlsxOptions {
+  /** Rows per sheet, the header included (XLSX_MAX_ROWS; tests lower it). */
+  maxRows?: number;
+  /** Passed to the zip writer (tests lower it to exercise ZIP64). */
+  zip64Above?: number;
+}
+
+/**
+ * The parts of the workbook: the sheets first, as many as the rows need (a sheet holds
+ * maxRows - 1 rows under its header), then the parts that name them. Part order in the archive
+ * is free (OPC); spreadsheet programs find the parts through [Content_Types].xml and the rels.
+ */
+async function* xlsxParts(result: StoredResult, maxRows: number): AsyncGenerator<ZipEntry> {
+  if (!(maxRows >= 2)) throw new Error('an xlsx sheet needs room for the header and a row');
+  const cursor = new RowCursor(result.batches);
+  let sheets = 0;
+  try {
+    do {
+      sheets += 1;
+      yield { name: `xl/worksheets/sheet${sheets}.xml`, data: sheetXml(result.columns, cursor, maxRows - 1) };
+    } while (await cursor.more());
+  } finally {
+    await cursor.close();
+  }
+  yield { name: '[Content_Types].xml', data: once(contentTypesXml(sheets)) };
+  yield { name: '_rels/.rels', data: once(ROOT_RELS_XML) };
+  yield { name: 'xl/workbook.xml', data: once(workbookXml(sheets)) };
+  yield { name: 'xl/_rels/workbook.xml.rels', data: once(workbookRelsXml(sheets)) };
+  yield { name: 'xl/styles.xml', data: once(STYLES_XML) };
+}
+
+export function xlsxStream(result: StoredResult, options: XlsxOptions = {}): AsyncGenerator<Buffer> {
+  return zipStream(xlsxParts(result, options.maxRows ?? XLSX_MAX_ROWS), { zip64Above: options.zip64Above });
 }
 
 /** The download of a stored result in `format` (options apply to csv). */
