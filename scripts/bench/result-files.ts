@@ -1,5 +1,13 @@
 /**
- * Benchmark: a 1,000,000-row, ten-column result (mixed: integers, text, decimals, big integers,
+ * Benchmark, end to end first: a table of 1,000,000 rows x 10 mixed columns in PostgreSQL; the
+ * limit is psql's COPY of the same rows as csv (`\copy (select * from bench_rows) to stdout`,
+ * output to /dev/null), measured in the same run. Herald: the run (a worker child process; the
+ * run's started → finished, query to stored file), the csv and xlsx downloads through an API child
+ * process (GET /api/v1/runs/{id}/result, body read to the end), the API's resident memory idle and
+ * at its peak during each download (/proc/<pid>/status VmRSS sampled every 10 ms), and the same
+ * for 2,000,000 rows (the table twice). Ratios are Herald / COPY, and the 2M peak / the 1M peak.
+ *
+ * Then, file steps: a 1,000,000-row, ten-column result (mixed: integers, text, decimals, big integers,
  * dates, timestamps, booleans, nulls) written to the stored file, then served as csv, json and
  * xlsx, each in a fresh child process so that its peak resident memory (maxRSS) is its own.
  * For xlsx it also measures SheetJS (xlsx 0.18.5, whole workbook in memory) and exceljs's
@@ -7,9 +15,11 @@
  * the bytes to /dev/null, which is what GET /runs/{runId}/result does minus the socket.
  * Prints figures; asserts nothing.
  *   npx tsx scripts/bench/result-files.ts            (BENCH_ROWS to change the row count)
+ * BENCH_E2E=0 skips the end-to-end part, BENCH_FILES=0 the file steps; BENCH_LIBRARIES=1 adds the
+ * exceljs and SheetJS steps (slow, GiBs of memory).
  */
-import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +27,8 @@ import { once } from 'node:events';
 import { createLocalArtifactStore } from '../../src/infra/artifacts/local-store.js';
 import { resultStream } from '../../src/domain/results/streams.js';
 import type { CellValue } from '../../src/domain/plugins/connector.js';
+import postgres from 'postgres';
+import { benchPlace, freePort, spawnRole, stopChildren, type BenchPlace } from './support.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const KEY = 'bench/result';
@@ -88,6 +100,126 @@ async function step(mode: string, dir: string): Promise<string> {
   throw new Error(`unknown mode ${mode}`);
 }
 
+
+// ---- end to end: PostgreSQL → run → stored file → download, against psql COPY ----
+
+const E2E_SQL = (rows: number) => `create table bench_rows as
+select g as id, 'item ' || g as label, ((g * 7) % 100000 + (g % 100) / 100.0)::numeric(12,2) as amount,
+       9007199254740993 + g::bigint as big, date '2010-01-01' + (g % 5000) as day,
+       timestamptz '2023-11-14 22:13:20+00' + g * interval '1 second' as at, g % 3 = 0 as ok,
+       case when g % 5 = 0 then null else 'a, "quoted" note' end as note, g / 7.0::float8 as ratio,
+       ('C' || g % 1000)::varchar(8) as code
+  from generate_series(1, ${rows}) g`;
+
+const MiB = 1048576;
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+
+/** `herald api` as a child process; resolves once it listens. */
+async function spawnApi(place: BenchPlace, port: number): Promise<ChildProcess> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'api'], {
+    cwd: root, env: { ...place.env, PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (b: Buffer) => { seen += b.toString('utf8'); if (seen.includes('api listening')) { seen = ''; resolve(); } if (seen.length > 1e5) seen = seen.slice(-1000); });
+    child.once('exit', (code) => reject(new Error(`herald api exited (${code})`)));
+  });
+  return child;
+}
+
+/** psql's COPY of a query as csv to /dev/null: seconds. */
+function copySeconds(place: BenchPlace, select: string): number {
+  const t0 = performance.now();
+  const r = spawnSync('sh', ['-c', `psql -X -q "$1" -c "\\copy (${select}) to stdout with (format csv, header)" > /dev/null`, 'sh', place.dbUrl.toString()], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error('psql COPY failed');
+  return (performance.now() - t0) / 1000;
+}
+
+interface Download { seconds: number; bytes: number; peak: number }
+
+/** Downloads to the end, sampling the API's RSS meanwhile. */
+async function download(url: string, cookie: string, pid: number): Promise<Download> {
+  let peak = rssOf(pid);
+  const sampler = setInterval(() => { peak = Math.max(peak, rssOf(pid)); }, 10);
+  const t0 = performance.now();
+  const res = await fetch(url, { headers: { Cookie: cookie } });
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  let bytes = 0;
+  for await (const chunk of res.body! as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+  const seconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  peak = Math.max(peak, rssOf(pid));
+  return { seconds, bytes, peak };
+}
+
+async function endToEnd(): Promise<void> {
+  const place = await benchPlace();
+  const store = postgres(place.dbUrl.toString(), { max: 2, onnotice: () => undefined });
+  const children: ChildProcess[] = [];
+  try {
+    await store.unsafe(E2E_SQL(ROWS));
+    await store.unsafe('analyze bench_rows');
+    const port = await freePort();
+    const api = await spawnApi(place, port);
+    children.push(api);
+    const base = `http://127.0.0.1:${port}`;
+    const setup = await fetch(`${base}/api/v1/setup`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'a long bench password' }),
+    });
+    const cookie = setup.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = ((await setup.json()) as { csrf_token: string }).csrf_token;
+    const post = async (p: string, body: unknown, status = 201): Promise<{ id: string }> => {
+      const res = await fetch(`${base}${p}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookie, 'X-CSRF-Token': csrf }, body: JSON.stringify(body) });
+      if (res.status !== status) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as { id: string };
+    };
+    const connection = await post('/api/v1/connections', {
+      name: 'Self', type: 'postgres', host: place.dbUrl.hostname, port: Number(place.dbUrl.port || 5432), database: place.name,
+      username: decodeURIComponent(place.dbUrl.username || 'postgres'), ssl_mode: 'disable',
+    });
+    children.push(await spawnRole('worker', place, {}, 'worker started'));
+    await new Promise((r) => setTimeout(r, 2000));
+    const idle = rssOf(api.pid!);
+    console.log(`end to end: ${ROWS.toLocaleString('en')} rows × 10 mixed columns in PostgreSQL; API and worker in child processes`);
+    console.log(`  API idle RSS ${(idle / MiB).toFixed(0)} MiB (after start-up and sign-in)`);
+    const peaks: number[] = [];
+    for (const [times, select] of [[1, 'select * from bench_rows'], [2, 'select * from bench_rows union all select * from bench_rows']] as const) {
+      const rows = (ROWS * times).toLocaleString('en');
+      const query = await post('/api/v1/queries', { name: `Bench ${times}`, connection_id: connection.id, sql: select });
+      const report = await post('/api/v1/reports', { title: `Bench ${times}`, query_id: query.id });
+      const copy = copySeconds(place, select);
+      const run = await post(`/api/v1/reports/${report.id}/run`, { deliver: false }, 202);
+      let status = 'pending';
+      let runSeconds = NaN;
+      while (status === 'pending' || status === 'running') {
+        await new Promise((r) => setTimeout(r, 50));
+        const [row] = await store`select status, extract(epoch from finished_at - started_at)::float8 as s from runs where id = ${run.id}`;
+        status = row!.status as string;
+        runSeconds = Number(row!.s);
+      }
+      if (status !== 'succeeded') throw new Error(`run ${run.id}: ${status}`);
+      const copyAfter = copySeconds(place, select);
+      const limit = Math.min(copy, copyAfter);
+      console.log(`  ${rows} rows: psql COPY csv ${copy.toFixed(2)} s / ${copyAfter.toFixed(2)} s (limit: the faster, ${limit.toFixed(2)} s)`);
+      console.log(`    run (query → stored file)   ${runSeconds.toFixed(2).padStart(6)} s   ${(runSeconds / limit).toFixed(2)}x COPY`);
+      const csv = await download(`${base}/api/v1/runs/${run.id}/result?format=csv`, cookie, api.pid!);
+      peaks.push(csv.peak);
+      console.log(`    csv download               ${csv.seconds.toFixed(2).padStart(6)} s   ${(csv.seconds / limit).toFixed(2)}x COPY   API peak RSS ${(csv.peak / MiB).toFixed(0)} MiB (idle + ${((csv.peak - idle) / MiB).toFixed(0)})   ${(csv.bytes / 1e6).toFixed(1)} MB`);
+      if (times === 1) {
+        const xlsx = await download(`${base}/api/v1/runs/${run.id}/result?format=xlsx`, cookie, api.pid!);
+        console.log(`    xlsx download              ${xlsx.seconds.toFixed(2).padStart(6)} s   ${(xlsx.seconds / limit).toFixed(2)}x COPY   API peak RSS ${(xlsx.peak / MiB).toFixed(0)} MiB (idle + ${((xlsx.peak - idle) / MiB).toFixed(0)})   ${(xlsx.bytes / 1e6).toFixed(1)} MB`);
+      }
+    }
+    console.log(`  API csv download peak, 2M / 1M: ${(peaks[1]! / peaks[0]!).toFixed(3)}x`);
+  } finally {
+    await stopChildren(children);
+    await store.end();
+    await place.release();
+  }
+}
+
 async function main(): Promise<void> {
   const [childMode, childDir] = process.argv.slice(2);
   if (childMode && childDir) {
@@ -97,11 +229,14 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ mode: childMode, seconds, maxRssMb: process.resourceUsage().maxRSS / 1024, what }));
     return;
   }
+  if (process.env.BENCH_E2E !== '0') await endToEnd();
+  if (process.env.BENCH_FILES === '0') return;
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-bench-results-'));
   const self = fileURLToPath(import.meta.url);
   try {
     console.log(`result files: ${ROWS.toLocaleString('en')} rows × ${COLUMNS.length} mixed columns (each step in its own process)`);
-    for (const mode of ['write', 'csv', 'json', 'xlsx', 'exceljs', 'sheetjs']) {
+    const libraries = process.env.BENCH_LIBRARIES === '1' ? ['exceljs', 'sheetjs'] : [];
+    for (const mode of ['write', 'csv', 'json', 'xlsx', ...libraries]) {
       const child = spawnSync(process.execPath, ['--import', 'tsx', '--max-old-space-size=8192', self, mode, dir], { encoding: 'utf8', maxBuffer: 1e8, timeout: LIMIT_MS });
       const line = child.stdout.trim().split('\n').pop() ?? '';
       try {
