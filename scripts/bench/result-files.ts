@@ -19,7 +19,7 @@
  * exceljs and SheetJS steps (slow, GiBs of memory).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,10 +114,18 @@ select g as id, 'item ' || g as label, ((g * 7) % 100000 + (g % 100) / 100.0)::n
 const MiB = 1048576;
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 
+/**
+ * How the API child runs: the built JavaScript (dist/, `npm run build` or `npx tsc -p
+ * tsconfig.build.json`) when there is one, as in production (tsx's compiler adds ~130 MiB to a
+ * process's memory); otherwise through tsx.
+ */
+const BUILT = existsSync(fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url)));
+const API_ENTRY = BUILT ? ['dist/src/cli.js'] : ['--import', 'tsx', 'src/cli.ts'];
+
 /** `herald api` as a child process; resolves once it listens. */
 async function spawnApi(place: BenchPlace, port: number): Promise<ChildProcess> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'api'], {
+  const child = spawn(process.execPath, [...API_ENTRY, 'api'], {
     cwd: root, env: { ...place.env, PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -182,7 +190,7 @@ async function endToEnd(): Promise<void> {
     children.push(await spawnRole('worker', place, {}, 'worker started'));
     await new Promise((r) => setTimeout(r, 2000));
     const idle = rssOf(api.pid!);
-    console.log(`end to end: ${ROWS.toLocaleString('en')} rows × 10 mixed columns in PostgreSQL; API and worker in child processes`);
+    console.log(`end to end: ${ROWS.toLocaleString('en')} rows × 10 mixed columns in PostgreSQL; API (${BUILT ? 'built, dist/' : 'through tsx: no dist/'}) and worker in child processes`);
     console.log(`  API idle RSS ${(idle / MiB).toFixed(0)} MiB (after start-up and sign-in)`);
     const peaks: number[] = [];
     for (const [times, select] of [[1, 'select * from bench_rows'], [2, 'select * from bench_rows union all select * from bench_rows']] as const) {
@@ -199,7 +207,7 @@ async function endToEnd(): Promise<void> {
         status = row!.status as string;
         runSeconds = Number(row!.s);
       }
-      if (status !== 'succeeded') throw new Error(`run ${run.id}: ${status}`);
+      if (status !== 'success') throw new Error(`run ${run.id}: ${status}`);
       const copyAfter = copySeconds(place, select);
       const limit = Math.min(copy, copyAfter);
       console.log(`  ${rows} rows: psql COPY csv ${copy.toFixed(2)} s / ${copyAfter.toFixed(2)} s (limit: the faster, ${limit.toFixed(2)} s)`);
@@ -226,7 +234,8 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const what = await step(childMode, childDir);
     const seconds = (performance.now() - t0) / 1000;
-    console.log(JSON.stringify({ mode: childMode, seconds, maxRssMb: process.resourceUsage().maxRSS / 1024, what }));
+    const usage = process.resourceUsage();
+    console.log(JSON.stringify({ mode: childMode, seconds, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6, maxRssMb: usage.maxRSS / 1024, what }));
     return;
   }
   if (process.env.BENCH_E2E !== '0') await endToEnd();
@@ -240,9 +249,9 @@ async function main(): Promise<void> {
       const child = spawnSync(process.execPath, ['--import', 'tsx', '--max-old-space-size=8192', self, mode, dir], { encoding: 'utf8', maxBuffer: 1e8, timeout: LIMIT_MS });
       const line = child.stdout.trim().split('\n').pop() ?? '';
       try {
-        const r = JSON.parse(line) as { seconds: number; maxRssMb: number; what: string };
+        const r = JSON.parse(line) as { seconds: number; cpuSeconds: number; maxRssMb: number; what: string };
         const label = { write: 'write the stored file (gzip NDJSON)', csv: 'serve csv', json: 'serve json', xlsx: 'serve xlsx (Herald\'s streaming writer)', exceljs: 'xlsx with exceljs WorkbookWriter (streaming)', sheetjs: 'xlsx with SheetJS 0.18.5 (in memory)' }[mode];
-        console.log(`  ${label!.padEnd(46)} ${r.seconds.toFixed(1).padStart(6)} s   peak RSS ${r.maxRssMb.toFixed(0).padStart(5)} MiB   ${r.what}`);
+        console.log(`  ${label!.padEnd(46)} ${r.seconds.toFixed(1).padStart(6)} s (CPU ${r.cpuSeconds.toFixed(1).padStart(5)} s)   peak RSS ${r.maxRssMb.toFixed(0).padStart(5)} MiB   ${r.what}`);
       } catch {
         const why = child.signal === 'SIGTERM' ? `did not finish within ${LIMIT_MS / 1000} s` : `failed (exit ${String(child.status)}, ${String(child.signal)})`;
         console.log(`  ${mode}: ${why} ${(child.stderr ?? '').split('\n').slice(-3).join(' ')}`);

@@ -8,7 +8,6 @@
 import { createReadStream, createWriteStream, open } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createGunzip, createGzip } from 'node:zlib';
@@ -16,8 +15,6 @@ import type { ArtifactStore, ResultWriter, StoredResult } from '../../domain/art
 import type { CellValue, ResultColumn } from '../../domain/plugins/connector.js';
 
 const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
-/** Rows per batch when reading back. */
-const READ_BATCH = 1000;
 
 /** A file descriptor for a new file (the callback open: lighter than a FileHandle, which the stream does not need). */
 const openForWriting = (file: string) => new Promise<number>((resolve, reject) => {
@@ -101,28 +98,62 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
   };
 }
 
-/** Reads a gzip NDJSON result file from any byte stream (a local file, an S3 object). */
+/** Bytes the gunzip hands on at once (its default is 16 KiB). */
+const READ_CHUNK = 128 * 1024;
+const NEWLINE = 0x0a;
+
+/**
+ * Reads a gzip NDJSON result file from any byte stream (a local file, an S3 object). Lines are
+ * cut from the decompressed bytes (a newline byte never occurs inside a UTF-8 sequence) and the
+ * rows of each chunk parsed by one JSON.parse of the chunk's lines as an array: a batch is the
+ * rows of one chunk (about READ_CHUNK bytes), not a string and a parse per row.
+ */
 export async function readStoredResult(source: NodeJS.ReadableStream & { destroy(): void }, key: string): Promise<StoredResult> {
-  const input = source.pipe(createGunzip());
-  const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done) throw new Error(`result file ${key} is empty`);
-  const { columns } = JSON.parse(first.value) as { columns: ResultColumn[] };
-  async function* batches(): AsyncGenerator<CellValue[][]> {
-    let batch: CellValue[][] = [];
-    try {
-      for (;;) {
-        const next = await lines.next();
-        if (next.done) break;
-        if (next.value === '') continue;
-        batch.push(JSON.parse(next.value) as CellValue[]);
-        if (batch.length === READ_BATCH) { yield batch; batch = []; }
+  const input = source.pipe(createGunzip({ chunkSize: READ_CHUNK }));
+  const chunks = (input as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  let carry: Buffer = Buffer.alloc(0);
+  /** The complete lines of the next chunk (undefined at the end of the file). */
+  const nextLines = async (): Promise<string[] | undefined> => {
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) {
+        if (carry.length === 0) return undefined;
+        const last = carry.toString('utf8');
+        carry = Buffer.alloc(0);
+        return [last];
       }
-      if (batch.length > 0) yield batch;
+      const chunk = next.value;
+      const end = chunk.lastIndexOf(NEWLINE);
+      if (end === -1) { carry = Buffer.concat([carry, chunk]); continue; }
+      const text = (carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, end)]) : chunk.subarray(0, end)).toString('utf8');
+      carry = Buffer.from(chunk.subarray(end + 1));
+      return text.split('\n');
+    }
+  };
+  const close = () => { input.destroy(); source.destroy(); };
+  let pending: string[] = [];
+  let header: string | undefined;
+  try {
+    while (header === undefined) {
+      const lines = await nextLines();
+      if (!lines) break;
+      header = lines[0];
+      pending = lines.slice(1);
+    }
+  } catch (err) {
+    close();
+    throw err;
+  }
+  if (header === undefined) { close(); throw new Error(`result file ${key} is empty`); }
+  const { columns } = JSON.parse(header) as { columns: ResultColumn[] };
+  async function* batches(): AsyncGenerator<CellValue[][]> {
+    try {
+      for (let lines: string[] | undefined = pending; lines; lines = await nextLines()) {
+        const rows = lines.filter((line) => line !== '');
+        if (rows.length > 0) yield JSON.parse(`[${rows.join(',')}]`) as CellValue[][];
+      }
     } finally {
-      await lines.return?.();
-      input.destroy();
-      source.destroy();
+      close();
     }
   }
   return { columns, batches: batches() };
