@@ -61,15 +61,28 @@ function csvWriters(result: StoredResult, options: StreamOptions): Array<(value:
   });
 }
 
+const CSV_QUOTE = /[",\r\n]/;
+
 export async function* csvStream(result: StoredResult, options: StreamOptions = {}): AsyncGenerator<Buffer> {
   const name = (text: string) => csvCell(options.formulaSafe ? formulaSafeText(text) : text);
-  const cells = csvWriters(result, options);
-  const line = options.formulaSafe ? (row: CellValue[]) => row.map((value, i) => (cells[i] ?? csvCell)(value)) : (row: CellValue[]) => row.map(csvCell);
+  const cells = options.formulaSafe ? csvWriters(result, options) : undefined;
   yield Buffer.from(`${result.columns.map((c) => name(c.name)).join(',')}\r\n`);
   for await (const batch of result.batches) {
     let chunk = '';
     for (const row of batch) {
-      chunk += `${line(row).join(',')}\r\n`;
+      if (cells) {
+        chunk += `${row.map((value, i) => (cells[i] ?? csvCell)(value)).join(',')}\r\n`;
+      } else {
+        // csvCell inlined: numbers and booleans never need quotes.
+        for (let i = 0; i < row.length; i++) {
+          if (i > 0) chunk += ',';
+          const value = row[i];
+          if (value === null || value === undefined) continue;
+          if (typeof value !== 'string') chunk += String(value);
+          else chunk += CSV_QUOTE.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+        }
+        chunk += '\r\n';
+      }
       if (chunk.length >= CHUNK) { yield Buffer.from(chunk); chunk = ''; }
     }
     if (chunk) yield Buffer.from(chunk);
