@@ -6,7 +6,8 @@
  *     statement that returns no rows (SET ROLE, DDL, COPY, INSERT without RETURNING, …) is refused
  *     before it ever runs);
  *   run it through the extended protocol into a portal and fetch batchSize rows at a time
- *     (postgres.js .cursor());
+ *     (postgres.js .cursor()); or, for a statement without parameters that COPY takes, read its
+ *     rows through COPY (…) TO STDOUT in the same transaction (copy.ts): no round trip per batch;
  *   after the last row: refuse the result if the transaction wrote anything (it was given a
  *     transaction id, e.g. lo_create) or holds advisory locks; then ROLLBACK, always, and
  *     pg_advisory_unlock_all() so a session lock never outlives the statement.
@@ -14,14 +15,16 @@
  */
 import { DomainError } from '../../core/errors.js';
 import { abortReason } from '../../core/abort.js';
-import type { ResultColumn, Statement } from '../../domain/plugins/connector.js';
+import type { CellValue, ResultColumn, Statement } from '../../domain/plugins/connector.js';
 import type { SqlRunOptions } from '../shared/sql-connector.js';
 import { notReadOnly } from '../shared/sql-errors.js';
 import { cancellable, decodeRow, type SqlRun } from '../shared/sql-stream.js';
+import type { Readable } from 'node:stream';
 import { extended, type Param } from './client.js';
 import type { Reserved } from './pool.js';
 import type { TypeCatalog } from './types.js';
-import type { Decoder } from './values.js';
+import { textDecoderFor, type Decoder, type TextDecoder } from './values.js';
+import { CopyReader, copyEligible, copyRows, copyStatement } from './copy.js';
 
 type Raw = Array<Buffer | null>;
 
@@ -61,6 +64,8 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
   let decoders: Decoder[] = [];
   let query: ReturnType<typeof extended>;
   let iterator: AsyncIterator<Raw[]>;
+  /** The COPY statement, its reader and the rows read past the last batch, when the rows come through COPY. */
+  let copy: { query: ReturnType<Reserved['unsafe']>; reader: CopyReader; decoders: TextDecoder[]; pending: CellValue[][] } | undefined;
   let inFlight: Promise<unknown> = Promise.resolve();
   let fetching = false; // a fetch is on its way
   let suspended = false; // a batch arrived and the portal waits for the next fetch
@@ -91,6 +96,14 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
       const resolved = await types.resolve(conn, fields.map((f) => f.type), signal);
       columns = fields.map((f, i) => ({ name: f.name, type: resolved[i]!.name }));
       decoders = resolved.map((r) => r.decode);
+      if (copyEligible(statement.sql, params)) {
+        const copyQuery = conn.unsafe(copyStatement(statement.sql));
+        const reader = new CopyReader();
+        reader.watch(copyQuery);
+        await cancellable(signal, () => copyQuery.readable() as unknown as Promise<Readable>, () => { track(cancelWhenSent(copyQuery)); });
+        copy = { query: copyQuery, reader, decoders: fields.map((f) => textDecoderFor(f.type)), pending: [] };
+        return;
+      }
       query = extended(conn, statement.sql, params);
       query.raw();
       if (signal.aborted) throw abortReason(signal);
@@ -98,6 +111,27 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
     },
 
     async fetch() {
+      if (copy) {
+        const { reader, decoders: textDecoders } = copy;
+        fetching = true;
+        try {
+          // At most batchSize rows: the lines of a chunk past it wait for the next fetch.
+          while (copy.pending.length < batchSize) {
+            const text = await cancellable(signal, () => reader.lines(), () => { track(cancelWhenSent(copy!.query)); });
+            if (text === null) break;
+            const more = copyRows(text, textDecoders);
+            if (copy.pending.length === 0) copy.pending = more;
+            else for (const row of more) copy.pending.push(row);
+          }
+          if (copy.pending.length === 0) return null;
+          if (copy.pending.length <= batchSize) { const rows = copy.pending; copy.pending = []; return rows; }
+          const rows = copy.pending.slice(0, batchSize);
+          copy.pending = copy.pending.slice(batchSize);
+          return rows;
+        } finally {
+          fetching = false;
+        }
+      }
       suspended = false;
       fetching = true;
       const next = Promise.resolve(iterator.next());
@@ -113,6 +147,17 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
     },
 
     async cancel() {
+      if (copy) {
+        if (!copy.reader.done) {
+          const request = cancelWhenSent(copy.query);
+          track(request);
+          await request;
+          // Read what is left, so that postgres.js sees the statement's end (a stream left
+          // unread pauses the connection).
+          await copy.reader.drain();
+        }
+        return;
+      }
       if (fetching) {
         const request = cancelWhenSent(query);
         track(request);

@@ -6,26 +6,26 @@
 import type { CellValue } from '../../domain/plugins/connector.js';
 
 export type Decoder = (raw: Buffer) => CellValue;
+/** The same decoding from the value's text (COPY's text format, unescaped; see copy.ts). */
+export type TextDecoder = (text: string) => CellValue;
 
-const text: Decoder = (raw) => raw.toString('utf8');
+const text: TextDecoder = (s) => s;
 const ascii = (raw: Buffer): string => raw.toString('latin1');
 
-const bool: Decoder = (raw) => raw[0] === 0x74; // 't'
-const int: Decoder = (raw) => Number(ascii(raw));
-const bigint: Decoder = (raw) => {
-  const s = ascii(raw);
+const bool: TextDecoder = (s) => s.charCodeAt(0) === 0x74; // 't'
+const int: TextDecoder = (s) => Number(s);
+const bigint: TextDecoder = (s) => {
   const n = Number(s);
   return Number.isSafeInteger(n) ? n : s;
 };
-const float: Decoder = (raw) => {
-  const s = ascii(raw);
+const float: TextDecoder = (s) => {
   const n = Number(s);
   return Number.isFinite(n) ? n : s === 'NaN' ? 'NaN' : s.startsWith('-') ? '-Infinity' : 'Infinity';
 };
-const numeric: Decoder = (raw) => ascii(raw); // 'NaN', 'Infinity', '-Infinity' already read so
-const bytea: Decoder = (raw) => {
+const numeric: TextDecoder = (s) => s; // 'NaN', 'Infinity', '-Infinity' already read so
+const bytea: TextDecoder = (s) => {
   // hex format: \x0a0b…
-  return Buffer.from(raw.toString('latin1', 2), 'hex').toString('base64');
+  return Buffer.from(s.slice(2), 'hex').toString('base64');
 };
 
 function infinity(s: string): string | undefined {
@@ -52,8 +52,7 @@ function isoOffset(offset: string): string {
 
 const OFFSET = /([+-]\d\d(?::\d\d){0,2})$/;
 
-const date: Decoder = (raw) => {
-  const s = ascii(raw);
+const date: TextDecoder = (s) => {
   const inf = infinity(s);
   if (inf) return inf;
   const bc = s.endsWith(' BC');
@@ -75,16 +74,15 @@ function timestampText(s: string, zoned: boolean): string {
   return `${datePart}T${time}${isoOffset(m[1]!)}`;
 }
 
-const timestamp: Decoder = (raw) => timestampText(ascii(raw), false);
-const timestamptz: Decoder = (raw) => timestampText(ascii(raw), true);
-const timetz: Decoder = (raw) => {
-  const s = ascii(raw);
+const timestamp: TextDecoder = (s) => timestampText(s, false);
+const timestamptz: TextDecoder = (s) => timestampText(s, true);
+const timetz: TextDecoder = (s) => {
   const m = OFFSET.exec(s);
   return m ? s.slice(0, m.index) + isoOffset(m[1]!).replace('Z', '+00:00') : s;
 };
 
 /** Decoders by type OID; every other type arrives as its text (json, uuid, interval, arrays, …). */
-const DECODERS: Record<number, Decoder> = {
+const DECODERS: Record<number, TextDecoder> = {
   16: bool,
   17: bytea,
   20: bigint,
@@ -103,8 +101,16 @@ const DECODERS: Record<number, Decoder> = {
   1266: timetz,
 };
 
-export function decoderFor(oid: number): Decoder {
+export function textDecoderFor(oid: number): TextDecoder {
   return DECODERS[oid] ?? text;
+}
+
+const utf8: Decoder = (raw) => raw.toString('utf8');
+/** From raw bytes: the types above are ASCII (read as latin1, the quickest); the rest UTF-8 text. */
+const BUFFER_DECODERS = new Map<number, Decoder>(Object.entries(DECODERS).map(([oid, decode]) => [Number(oid), (raw: Buffer) => decode(ascii(raw))]));
+
+export function decoderFor(oid: number): Decoder {
+  return BUFFER_DECODERS.get(oid) ?? utf8;
 }
 
 /** Names of the common built-in types (pg_type.typname; arrays as elem[]); others are looked up. */

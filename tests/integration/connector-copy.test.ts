@@ -1,0 +1,92 @@
+/**
+ * The PostgreSQL connector reads the rows of a statement without parameters through COPY (…) TO
+ * STDOUT (src/plugins/postgres/copy.ts): the same values as through a cursor (the same statement
+ * with a parameter takes the cursor), escapes and multi-byte text across chunks included; an
+ * error with the first row or the time limit rejects as before and the connection stays usable.
+ */
+import postgres from 'postgres';
+import { postgresConnector } from '../../src/plugins/postgres/index.js';
+import { copyEligible, copyRows } from '../../src/plugins/postgres/copy.js';
+import { textDecoderFor } from '../../src/plugins/postgres/values.js';
+import type { CellValue, ConnectorSession } from '../../src/domain/plugins/connector.js';
+import { collect, createPgScratch, noSignal, outcome, type ScratchDb } from '../support/connector-dbs.js';
+
+let pg: ScratchDb;
+let session: ConnectorSession;
+let admin: postgres.Sql;
+
+beforeAll(async () => {
+  pg = await createPgScratch();
+  session = postgresConnector.open(pg.config, { poolSize: 1, connectTimeoutMs: 5000 });
+  admin = postgres({ host: pg.config.host, port: pg.config.port, database: pg.config.database, username: pg.config.username, max: 1, onnotice: () => undefined });
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await session?.close();
+  await pg?.drop();
+});
+
+const options = (batchSize = 100, timeoutMs = 10_000) => ({ signal: noSignal(), timeoutMs, batchSize });
+async function rows(sql: string, params: Array<string | number> = [], batchSize = 100): Promise<CellValue[][]> {
+  return (await collect(await session.execute({ sql, params }, options(batchSize)))).rows;
+}
+
+it('takes COPY only for statements without parameters or semicolons that COPY accepts', () => {
+  expect(copyEligible('select 1', [])).toBe(true);
+  expect(copyEligible('  (select 1) union all (select 2)', [])).toBe(true);
+  expect(copyEligible('WITH t AS (select 1) select * from t', [])).toBe(true);
+  expect(copyEligible('values (1)', [])).toBe(true);
+  expect(copyEligible('table sales', [])).toBe(true);
+  expect(copyEligible('select $1::int', [1])).toBe(false);
+  expect(copyEligible('select 1;', [])).toBe(false);
+  expect(copyEligible("select ';'", [])).toBe(false);
+  expect(copyEligible('show search_path', [])).toBe(false);
+  expect(copyEligible('explain select 1', [])).toBe(false);
+  expect(copyEligible('-- comment\nselect 1', [])).toBe(false);
+});
+
+it('decodes COPY text lines: tabs between values, \\N for NULL, backslash escapes', () => {
+  const decoders = [textDecoderFor(23), textDecoderFor(25), textDecoderFor(16)];
+  expect(copyRows('1\ta\\tb\\nc\\\\d\\re\tt\n2\t\\N\tf\n3\t\\\\N\t\\N', decoders)).toEqual([
+    [1, 'a\tb\nc\\d\re', true], [2, null, false], [3, '\\N', null],
+  ]);
+});
+
+it('runs an eligible statement as COPY on the server', async () => {
+  const stream = await session.execute({ sql: 'select g, pg_sleep(0.5) from generate_series(1, 2) g', params: [] }, options(1));
+  const seen = await admin`select query from pg_stat_activity where pid <> pg_backend_pid() and query like '%generate_series(1, 2) g%'`;
+  expect(seen.map((r) => r.query as string)).toEqual([expect.stringMatching(/^copy \(\n/)]);
+  expect((await collect(stream)).rows).toHaveLength(2);
+});
+
+it('gives the same values through COPY as through the cursor, escapes and multi-byte text across chunks included', async () => {
+  const select = (where: string) => `select g, $$tab\there$$ || g as t, E'line\\nbreak\\r\\\\back' as e, '\\N' as n_text, null::text as nothing,
+      '' as empty, 'é漢😀' || repeat('ü', g % 7) as multi, g * 1.5 as dec, (g % 2 = 0) as even, '2024-01-01 10:00:00+02'::timestamptz + g * interval '1 day' as at,
+      '\\x00ff'::bytea as bin, '{"a": [1, 2]}'::jsonb as doc
+    from generate_series(1, 20000) g ${where}`;
+  const viaCopy = await rows(select(''), [], 700);
+  const viaCursor = await rows(select('where g > $1'), [0], 700);
+  expect(viaCopy).toHaveLength(20000);
+  expect(viaCopy).toEqual(viaCursor);
+  expect(viaCopy[1]).toEqual([2, 'tab\there2', 'line\nbreak\r\\back', '\\N', null, '', 'é漢😀üü', '3.0', true, '2024-01-03T08:00:00Z', 'AP8=', '{"a": [1, 2]}']);
+});
+
+it('rejects an error with the first row, and the time limit, as before; the connection is used again after', async () => {
+  expect(await outcome(session, 'select 1 / (g - 1) from generate_series(1, 3) g')).toBe('query.failed');
+  await expect(session.execute({ sql: 'select pg_sleep(5)', params: [] }, options(100, 300))).rejects.toMatchObject({ code: 'query.timeout' });
+  expect(await outcome(session, 'select 1 / (g - 500) from generate_series(1, 100000) g')).toBe('query.failed');
+  expect(await rows('select 42 as answer')).toEqual([[42]]);
+});
+
+it('stops a COPY on the server when the consumer leaves the loop (not read to its end), and the connection is used again after', async () => {
+  // 200 rows of 1 kB (past the server's output buffer), then 30 s of sleep per row: unless the
+  // statement is cancelled, leaving the loop would wait past the test's own time limit (30 s).
+  const stream = await session.execute({ sql: "select g, repeat('x', 1000), case when g > 200 then pg_sleep(30) end from generate_series(1, 2000000) g", params: [] }, options(100, 120_000));
+  let seen = 0;
+  for await (const batch of stream.batches) { seen += batch.length; if (seen >= 100) break; }
+  expect(seen).toBe(100);
+  expect(await rows('select 7 as seven')).toEqual([[7]]);
+  const left = await admin`select count(*)::int as n from pg_stat_activity where pid <> pg_backend_pid() and query like '%generate_series(1, 2000000)%'and state = 'active'`;
+  expect(left[0]!.n).toBe(0);
+});
