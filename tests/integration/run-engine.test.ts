@@ -7,6 +7,7 @@
  * metrics and log lines follow. tests/unit/run-engine.test.ts covers the same on fakes with a
  * manual clock.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,6 +92,10 @@ it('runs a query into a result file with steps, columns, a 20-row sample and the
   for await (const batch of stored!.batches) rows.push(...batch);
   expect(rows).toHaveLength(100);
   expect(rows[99]).toEqual([100, 'EU', '150.00']);
+  // The result's hash ("changed" conditions compare it with the previous run's) stays what it
+  // always was: SHA-256 of the columns' JSON, then "\n" and each row's JSON.
+  const [hashed] = await h.process.container.sql`select result_hash from runs where id = ${run.id}`;
+  expect(hashed!.result_hash).toBe(createHash('sha256').update(JSON.stringify(run.columns) + rows.map((r) => `\n${JSON.stringify(r)}`).join('')).digest('hex'));
   const listed = (await editor.get(`/api/v1/reports/${id}`)).body.last_run;
   expect(listed).toMatchObject({ id: run.id, status: 'success' });
   const logs = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.run_id === run.id);

@@ -7,8 +7,12 @@
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 
 export interface ResultWriter {
-  /** Appends rows; resolves once they are handed to the file (backpressure is honoured). */
-  write(rows: CellValue[][]): Promise<void>;
+  /**
+   * Appends rows; resolves once they are handed to the file (backpressure is honoured). A store
+   * that writes the rows as NDJSON may resolve with the lines it wrote (each row's JSON and a
+   * newline), so that a run hashes them without encoding each row twice.
+   */
+  write(rows: CellValue[][]): Promise<string | void>;
   /** Completes the file (it appears under its key only now) and answers its size in bytes. */
   finish(): Promise<{ bytes: number }>;
   /** Drops a half-written file. Safe to call after finish() or twice. */

@@ -278,11 +278,17 @@ export function createRunEngine(deps: RunEngineDeps) {
     for await (const batch of stream.batches) {
       signal.throwIfAborted();
       for (const row of batch) {
-        hash.update('\n').update(JSON.stringify(row));
         if (sample.length < SAMPLE_ROWS) sample.push(row);
       }
       rowCount += batch.length;
-      await writer.write(batch);
+      // The hash is of "\n" + each row's JSON: the NDJSON lines the file writer wrote, when it
+      // answers them (each row encoded once), else encoded here.
+      const lines = await writer.write(batch);
+      if (typeof lines === 'string') {
+        if (lines) hash.update(`\n${lines.slice(0, -1)}`);
+      } else {
+        for (const row of batch) hash.update('\n').update(JSON.stringify(row));
+      }
     }
     const elapsedMs = Math.round(performance.now() - started);
     const resultHash = hash.digest('hex');

@@ -63,6 +63,7 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
           let chunk = '';
           for (const row of rows) chunk += `${JSON.stringify(row)}\n`;
           if (chunk) await push(chunk);
+          return chunk;
         },
         async finish() {
           if (failure) throw failure;
