@@ -12,6 +12,7 @@ import { redactText } from './infra/log/redact.js';
 import { createDb } from './infra/db/client.js';
 import { migrate } from './infra/db/migrate.js';
 import { startProcess } from './main/runtime.js';
+import { isFleetMember, startApiFleet } from './main/api-fleet.js';
 import { resetPasswordCommand, rotateSecretKeyCommand, type Outcome } from './main/cli-admin.js';
 import { configCommand } from './main/cli-config.js';
 
@@ -128,6 +129,21 @@ async function runMigrate(): Promise<void> {
   }
 }
 
+/**
+ * SVC_API_PROCESSES API processes on SVC_LISTEN (forked, each with the API as its only role), and
+ * this process's other roles here.
+ */
+async function startFleet(settings: Settings, logger: Logger): Promise<{ stop(): Promise<void> }> {
+  const others = settings.roles.filter((r) => r !== 'api');
+  const fleet = startApiFleet(settings.apiProcesses, logger);
+  const rest = others.length > 0 ? await startProcess(setUp({ SVC_ROLES: others.join(',') }).settings, logger) : undefined;
+  return {
+    async stop() {
+      await Promise.all([fleet.stop(settings.shutdownTimeoutSeconds * 1000), rest?.stop()]);
+    },
+  };
+}
+
 async function runRoles(command: string): Promise<void> {
   const role = ROLE_OF[command];
   const { settings, logger } = setUp(role ? { SVC_ROLES: role } : {});
@@ -142,7 +158,9 @@ async function runRoles(command: string): Promise<void> {
     logger.error('uncaught exception: the process stops', { err });
     process.exit(1);
   });
-  const running = await startProcess(settings, logger);
+  const running = settings.apiProcesses > 1 && settings.roles.includes('api') && !isFleetMember()
+    ? await startFleet(settings, logger)
+    : await startProcess(settings, logger);
   let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (firstSignalAt !== undefined) {

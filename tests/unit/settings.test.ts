@@ -205,7 +205,7 @@ describe('the settings tables', () => {
   it('fill every field of Settings, flat', () => {
     const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir });
     expect(Object.keys(s).sort()).toEqual([
-      'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
+      'apiProcesses', 'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
       'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'resultRetentionDays', 'roles',
       'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl', 'storageS3', 'storeLockSeconds',
       'storeTimeoutSeconds', 'trustProxy', 'webDir', 'workerConcurrency', 'workerLockSeconds',

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../paths.js';
-import { checkUrl, commaList, hostPort, isAddressOrCidr, setting, type HostPort } from './schema.js';
+import { checkUrl, commaList, hostPort, integer, isAddressOrCidr, setting, type HostPort } from './schema.js';
 
 /** Where `make build` puts the web UI (web/dist); served when it holds an index.html. */
 const BUILT_WEB = path.join(packageRoot, 'web', 'dist');
@@ -23,6 +23,9 @@ const probeListen = setting({
 
 export const httpSettings = {
   listen,
+  /** SVC_API_PROCESSES: API processes sharing SVC_LISTEN (node:cluster); 1 serves in the process itself. */
+  apiProcesses: integer('SVC_API_PROCESSES', { fallback: 1, min: 1, max: 64 },
+    'API processes `herald serve`/`herald api` starts on SVC_LISTEN (one per core the host gives it): a primary process shares the address among them, runs the other roles itself and restarts one that exits'),
   /** SVC_PROBE_LISTEN: a second listener for /health/* and /metrics only, in any process. */
   probeListen,
   publicUrl: setting({

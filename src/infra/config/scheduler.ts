@@ -4,7 +4,7 @@ import { parseS3StorageUrl, type S3StorageConfig } from '../artifacts/s3-store.j
 
 export const schedulerSettings = {
   schedulerTickSeconds: integer('SVC_SCHEDULER_TICK_SECONDS', { fallback: 10, min: 1, max: 60 },
-    'scheduler tick interval: due reports are queued within one tick (readiness wants a tick within three)'),
+    'scheduler tick interval (a tick also starts at each minute of the store\'s clock, so runs due at a minute are queued just after it): sweeps, notifications and housekeeping run once per tick (readiness wants a tick within three)'),
 };
 
 export const workerSettings = {
