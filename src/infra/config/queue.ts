@@ -1,8 +1,23 @@
 /** Redis: queues, rate limits and cross-instance signals. */
-import { requiredUrl, setting } from './schema.js';
+import { required, setting } from './schema.js';
+import { RedisUrlError, redisOptionsOf } from '../queue/redis-url.js';
 
 export const queueSettings = {
-  redisUrl: requiredUrl('SVC_REDIS_URL', ['redis:', 'rediss:'], 'Redis for queues, rate limits and cross-instance signals', 'required'),
+  redisUrl: setting({
+    env: 'SVC_REDIS_URL',
+    description: 'Redis for queues, rate limits and cross-instance signals: redis://[:PASSWORD@]HOST:PORT[/DB] (rediss:// for TLS), or under Sentinel redis+sentinel://[:PASSWORD@]SENTINEL1:PORT,SENTINEL2:PORT/MASTER-NAME[?sentinel_password=P]',
+    default: 'required',
+    parse(v, ctx) {
+      const url = required(ctx, v);
+      try {
+        redisOptionsOf(url);
+      } catch (err) {
+        if (err instanceof RedisUrlError) ctx.fail(err.message);
+        throw err;
+      }
+      return url;
+    },
+  }),
   queuePrefix: setting({
     env: 'SVC_QUEUE_PREFIX',
     description: 'Redis key prefix of queues and limits; separates installations sharing one Redis',

@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.js';
+import { redisSecretsOf } from '../queue/redis-url.js';
 import { createLogger, type Logger } from './logger.js';
 import { SecretRegistry } from './redact.js';
 import { allKeys } from '../crypto/keyring.js';
@@ -14,8 +15,9 @@ export function createProcessLogger(settings: Settings, stream?: NodeJS.Writable
     }
   }
   registry.add(settings.metricsToken);
-  for (const u of [settings.databaseUrl, settings.redisUrl, settings.smtpUrl]) {
+  for (const u of [settings.databaseUrl, settings.smtpUrl]) {
     if (u) registry.add(decodeURIComponent(new URL(u).password));
   }
+  for (const p of redisSecretsOf(settings.redisUrl)) registry.add(p);
   return createLogger({ format: settings.logFormat, level: settings.logLevel, registry, stream, base: { service: 'herald' } });
 }

@@ -6,6 +6,7 @@
  */
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { redisOptionsOf } from './redis-url.js';
 
 /**
  * A Redis connection.
@@ -15,12 +16,15 @@ import { Redis, type RedisOptions } from 'ioredis';
  *   gets 503 unavailable within moments instead of a request that hangs.
  */
 export function createRedis(url: string, kind: 'worker' | 'client', options: RedisOptions = {}): Redis {
-  return new Redis(url, {
+  const { url: server, ...sentinel } = redisOptionsOf(url);
+  const common: RedisOptions = {
     maxRetriesPerRequest: kind === 'worker' ? null : 1,
     connectTimeout: 5000,
     enableReadyCheck: true,
     ...options,
-  });
+  };
+  // Under Sentinel (redis+sentinel://), the sentinels name the primary, again after each failover.
+  return server ? new Redis(server, common) : new Redis({ ...sentinel, ...common });
 }
 
 /** True for errors that mean Redis cannot be reached right now. */

@@ -1,0 +1,69 @@
+/**
+ * SVC_REDIS_URL under Redis Sentinel (a primary, a replica and three sentinels from Debian's
+ * redis-server on loopback): Herald's API and worker find the primary through the sentinels; a
+ * failover while one run executes and another waits in the queue loses neither and starts
+ * neither twice; runs queued after it go to the new primary; readiness is healthy again after it.
+ */
+import { startHerald, type Herald } from '../support/harness.js';
+import { setupAdmin, type SessionClient } from '../support/identity.js';
+import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { waitForRun } from '../support/runs.js';
+import { startSentinelSet, type SentinelSet } from '../support/redis-sentinel.js';
+
+let sentinel: SentinelSet;
+let h: Herald;
+let admin: SessionClient;
+let src: PostgresSource;
+let queryOf: (sql: string) => Promise<string>;
+
+beforeAll(async () => {
+  sentinel = await startSentinelSet();
+  h = await startHerald({ env: { SVC_REDIS_URL: sentinel.url, SVC_ROLES: 'api,worker', SVC_WORKER_CONCURRENCY: '1' } });
+  admin = await setupAdmin(h);
+  src = await createPostgresSource(async () => undefined);
+  const connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
+  let n = 0;
+  queryOf = async (sql) => {
+    n += 1;
+    const queryId = (await admin.post('/api/v1/queries').send({ name: `Q${n}`, connection_id: connectionId, sql }).expect(201)).body.id as string;
+    return (await admin.post('/api/v1/reports').send({ title: `R${n}`, query_id: queryId }).expect(201)).body.id as string;
+  };
+}, 90_000);
+afterAll(async () => {
+  await h?.stop();
+  await src?.drop();
+  await sentinel?.stop();
+});
+
+const run = async (reportId: string): Promise<string> => (await admin.post(`/api/v1/reports/${reportId}/run`).send({}).expect(202)).body.id as string;
+
+it('runs through the primary the sentinels name, and loses no run when it fails over', async () => {
+  expect(await sentinel.primaryPort()).toBe(sentinel.ports.primary);
+  const first = await waitForRun(admin, await run(await queryOf('select 1 as one')));
+  expect(first.status).toBe('success');
+
+  // One run executes (3 s on the database) and one waits behind it (one slot) when the primary changes.
+  const slow = await run(await queryOf('select pg_sleep(3) is null as slept'));
+  const queued = await run(await queryOf('select 2 as two'));
+  await waitForRun(admin, slow, (r) => r.status === 'running');
+  const now = await sentinel.failover();
+  expect(now).toBe(sentinel.ports.replica);
+
+  for (const id of [slow, queued]) {
+    const done = await waitForRun(admin, id, undefined, 60_000);
+    expect(done).toMatchObject({ status: 'success', attempts: 1 });
+  }
+  // After the failover, new runs go through the new primary.
+  const after = await waitForRun(admin, await run(await queryOf('select 3 as three')), undefined, 30_000);
+  expect(after.status).toBe('success');
+
+  const ready = await (async () => {
+    for (let i = 0; i < 100; i += 1) {
+      const res = await h.http.get('/health/ready');
+      if (res.status === 200) return res.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return (await h.http.get('/health/ready')).body;
+  })();
+  expect(ready).toMatchObject({ status: 'ok' });
+}, 150_000);

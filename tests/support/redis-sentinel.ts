@@ -1,0 +1,110 @@
+/**
+ * A Redis Sentinel set-up on loopback from Debian's redis-server: a primary, a replica and three
+ * sentinels (quorum 2, down after 1 s), each on its own free port, in a folder of its own. Used by
+ * the tests of SVC_REDIS_URL's Sentinel form; `stop()` leaves nothing behind.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { freePorts } from './child-process.js';
+
+export interface SentinelSet {
+  /** SVC_REDIS_URL for Herald. */
+  url: string;
+  masterName: string;
+  ports: { primary: number; replica: number; sentinels: number[] };
+  /** The port the sentinels name as the primary now. */
+  primaryPort(): Promise<number>;
+  /** Asks a sentinel for a failover and waits until the sentinels name the other server. */
+  failover(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const until = async (check: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> => {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+export async function startSentinelSet(): Promise<SentinelSet> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'herald-sentinel-'));
+  const [primary, replica, ...sentinels] = await freePorts(5) as [number, number, number, number, number];
+  const masterName = 'herald-primary';
+  const children: ChildProcess[] = [];
+  const server = (args: string[]) => {
+    const child = spawn('redis-server', args, { cwd: dir, stdio: 'ignore' });
+    children.push(child);
+  };
+  const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  server(['--port', String(primary), ...common]);
+  server(['--port', String(replica), ...common, '--replicaof', '127.0.0.1', String(primary)]);
+  for (const port of sentinels) {
+    const conf = path.join(dir, `sentinel-${port}.conf`);
+    writeFileSync(conf, [
+      `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${primary} 2`,
+      `sentinel down-after-milliseconds ${masterName} 1000`,
+      `sentinel failover-timeout ${masterName} 5000`,
+      '',
+    ].join('\n'));
+    server([conf, '--sentinel']);
+  }
+  const ask = async (port: number, ...command: [string, ...string[]]): Promise<unknown> => {
+    const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await r.connect();
+      return await r.call(...command);
+    } finally {
+      r.disconnect();
+    }
+  };
+  const primaryPort = async () => Number((await ask(sentinels[0], 'SENTINEL', 'get-master-addr-by-name', masterName) as string[])[1]);
+  const set: SentinelSet = {
+    url: `redis+sentinel://${sentinels.map((p) => `127.0.0.1:${p}`).join(',')}/${masterName}`,
+    masterName,
+    ports: { primary, replica, sentinels },
+    primaryPort,
+    async failover() {
+      const before = await primaryPort();
+      await ask(sentinels[0], 'SENTINEL', 'FAILOVER', masterName);
+      let now = before;
+      await until(async () => {
+        now = await primaryPort();
+        if (now === before) return false;
+        // The new primary answers as one, and every sentinel agrees.
+        const role = await ask(now, 'ROLE') as [string];
+        const named = await Promise.all(sentinels.map(async (p) => Number((await ask(p, 'SENTINEL', 'get-master-addr-by-name', masterName) as string[])[1])));
+        return role[0] === 'master' && named.every((n) => n === now);
+      }, 'the failover');
+      return now;
+    },
+    async stop() {
+      await Promise.all(children.map((c) => new Promise<void>((resolve) => {
+        if (c.exitCode !== null || c.signalCode !== null) { resolve(); return; }
+        c.once('exit', () => resolve());
+        c.kill('SIGKILL');
+      })));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    // Up when the replica is in sync and every sentinel knows the replica and the other sentinels.
+    await until(async () => /master_link_status:up/.test(String(await ask(replica, 'INFO', 'replication'))), 'the replica');
+    await until(async () => {
+      const views = await Promise.all(sentinels.map((p) => ask(p, 'SENTINEL', 'master', masterName) as Promise<string[]>));
+      return views.every((v) => {
+        const field = (k: string) => Number(v[v.indexOf(k) + 1]);
+        return field('num-slaves') === 1 && field('num-other-sentinels') === 2;
+      });
+    }, 'the sentinels to know each other and the replica');
+  } catch (err) {
+    await set.stop();
+    throw err;
+  }
+  return set;
+}
