@@ -5,10 +5,11 @@
  * neither twice; runs queued after it go to the new primary; readiness is healthy again after it.
  */
 import { startHerald, type Herald } from '../support/harness.js';
-import { setupAdmin, type SessionClient } from '../support/identity.js';
+import { createKey, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { waitForRun } from '../support/runs.js';
 import { startSentinelSet, type SentinelSet } from '../support/redis-sentinel.js';
+import { openSse, serve } from '../support/sse.js';
 
 let sentinel: SentinelSet;
 let h: Herald;
@@ -37,8 +38,11 @@ afterAll(async () => {
 
 const run = async (reportId: string): Promise<string> => (await admin.post(`/api/v1/reports/${reportId}/run`).send({}).expect(202)).body.id as string;
 
-it('runs through the primary the sentinels name, and loses no run when it fails over', async () => {
+it('runs through the primary the sentinels name, and loses no run when it fails over; the event stream goes on', async () => {
   expect(await sentinel.primaryPort()).toBe(sentinel.ports.primary);
+  const { token } = await createKey(admin, { name: 'watcher', scope: 'admin' });
+  const server = await serve(h.process.app!);
+  const stream = await openSse(server.url, token);
   const first = await waitForRun(admin, await run(await queryOf('select 1 as one')));
   expect(first.status).toBe('success');
 
@@ -56,6 +60,12 @@ it('runs through the primary the sentinels name, and loses no run when it fails 
   // After the failover, new runs go through the new primary.
   const after = await waitForRun(admin, await run(await queryOf('select 3 as three')), undefined, 30_000);
   expect(after.status).toBe('success');
+  // The stream opened before the failover tells of the runs that ended after it, each once.
+  const ended = (id: string) => (e: { event: string; data: Record<string, unknown> }) => e.event === 'run.updated' && e.data.id === id && e.data.status === 'success';
+  await stream.until((events) => [slow, queued, after.id as string].every((id) => events.some(ended(id))), 30_000);
+  for (const id of [slow, queued, after.id as string]) expect(stream.events.filter(ended(id))).toHaveLength(1);
+  await stream.close();
+  await server.close();
 
   const ready = await (async () => {
     for (let i = 0; i < 100; i += 1) {
