@@ -18,7 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { benchPlace, freePort, quantile, stopChildren } from './support.js';
+import { adminOf, benchPlace, freePort, quantile, stopChildren } from './support.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -139,26 +139,10 @@ async function main(): Promise<void> {
     const herald = spawnChild(['src/cli.ts', 'api'], { ...place.env, SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}`, ...(process.env.SVC_API_PROCESSES ? { SVC_API_PROCESSES: process.env.SVC_API_PROCESSES } : {}) });
     children.push(herald);
     await ready(herald, `${url}/health/live`);
-    const setup = await fetch(`${url}/api/v1/setup`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'a long bench password' }),
-    });
-    const cookies = setup.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const csrf = ((await setup.json()) as { csrf_token: string }).csrf_token;
-    const asAdmin = async (path: string, body: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf }, body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as { id: string; token?: string };
-    };
+    const { post: asAdmin, selfQuery } = await adminOf(url, place);
     const { token } = await asAdmin('/api/v1/api-keys', { name: 'bench', scope: 'read' });
     const auth = { Authorization: `Bearer ${token!}` };
-    const connection = await asAdmin('/api/v1/connections', {
-      name: 'Self', type: 'postgres', host: place.dbUrl.hostname, port: Number(place.dbUrl.port || 5432), database: place.name,
-      username: decodeURIComponent(place.dbUrl.username || 'postgres'), ssl_mode: 'disable',
-    });
-    const query = await asAdmin('/api/v1/queries', { name: 'Bench query', connection_id: connection.id, sql: 'select 1 as one' });
+    const query = { id: (await selfQuery('select 1 as one')).queryId };
     const crons = ['0 8 * * 1-5', '*/15 * * * *', '30 6 1 * *', '0 0 * * 0', '0 */2 * * *'];
     const zones = ['Europe/Berlin', 'UTC', 'America/New_York'];
     for (let i = 0; i < 50; i += 1) {

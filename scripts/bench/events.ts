@@ -53,7 +53,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { Redis } from 'ioredis';
-import { benchPlace, freePort, quantile, spawnRole, stopChildren } from './support.js';
+import { adminOf, benchPlace, freePort, quantile, spawnRole, stopChildren } from './support.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
@@ -350,26 +350,10 @@ async function main(): Promise<void> {
     await ready(herald, `${url}/health/live`);
     children.push(await spawnRole('scheduler', place, {}, 'scheduler started'));
     children.push(await spawnRole('worker', place, {}, 'worker started'));
-    const setup = await fetch(`${url}/api/v1/setup`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'a long bench password' }),
-    });
-    const cookies = setup.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const csrf = ((await setup.json()) as { csrf_token: string }).csrf_token;
-    const asAdmin = async (path: string, body: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf }, body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as { id: string; token?: string };
-    };
+    const { post: asAdmin, selfQuery } = await adminOf(url, place);
     const { token } = await asAdmin('/api/v1/api-keys', { name: 'bench', scope: 'write' });
     const auth = { Authorization: `Bearer ${token!}` };
-    const connection = await asAdmin('/api/v1/connections', {
-      name: 'Self', type: 'postgres', host: place.dbUrl.hostname, port: Number(place.dbUrl.port || 5432), database: place.name,
-      username: decodeURIComponent(place.dbUrl.username || 'postgres'), ssl_mode: 'disable',
-    });
-    const query = await asAdmin('/api/v1/queries', { name: 'Bench query', connection_id: connection.id, sql: 'select 1 as one' });
+    const query = { id: (await selfQuery('select 1 as one')).queryId };
 
     // The limit: the bare server, on a channel of its own.
     const limitPort = await freePort();

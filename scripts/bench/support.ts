@@ -87,26 +87,26 @@ export interface BenchApi {
   selfQuery(sql: string): Promise<{ connectionId: string; queryId: string }>;
 }
 
-/** The API role in this process, on the place, with its first admin signed in. */
-export async function benchApi(place: BenchPlace, env: Record<string, string> = {}): Promise<BenchApi> {
-  const settings = loadSettings({ ...place.env, SVC_LISTEN: `127.0.0.1:${await freePort()}`, SVC_ROLES: 'api', ...env });
-  const proc = await startProcess(settings, createProcessLogger(settings));
-  const url = proc.url!;
+/** The first admin of a Herald answering at `url`, signed in: POST as them, and a query on the place's own database. */
+export async function adminOf(url: string, place: BenchPlace): Promise<Pick<BenchApi, 'selfQuery' | 'headers'> & {
+  /** POST as the admin; answers the created resource (201 expected) with its token when it has one. */
+  post(path: string, body: unknown): Promise<{ id: string; token?: string }>;
+}> {
   const setup = await fetch(`${url}/api/v1/setup`, {
     method: 'POST', headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: 'a long bench password' }),
   });
   const cookies = setup.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   const csrf = ((await setup.json()) as { csrf_token: string }).csrf_token;
-  const post = async (p: string, body: unknown): Promise<{ id: string }> => {
+  const post = async (p: string, body: unknown): Promise<{ id: string; token?: string }> => {
     const res = await fetch(`${url}${p}`, {
       method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf }, body: JSON.stringify(body),
     });
     if (res.status !== 201) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { id: string };
+    return (await res.json()) as { id: string; token?: string };
   };
   return {
-    proc, settings, url, post, headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf },
+    post, headers: { 'Content-Type': 'application/json', Cookie: cookies, 'X-CSRF-Token': csrf },
     async selfQuery(sql) {
       const connection = await post('/api/v1/connections', {
         name: 'Self', type: 'postgres', host: place.dbUrl.hostname, port: Number(place.dbUrl.port || 5432), database: place.name,
@@ -116,6 +116,14 @@ export async function benchApi(place: BenchPlace, env: Record<string, string> = 
       return { connectionId: connection.id, queryId: query.id };
     },
   };
+}
+
+/** The API role in this process, on the place, with its first admin signed in. */
+export async function benchApi(place: BenchPlace, env: Record<string, string> = {}): Promise<BenchApi> {
+  const settings = loadSettings({ ...place.env, SVC_LISTEN: `127.0.0.1:${await freePort()}`, SVC_ROLES: 'api', ...env });
+  const proc = await startProcess(settings, createProcessLogger(settings));
+  const url = proc.url!;
+  return { proc, settings, url, ...(await adminOf(url, place)) };
 }
 
 /**
