@@ -1,9 +1,9 @@
 /**
- * SVC_REDIS_URL: one server as ioredis takes it, or the Sentinel form (sentinels, the primary's
+ * SVC_REDIS_URL: one server as ioredis takes it, the cluster form, or the Sentinel form (sentinels, the primary's
  * name, the servers' and the sentinels' credentials, TLS); malformed values are refused without
  * echoing them; the passwords are known to the log's redaction.
  */
-import { redisOptionsOf, redisSecretsOf, RedisUrlError } from '../../src/infra/queue/redis-url.js';
+import { clusterOf, isClusterUrl, redisOptionsOf, redisSecretsOf, RedisUrlError } from '../../src/infra/queue/redis-url.js';
 import { loadSettings, SettingsError } from '../../src/infra/config/settings.js';
 
 it('passes a one-server URL through as it is', () => {
@@ -36,4 +36,18 @@ it('refuses what is neither, and the setting says why without the value', () => 
     expect((err as Error).message).not.toContain('topsecret');
   }
   expect(loadSettings({ ...env, SVC_REDIS_URL: 'redis+sentinel://s1,s2,s3/mymaster' }).redisUrl).toBe('redis+sentinel://s1,s2,s3/mymaster');
+});
+
+it('reads the cluster form: some nodes (6379 by default) and the servers\' credentials; the queue prefix becomes a hash tag', () => {
+  expect(clusterOf('redis+cluster://:pw@10.0.0.1:7000,10.0.0.2')).toEqual({
+    nodes: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 6379 }], redisOptions: { password: 'pw' },
+  });
+  expect(clusterOf('rediss+cluster://n1:7000')).toEqual({ nodes: [{ host: 'n1', port: 7000 }], redisOptions: { tls: {} } });
+  expect(clusterOf('redis://n1:7000')).toBeUndefined();
+  expect(isClusterUrl('redis+cluster://n1:7000')).toBe(true);
+  expect(redisSecretsOf('redis+cluster://:pw@n1:7000')).toEqual(['pw']);
+  expect(() => redisOptionsOf('redis+cluster://n1:0')).toThrow(RedisUrlError);
+  const env = { SVC_DATABASE_URL: 'postgres://u@127.0.0.1/db', SVC_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+  expect(loadSettings({ ...env, SVC_REDIS_URL: 'redis+cluster://n1:7000', SVC_QUEUE_PREFIX: 'acme' }).queuePrefix).toBe('{acme}');
+  expect(loadSettings({ ...env, SVC_REDIS_URL: 'redis://n1:6379', SVC_QUEUE_PREFIX: 'acme' }).queuePrefix).toBe('acme');
 });

@@ -5,8 +5,8 @@
  * shape.
  */
 import { Queue } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
-import { redisOptionsOf } from './redis-url.js';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { clusterOf, redisOptionsOf } from './redis-url.js';
 
 /**
  * A Redis connection.
@@ -16,13 +16,24 @@ import { redisOptionsOf } from './redis-url.js';
  *   gets 503 unavailable within moments instead of a request that hangs.
  */
 export function createRedis(url: string, kind: 'worker' | 'client', options: RedisOptions = {}): Redis {
-  const { url: server, ...sentinel } = redisOptionsOf(url);
   const common: RedisOptions = {
     maxRetriesPerRequest: kind === 'worker' ? null : 1,
     connectTimeout: 5000,
     enableReadyCheck: true,
     ...options,
   };
+  const cluster = clusterOf(url);
+  if (cluster) {
+    // Redis Cluster (redis+cluster://): the nodes given lead to the rest; every key of this
+    // installation carries one hash tag (the prefix), so multi-key scripts stay in one slot.
+    // The Cluster client has the commands Herald uses under the same names (typed as one server's).
+    return new Cluster(cluster.nodes, {
+      redisOptions: { ...common, ...cluster.redisOptions },
+      enableReadyCheck: true,
+      ...(kind === 'client' ? { maxRedirections: 16 } : {}),
+    }) as unknown as Redis;
+  }
+  const { url: server, ...sentinel } = redisOptionsOf(url);
   // Under Sentinel (redis+sentinel://), the sentinels name the primary, again after each failover.
   return server ? new Redis(server, common) : new Redis({ ...sentinel, ...common });
 }

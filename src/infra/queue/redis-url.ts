@@ -5,38 +5,65 @@
  *   (`rediss+sentinel://` for TLS to the sentinels and the servers), with the query parameters
  *   `sentinel_password` and `sentinel_username` when the sentinels ask for their own credentials.
  *   The user and password are the servers'. The sentinels' port defaults to 26379.
+ * - Redis Cluster: `redis+cluster://[[user]:password@]host1:port1,host2:port2,…` (`rediss+cluster://`
+ *   for TLS): some of the cluster's nodes, from which ioredis learns the rest. Every key of one
+ *   installation then carries the hash tag `{SVC_QUEUE_PREFIX}` (see queueSettings), so BullMQ's
+ *   and the rate limits' multi-key scripts find their keys in one slot.
  * Every Redis client of Herald (queues, workers, the event bus, rate limits) is made from the
  * options this answers, so a failover under Sentinel is followed by each of them (ioredis asks
  * the sentinels for the new primary when its connection drops).
  */
 import type { RedisOptions } from 'ioredis';
 
+const CLUSTER = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/;
 const SENTINEL = /^(rediss?)\+sentinel:\/\/(?:([^@/]*)@)?([^/?#]+)\/([^/?#]+)(?:\/(\d+))?\/?(?:\?([^#]*))?$/;
 
 export class RedisUrlError extends Error {}
 
-/** The connection options of SVC_REDIS_URL, or RedisUrlError saying what is wrong (never echoing a password). */
+const FORMS = 'must be a redis://, rediss://, redis+sentinel://, rediss+sentinel://, redis+cluster:// or rediss+cluster:// URL';
+
+/** The nodes and per-node options of a Redis Cluster URL; undefined for the other forms. */
+export function clusterOf(url: string): { nodes: Array<{ host: string; port: number }>; redisOptions: RedisOptions } | undefined {
+  const m = CLUSTER.exec(url);
+  if (!m) return undefined;
+  const [, scheme, auth, hosts] = m;
+  const nodes = hostsOf(hosts!, 6379, 'lists some of its nodes as host:port, separated by commas');
+  const [user, password] = auth === undefined ? [undefined, undefined] : splitAuth(auth);
+  return { nodes, redisOptions: { ...(user ? { username: user } : {}), ...(password ? { password } : {}), ...(scheme === 'rediss' ? { tls: {} } : {}) } };
+}
+
+/** Whether SVC_REDIS_URL names a Redis Cluster. */
+export const isClusterUrl = (url: string): boolean => CLUSTER.test(url);
+
+const hostsOf = (hosts: string, defaultPort: number, problem: string) => hosts.split(',').map((h) => {
+  const hp = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(h.trim());
+  const port = Number(hp?.[2] ?? defaultPort);
+  if (!hp || port < 1 || port > 65535) throw new RedisUrlError(problem);
+  return { host: hp[1]!.replace(/^\[|\]$/g, ''), port };
+});
+
+/**
+ * The connection options of SVC_REDIS_URL, or RedisUrlError saying what is wrong (never echoing a
+ * password). A cluster URL answers its first node's (`clusterOf` gives the cluster's).
+ */
 export function redisOptionsOf(url: string): RedisOptions & { url?: string } {
+  const cluster = clusterOf(url);
+  if (cluster) return { ...cluster.nodes[0]!, ...cluster.redisOptions };
   const m = SENTINEL.exec(url);
   if (!m) {
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
-      throw new RedisUrlError('must be a redis://, rediss://, redis+sentinel:// or rediss+sentinel:// URL');
+      throw new RedisUrlError(FORMS);
     }
     if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-      throw new RedisUrlError('must be a redis://, rediss://, redis+sentinel:// or rediss+sentinel:// URL');
+      throw new RedisUrlError(FORMS);
     }
     return { url };
   }
   const [, scheme, auth, hosts, name, db, query] = m;
-  const sentinels = hosts!.split(',').map((h) => {
-    const hp = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(h.trim());
-    const port = Number(hp?.[2] ?? 26379);
-    if (!hp || port < 1 || port > 65535) throw new RedisUrlError('lists its sentinels as host:port, separated by commas');
-    return { host: hp[1]!.replace(/^\[|\]$/g, ''), port };
-  });
+  const sentinels = hostsOf(hosts!, 26379, 'lists its sentinels as host:port, separated by commas');
   const params = new URLSearchParams(query ?? '');
   const [user, password] = auth === undefined ? [undefined, undefined] : splitAuth(auth);
   const tls = scheme === 'rediss' ? {} : undefined;
