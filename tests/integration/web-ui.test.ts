@@ -22,6 +22,11 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><meta name="csp-nonce" content="__CSP_NONCE__"><div id="root"></div><script type="module" src="/assets/app-abc123.js"></script>');
   writeFileSync(path.join(dir, 'assets', 'app-abc123.js'), 'console.log("ui")');
   writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  // Files where the API's and the probes' addresses are: the UI's folder never answers for those.
+  mkdirSync(path.join(dir, 'health'));
+  writeFileSync(path.join(dir, 'health', 'live.json'), '{"from":"the folder"}');
+  mkdirSync(path.join(dir, 'api'));
+  writeFileSync(path.join(dir, 'api', 'openapi.json'), '{"from":"the folder"}');
   h = await startHerald({ env: { SVC_WEB_DIR: dir } });
 });
 afterAll(async () => {
@@ -57,6 +62,14 @@ describe('the web UI', () => {
     const missing = await plain().get('/assets/gone-000.js');
     expect(missing.status).toBe(404);
     expect((await plain().get('/favicon.svg')).status).toBe(200);
+  });
+
+  it('leaves the API\'s, the probes\' and the description\'s addresses alone, whatever the folder holds', async () => {
+    for (const address of ['/health/live.json', '/api/openapi.json']) {
+      const res = await plain().get(address);
+      expect([address, res.text.includes('the folder')]).toEqual([address, false]);
+    }
+    expect((await plain().get('/health/live')).body).toMatchObject({ status: 'ok' });
   });
 
   it('leaves the API, the probes, Swagger UI, shared links and the password-reset page alone', async () => {
