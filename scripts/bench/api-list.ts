@@ -18,20 +18,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { adminOf, benchPlace, freePort, quantile, stopChildren } from './support.js';
+import { adminOf, benchPlace, freePort, quantile, sleep, spread as spreadOf, stopChildren } from './support.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const spread = (xs: number[], digits = 0) =>
-  `min ${Math.min(...xs).toFixed(digits)} / median ${median(xs).toFixed(digits)} / max ${Math.max(...xs).toFixed(digits)}`;
+const spread = (xs: number[], digits = 0) => spreadOf(xs, digits);
 
 // ---------------------------------------------------------------------------------------------
 // The limit: bare Express answering the bytes it was given, at the same paths.

@@ -53,7 +53,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { Redis } from 'ioredis';
-import { adminOf, benchPlace, freePort, quantile, spawnRole, stopChildren } from './support.js';
+import { adminOf, benchPlace, freePort, quantile, sleep, spawnRole, spread as spreadOf, stopChildren } from './support.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
@@ -68,13 +68,7 @@ const DRAIN_MS = 15_000;
 const QUIET_MS = 2_000;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const spread = (xs: number[], digits = 1) =>
-  `min ${Math.min(...xs).toFixed(digits)}  median ${median(xs).toFixed(digits)}  max ${Math.max(...xs).toFixed(digits)}`;
+const spread = (xs: number[], digits = 1) => spreadOf(xs, digits);
 
 // ---------------------------------------------------------------------------------------------
 // The limit: a bare Express SSE server forwarding every message of one Redis channel.

@@ -44,7 +44,7 @@
 import postgres from 'postgres';
 import { createEnqueue, createQueue, createRedis } from '../../src/infra/queue/queues.js';
 import { createRunQueue } from '../../src/jobs/run-report-spec.js';
-import { benchApi, benchPlace, queueRunsAndWait, spawnRole, stopChildren } from './support.js';
+import { benchApi, benchPlace, median, queueRunsAndWait, sleep, spawnRole, spread, stopChildren } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -53,13 +53,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 /** The bench's own connections to the store, told apart in pg_stat_activity. */
 const BENCH_APP = 'herald-bench';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const spread = (xs: number[], digits: number) =>
-  `min ${Math.min(...xs).toFixed(digits)}   median ${median(xs).toFixed(digits)}   max ${Math.max(...xs).toFixed(digits)}`;
 
 interface Counters { commits: number; rollbacks: number; userCommits: number; userRollbacks: number }
 type Tables = Map<string, { ins: number; upd: number; del: number; vacuums: number }>;

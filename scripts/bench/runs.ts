@@ -28,7 +28,7 @@ import postgres from 'postgres';
 import { createQueue, createRedis } from '../../src/infra/queue/queues.js';
 import { createRunQueue, runJobSpec } from '../../src/jobs/run-report-spec.js';
 import {
-  benchApi, benchPlace, countingProxy, cpuMsOf, quantile, queueRunsAndWait, spawnRole, spread, stopChildren, type BenchPlace,
+  benchApi, benchPlace, countingProxy, cpuMsOf, quantile, queueRunsAndWait, sleep, spawnRole, spread, stopChildren, type BenchPlace,
 } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 2000);
@@ -36,7 +36,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 200);
 const CLIENTS = 20;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The no-op BullMQ worker as a child process; resolves once it listens. */
 async function spawnNoop(place: BenchPlace, queue: string): Promise<ChildProcess> {

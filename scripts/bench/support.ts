@@ -20,6 +20,8 @@ import { startProcess, type RunningProcess } from '../../src/main/runtime.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export const quantile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 

@@ -3,12 +3,10 @@
  * sentinels (quorum 2, down after 1 s), each on its own free port, in a folder of its own. Used by
  * the tests of SVC_REDIS_URL's Sentinel form; `stop()` leaves nothing behind.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { freePorts } from './child-process.js';
+import { redisServers } from './redis-servers.js';
 
 export interface SentinelSet {
   /** SVC_REDIS_URL for Herald. */
@@ -22,27 +20,14 @@ export interface SentinelSet {
   stop(): Promise<void>;
 }
 
-const until = async (check: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
-
 export async function startSentinelSet(): Promise<SentinelSet> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'herald-sentinel-'));
+  const servers = redisServers('sentinel');
+  const { dir, ask, until } = servers;
   const [primary, replica, ...sentinels] = await freePorts(5) as [number, number, number, number, number];
   const masterName = 'herald-primary';
-  const children: ChildProcess[] = [];
-  const server = (args: string[]) => {
-    const child = spawn('redis-server', args, { cwd: dir, stdio: 'ignore' });
-    children.push(child);
-  };
   const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
-  server(['--port', String(primary), ...common]);
-  server(['--port', String(replica), ...common, '--replicaof', '127.0.0.1', String(primary)]);
+  servers.start(['--port', String(primary), ...common]);
+  servers.start(['--port', String(replica), ...common, '--replicaof', '127.0.0.1', String(primary)]);
   for (const port of sentinels) {
     const conf = path.join(dir, `sentinel-${port}.conf`);
     writeFileSync(conf, [
@@ -52,17 +37,8 @@ export async function startSentinelSet(): Promise<SentinelSet> {
       `sentinel failover-timeout ${masterName} 5000`,
       '',
     ].join('\n'));
-    server([conf, '--sentinel']);
+    servers.start([conf, '--sentinel']);
   }
-  const ask = async (port: number, ...command: [string, ...string[]]): Promise<unknown> => {
-    const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    try {
-      await r.connect();
-      return await r.call(...command);
-    } finally {
-      r.disconnect();
-    }
-  };
   const primaryPort = async () => Number((await ask(sentinels[0], 'SENTINEL', 'get-master-addr-by-name', masterName) as string[])[1]);
   const set: SentinelSet = {
     url: `redis+sentinel://${sentinels.map((p) => `127.0.0.1:${p}`).join(',')}/${masterName}`,
@@ -83,14 +59,7 @@ export async function startSentinelSet(): Promise<SentinelSet> {
       }, 'the failover');
       return now;
     },
-    async stop() {
-      await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-        if (c.exitCode !== null || c.signalCode !== null) { resolve(); return; }
-        c.once('exit', () => resolve());
-        c.kill('SIGKILL');
-      })));
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => servers.stop(),
   };
   try {
     // Up when the replica is in sync and every sentinel knows the replica and the other sentinels.
