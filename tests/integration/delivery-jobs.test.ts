@@ -153,7 +153,7 @@ describe('a failing channel', () => {
       // The receiver recovers: the automatic retries (a trial send first, which closes the circuit) deliver all three.
       failing.fallback = { status: 200, body: 'ok' };
       for (const run of [first, second, third]) {
-        const after = await runOf(run.id, (r) => r.status === 'success', 30_000);
+        const after = await runOf(run.id, (r) => r.status === 'success', 60_000);
         expect(after.delivery_attempts[0]).toMatchObject({ id: run.delivery_attempts[0].id, status: 'sent', next_retry_at: null });
       }
       const ids = failing.requests.filter((r) => r.headers['webhook-id'] === third.delivery_attempts[0].id);
@@ -161,7 +161,7 @@ describe('a failing channel', () => {
     } finally {
       await failing.close();
     }
-  }, 90_000); // three runs, then up to three retry waits on a loaded machine
+  }, 180_000); // three runs, then up to three retry waits on a loaded machine
 });
 
 describe('the automatic retry schedule', () => {

@@ -15,7 +15,12 @@ export async function waitForRun(client: HttpClient, id: string, until: (run: Ru
     if (res.status !== 200) throw new Error(`GET /runs/${id} answered ${res.status}: ${res.text}`);
     const run = res.body as RunBody;
     if (until(run)) return run;
-    if (Date.now() > deadline) throw new Error(`run ${id} is still ${run.status}`);
+    if (Date.now() > deadline) {
+      // What its deliveries say, for whoever reads the failure.
+      const attempts = ((run.delivery_attempts ?? []) as Array<Record<string, unknown>>)
+        .map((a) => `${String(a.status)} sends ${String(a.sends)} ${JSON.stringify(a.error ?? null)} next ${String(a.next_retry_at)}`);
+      throw new Error(`run ${id} is still ${run.status}${attempts.length > 0 ? ` (deliveries: ${attempts.join('; ')})` : ''}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }

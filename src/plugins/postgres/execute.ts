@@ -71,7 +71,10 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
   let suspended = false; // a batch arrived and the portal waits for the next fetch
   /** Cancel requests under way: close() waits for them before the connection goes back. */
   const cancelling = new Set<Promise<void>>();
+  /** Cancel requests this run sent (a late one may still reach the server: see close()). */
+  let cancelsSent = 0;
   const track = (p: Promise<void>): void => {
+    cancelsSent += 1;
     cancelling.add(p);
     void p.finally(() => cancelling.delete(p));
   };
@@ -182,9 +185,16 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
      */
     async close() {
       try {
+        const cancelled = cancelsSent > 0;
         await Promise.all([...cancelling]);
         for (let attempt = 0; attempt < 3; attempt += 1) {
           try { await conn.unsafe('rollback; select pg_advisory_unlock_all()'); break; } catch { /* retried */ }
+        }
+        // A cancel request reaches the server's process through a process of its own, so it may
+        // land after its request answered: on a connection that sent one, a short statement takes
+        // what is still coming before the next user's statement could.
+        for (let attempt = 0; cancelled && attempt < 3; attempt += 1) {
+          try { await conn.unsafe('select pg_sleep(0.05)'); break; } catch { /* a late cancel hit it: again */ }
         }
       } finally {
         conn.release();
