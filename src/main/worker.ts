@@ -72,6 +72,8 @@ export function createWorker(deps: {
   /** Jobs in progress here. */
   let active = 0;
   let onIdle: (() => void) | undefined;
+  /** Set when the stop cancels the active jobs: none starts after it. */
+  let cutOff = false;
   /** Handlers' work still going on (a cancelled one records what it did before it settles). */
   const working = new Set<Promise<unknown>>();
   /** Resolves once no job is in progress here. */
@@ -90,6 +92,9 @@ export function createWorker(deps: {
     }
   };
   const runJob = async (job: Job, token: string | undefined, cancel: AbortSignal | undefined) => {
+    // A job that a fetch under way brought after the active ones were cancelled is not started:
+    // it goes back as they do.
+    if (cutOff) return handBack();
     const type = deps.catalog.get(job.name);
     if (!type) throw new UnrecoverableError(`unknown job type ${job.name}`);
     let payload: unknown;
@@ -197,6 +202,7 @@ export function createWorker(deps: {
         // forced close (or, once a graceful one has begun, dropping the connections) leaves them
         // active; their locks expire and BullMQ's stalled-job check gives them to another worker.
         // (Before the close: closing forgets the jobs' signals.)
+        cutOff = true;
         for (const w of workers) w.cancelAllJobs(SHUTDOWN);
         // A handler that honours its signal records what it did (the sends a delivery made) on
         // its way out: give that a moment before the store closes behind it.

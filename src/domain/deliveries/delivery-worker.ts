@@ -173,6 +173,8 @@ export function createDeliveryWorker(deps: {
       if (pass?.kind === 'busy') return { deferMs: pass.retryInMs };
       let answered = false;
       try {
+        // Stopped while it waited for its place (a worker shutting down): the attempt stays pending for the next worker.
+        if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
         const taken = await deps.attempts.takeWithContext(job.attemptId, job.jobId, job.deliveryId, clock.now());
         if (!taken) {
           log.info('delivery job not taken: its attempt is gone, ended or carried by another job');
