@@ -2,7 +2,8 @@
  * The channel gate on a real Redis, its clock the test's: at most `limit` sends in flight per
  * channel (a place given back frees it, one a crashed worker kept frees itself after its lease),
  * and the circuit: `failures` in a row open it, it fails fast until its time is up, then lets one
- * trial send through at a time; the trial's success closes it, its failure opens it again.
+ * trial send through at a time; the trial's success closes it, its failure opens it again, and a
+ * trial given back without an answer lets the next one try at once.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -63,8 +64,9 @@ it('opens the circuit after three failures in a row, lets one trial through once
   now += 30_001;
   const trial = await g.enter(channel, 4);
   expect(kind(trial)).toBe('go (trial)');
-  // One trial at a time: the others still fail fast meanwhile.
-  expect((await g.enter(channel, 4)).kind).toBe('open');
+  // One trial at a time: the others wait their turn as on a busy channel (the trial decides for them
+  // within its send), not until the trial's 60-second lease is over.
+  expect(kind(await g.enter(channel, 4))).toBe('busy 700');
   await (trial as Extract<GatePass, { kind: 'go' }>).release(true);
   expect(await g.isOpen(channel)).toBe(false);
   const after = await g.enter(channel, 4);
@@ -82,4 +84,29 @@ it('opens the circuit again when the trial fails', async () => {
   await g.recordFailure(channel);
   if (trial.kind === 'go') await trial.release(false);
   expect(kind(await g.enter(channel, 4))).toBe(`open until ${now + 30_000}`);
+});
+
+it('lets the next trial through at once when a trial is given back without an answer (its attempt gone, the run cancelled, the worker stopping)', async () => {
+  const g = gate();
+  const channel = newId();
+  // A send that went before the circuit opened, still in flight.
+  const early = await g.enter(channel, 4);
+  expect(kind(early)).toBe('go');
+  for (let i = 0; i < 3; i += 1) await g.recordFailure(channel);
+  now += 30_001;
+  const trial = await g.enter(channel, 4);
+  expect(kind(trial)).toBe('go (trial)');
+  expect(kind(await g.enter(channel, 4))).toBe('busy 700');
+  // That earlier send given back unanswered leaves the trial alone.
+  if (early.kind === 'go') await early.release(false);
+  expect(kind(await g.enter(channel, 4))).toBe('busy 700');
+  // The trial given back unanswered: the next one may try at once, not after the trial's lease.
+  if (trial.kind === 'go') await trial.release(false);
+  const next = await g.enter(channel, 4);
+  expect(kind(next)).toBe('go (trial)');
+  if (next.kind === 'go') await next.release(true);
+  expect(await g.isOpen(channel)).toBe(false);
+  const after = await g.enter(channel, 4);
+  expect(kind(after)).toBe('go');
+  if (after.kind === 'go') await after.release(true);
 });

@@ -25,7 +25,10 @@ export type GatePass =
    * took the message) closes the circuit. `probe`: the circuit's trial send.
    */
   | { kind: 'go'; probe: boolean; release(taken: boolean): Promise<void> }
-  /** Every place is taken: try again after `retryInMs` (the job waits on the queue, holding no worker). */
+  /**
+   * Every place is taken, or the open circuit's trial send is under way: try again after
+   * `retryInMs` (the job waits on the queue, holding no worker).
+   */
   | { kind: 'busy'; retryInMs: number }
   /** The channel's circuit is open until `until` (epoch ms): fail fast, retry after it. */
   | { kind: 'open'; until: number };

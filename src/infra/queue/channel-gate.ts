@@ -5,9 +5,12 @@
  *   renewed while its send lasts and released at its end, and one a crashed worker left expires
  *   within LEASE_MS;
  * - the circuit: a hash per channel with the run of failed sends, `open_until` and, once that
- *   has passed, `probe_until` (one trial send at a time). A send the peer took deletes the hash
- *   when it gives its place back (closed: one script for both); a failure while it was open or on
- *   trial opens it again; `threshold` failures in a row open it.
+ *   has passed, `probe_until` and `probe_token` (one trial send at a time; the others wait their
+ *   turn as on a busy channel, since the trial decides for them within its send). A send the peer
+ *   took deletes the hash when it gives its place back (closed: one script for both); a failure
+ *   while it was open or on trial opens it again; `threshold` failures in a row open it; a trial
+ *   given back without an answer (its attempt gone or ended, the run cancelled, the worker
+ *   stopping) frees the trial at once rather than at its lease's end.
  * Times are the callers' clocks (ms since the epoch); the keys expire on their own when idle.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -36,19 +39,23 @@ local openUntil = tonumber(redis.call('HGET', KEYS[2], 'open_until') or '0')
 if openUntil > now then return {'open', openUntil} end
 if openUntil > 0 then
   local p = tonumber(redis.call('HGET', KEYS[2], 'probe_until') or '0')
-  if p > now then return {'open', p} end
+  if p > now then return {'busy', 0} end
   probe = 1
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= limit then return {'busy', 0} end
-if probe == 1 then redis.call('HSET', KEYS[2], 'probe_until', now + lease) end
+if probe == 1 then redis.call('HSET', KEYS[2], 'probe_until', now + lease, 'probe_token', ARGV[4]) end
 redis.call('ZADD', KEYS[1], now + lease, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], lease * 2)
 return {'go', probe}`;
 
 const LEAVE = `
 redis.call('ZREM', KEYS[1], ARGV[1])
-if ARGV[2] == '1' then redis.call('DEL', KEYS[2]) end
+if ARGV[2] == '1' then
+  redis.call('DEL', KEYS[2])
+elseif redis.call('HGET', KEYS[2], 'probe_token') == ARGV[1] then
+  redis.call('HDEL', KEYS[2], 'probe_until', 'probe_token')
+end
 return 0`;
 
 const FAILED = `
@@ -58,7 +65,7 @@ local openMs = tonumber(ARGV[3])
 local openUntil = tonumber(redis.call('HGET', KEYS[1], 'open_until') or '0')
 if openUntil > 0 then
   redis.call('HSET', KEYS[1], 'open_until', now + openMs)
-  redis.call('HDEL', KEYS[1], 'probe_until')
+  redis.call('HDEL', KEYS[1], 'probe_until', 'probe_token')
   redis.call('PEXPIRE', KEYS[1], openMs + ${STREAK_TTL_MS})
   return 1
 end
