@@ -5,7 +5,8 @@
  * names is in the connection's cached schema. Pure. Where the parser cannot tell (columns of CTEs
  * or subqueries), it lets the name pass: EXPLAIN on the database has the last word.
  */
-import nodeSqlParser from 'node-sql-parser';
+import type NodeSqlParser from 'node-sql-parser';
+import { onFirstUse } from '../../core/on-first-use.js';
 import type { SchemaTable } from '../plugins/connector.js';
 
 export type CheckErrorCode = 'sql.parse' | 'sql.not_one_statement' | 'sql.not_read_only' | 'schema.unknown_table' | 'schema.unknown_column' | 'parameters.unknown' | 'explain.failed';
@@ -19,7 +20,8 @@ export interface CheckError {
 
 export type Dialect = 'postgresql' | 'mysql';
 
-const parser = new nodeSqlParser.Parser();
+const sqlParser = onFirstUse<typeof NodeSqlParser>('node-sql-parser');
+let parser: NodeSqlParser.Parser | undefined;
 const DIALECTS: Record<Dialect, string> = { postgresql: 'PostgresQL', mysql: 'MariaDB' };
 
 /** The SQL with each {{ name }} as NULL, for the parser (EXPLAIN binds them as parameters). */
@@ -46,6 +48,7 @@ export function checkSql(sql: string, dialect: Dialect, tables: readonly SchemaT
   const opt = { database: DIALECTS[dialect] };
   let ast: Node | Node[];
   try {
+    parser ??= new (sqlParser().Parser)();
     ast = parser.astify(text, opt) as unknown as Node | Node[];
   } catch (err) {
     return [{ code: 'sql.parse', message: `The SQL does not parse: ${String((err as Error).message).split('\n')[0]!.slice(0, 300)}` }];

@@ -8,8 +8,12 @@
  * query {id, name, version}, columns (names), rows (objects by column name, capped), row_count,
  * link {url, expires_at} or null, instance_url.
  */
-import { Liquid } from 'liquidjs';
+import type * as LiquidJs from 'liquidjs';
+import type { Liquid } from 'liquidjs';
 import { DomainError, validationFailed } from '../../core/errors.js';
+import { onFirstUse } from '../../core/on-first-use.js';
+
+const liquidjs = onFirstUse<typeof LiquidJs>('liquidjs');
 
 export const DEFAULT_SUBJECT = '{{ report.title }}: {{ row_count }} rows';
 export const DEFAULT_BODY = '{{ report.title }} ran at {{ run.created_at }} and returned {{ row_count }} rows.\n\n{{ run.url }}';
@@ -21,7 +25,9 @@ const PARSE_LIMIT = 100_000;
 const MAX_SUBJECT = 1000;
 const MAX_BODY = 100_000;
 
-const engine = new Liquid({
+/** The sandboxed engine, made the first time a template is checked or rendered. */
+let made: Liquid | undefined;
+const engineOf = (): Liquid => (made ??= new (liquidjs().Liquid)({
   ownPropertyOnly: true,
   strictFilters: true,
   strictVariables: false,
@@ -41,12 +47,13 @@ const engine = new Liquid({
     resolve: (_root: string, file: string) => file,
     sep: '/',
   },
-});
+}));
+
 
 /** Throws validation.failed on `field` when the template does not parse. */
 export function checkTemplate(source: string, field: string): void {
   try {
-    engine.parse(source);
+    engineOf().parse(source);
   } catch (err) {
     throw validationFailed([{ field, code: 'validation.invalid', message: `is not a valid Liquid template: ${firstLine(err)}` }]);
   }
@@ -67,8 +74,8 @@ export interface TemplateVariables {
 export async function renderTemplates(subject: string, body: string, vars: TemplateVariables): Promise<{ subject: string; body: string }> {
   try {
     const [s, b] = await Promise.all([
-      engine.parseAndRender(subject, vars as unknown as Record<string, unknown>),
-      engine.parseAndRender(body, vars as unknown as Record<string, unknown>),
+      engineOf().parseAndRender(subject, vars as unknown as Record<string, unknown>),
+      engineOf().parseAndRender(body, vars as unknown as Record<string, unknown>),
     ]);
     return { subject: s.replace(/\s+/g, ' ').trim().slice(0, MAX_SUBJECT), body: b.slice(0, MAX_BODY) };
   } catch (err) {

@@ -4,15 +4,19 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
-import { dictionary } from '@zxcvbn-ts/language-common';
+import type * as LanguageCommon from '@zxcvbn-ts/language-common';
 import type { FieldProblem } from '../../core/errors.js';
+import { onFirstUse } from '../../core/on-first-use.js';
+
+/** The common-password list (megabytes), loaded the first time a password is checked. */
+const commonList = onFirstUse<typeof LanguageCommon>('@zxcvbn-ts/language-common');
 
 export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 128;
 
 let common: Set<string> | undefined;
 function commonPasswords(): Set<string> {
-  common ??= new Set((dictionary['passwords-common'] as string[])
+  common ??= new Set((commonList().dictionary['passwords-common'] as string[])
     .filter((p) => p.length >= MIN_PASSWORD).map((p) => p.toLowerCase()));
   return common;
 }

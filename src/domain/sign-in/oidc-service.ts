@@ -8,7 +8,7 @@
  * Every request to the provider goes through the outbound guard (SVC_OUTBOUND_ALLOW); a plain
  * http issuer is accepted only when SVC_OUTBOUND_ALLOW names its host.
  */
-import * as client from 'openid-client';
+import type * as Oidc from 'openid-client';
 import type { Clock } from '../../core/clock.js';
 import { DomainError, validationFailed, type FieldProblem } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -85,6 +85,8 @@ export class OidcSignInError extends Error {
 }
 
 const FLOW = 'oidc';
+/** openid-client, loaded the first time single sign-on is used (most installations never do). */
+const openidClient = () => import('openid-client');
 const FLOW_TTL_MS = 10 * 60_000;
 const CONFIG_TTL_MS = 5 * 60_000;
 const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
@@ -133,9 +135,9 @@ export function createOidcService(deps: {
   const { store, secrets, clock } = deps;
   const redirectUri = `${deps.publicUrl.replace(/\/+$/, '')}/api/v1/auth/oidc/callback`;
   const failureUrl = (code: OidcFailure) => `${deps.publicUrl.replace(/\/+$/, '')}/sign-in?error=${encodeURIComponent(code)}`;
-  let cached: { key: string; at: number; config: client.Configuration } | undefined;
+  let cached: { key: string; at: number; config: Oidc.Configuration } | undefined;
 
-  const fetchVia: client.CustomFetch = async (url, options) => {
+  const fetchVia: Oidc.CustomFetch = async (url, options) => {
     const body = options.body;
     return deps.transport.fetch(url, {
       method: options.method, headers: options.headers,
@@ -159,7 +161,8 @@ export function createOidcService(deps: {
     return parts.length > 0 ? parts.join(': ') : 'no answer';
   }
 
-  async function discover(issuerUrl: string, clientId: string, clientSecret: string | undefined): Promise<client.Configuration> {
+  async function discover(issuerUrl: string, clientId: string, clientSecret: string | undefined): Promise<Oidc.Configuration> {
+    const client = await openidClient();
     let issuer: URL;
     try {
       issuer = new URL(issuerUrl);
@@ -193,7 +196,7 @@ export function createOidcService(deps: {
     }
   }
 
-  async function configFor(s: OidcSettings, clientSecret: string | undefined): Promise<client.Configuration> {
+  async function configFor(s: OidcSettings, clientSecret: string | undefined): Promise<Oidc.Configuration> {
     const key = `${s.issuerUrl}\n${s.clientId}\n${s.version}`;
     if (cached && cached.key === key && clock.now().getTime() - cached.at < CONFIG_TTL_MS) return cached.config;
     const config = await discover(s.issuerUrl!, s.clientId!, clientSecret);
@@ -212,7 +215,7 @@ export function createOidcService(deps: {
     return { settings: readOidcSettings(row), clientSecret: secretOf(row?.secretsSealed) };
   }
 
-  function describe(config: client.Configuration, startedAt: number): DiscoveryResult {
+  function describe(config: Oidc.Configuration, startedAt: number): DiscoveryResult {
     const m = config.serverMetadata();
     return {
       issuer: m.issuer, authorizationEndpoint: m.authorization_endpoint!, tokenEndpoint: m.token_endpoint!, jwksUri: m.jwks_uri!,
@@ -337,6 +340,7 @@ export function createOidcService(deps: {
       const { settings, clientSecret } = await current();
       if (!settings.enabled || !settings.issuerUrl || !settings.clientId) throw new DomainError('oidc.disabled', 'Single sign-on is off');
       const config = await configFor(settings, clientSecret);
+      const client = await openidClient();
       const state = client.randomState();
       const nonce = client.randomNonce();
       const verifier = client.randomPKCECodeVerifier();
@@ -372,6 +376,7 @@ export function createOidcService(deps: {
         const { settings, clientSecret } = await current();
         if (!settings.enabled || settings.issuerUrl !== data.issuer) throw new OidcSignInError('oidc.disabled', 'Single sign-on is off or changed');
         const config = await configFor(settings, clientSecret);
+        const client = await openidClient();
         const callback = new URL(redirectUri);
         for (const [k, v] of Object.entries(query)) if (v !== undefined) callback.searchParams.set(k, v);
         let claims: Record<string, unknown>;

@@ -7,10 +7,7 @@
  * cloned authenticator: refused and audited.
  */
 import { isIP } from 'node:net';
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Clock } from '../../core/clock.js';
 import { DomainError, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -21,6 +18,9 @@ import { tokenHash } from '../identity/tokens.js';
 import type { PasskeyRecord } from '../identity/model.js';
 import type { IdentityStore } from '../identity/ports.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
+
+/** @simplewebauthn/server, loaded the first time a passkey is added or used. */
+const webauthn = () => import('@simplewebauthn/server');
 
 export interface RelyingParty {
   id: string;
@@ -77,7 +77,7 @@ export async function assertionOptions(
 ): Promise<{ options: Record<string, unknown>; expiresAt: Date }> {
   assertUsable(deps.rp);
   const keys = user ? await deps.store.passkeys.listOf(user.id) : [];
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: deps.rp.id,
     allowCredentials: keys.map((k) => ({ id: k.credentialId, transports: k.transports })),
     userVerification: purpose === 'passwordless' ? 'required' : 'preferred',
@@ -124,7 +124,7 @@ export async function verifyAssertion(
   }
   let newCounter: number;
   try {
-    const result = await verifyAuthenticationResponse({
+    const result = await (await webauthn()).verifyAuthenticationResponse({
       response: credential as unknown as AuthenticationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: deps.rp.origin,
@@ -158,7 +158,7 @@ export function createPasskeysService(deps: PasskeyDeps) {
       const user = await store.users.find(userId);
       if (!user) throw notFound('user');
       const existing = await store.passkeys.listOf(userId);
-      const options = await generateRegistrationOptions({
+      const options = await (await webauthn()).generateRegistrationOptions({
         rpName: rp.name, rpID: rp.id,
         userName: user.email, userDisplayName: user.name, userID: userHandleOf(user.id),
         attestationType: 'none',
@@ -180,7 +180,7 @@ export function createPasskeysService(deps: PasskeyDeps) {
       const failed = (detail: string) => new DomainError('passkey.verification_failed', detail);
       let info;
       try {
-        const result = await verifyRegistrationResponse({
+        const result = await (await webauthn()).verifyRegistrationResponse({
           response: input.credential as unknown as RegistrationResponseJSON,
           expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,
         });

@@ -4,9 +4,11 @@
  * otpauth URI, and recovery codes (random, shown once, kept as hashes).
  */
 import { createHash, randomInt } from 'node:crypto';
-import { generateSecret, generateURI, verify } from 'otplib';
-import QRCode from 'qrcode';
 import type { Secrets } from '../../core/secrets.js';
+
+/** otplib and qrcode, loaded the first time a person uses an authenticator app. */
+const otp = () => import('otplib');
+const qrcode = () => import('qrcode');
 
 export const TOTP_ISSUER = 'Herald';
 export const RECOVERY_CODE_COUNT = 10;
@@ -15,10 +17,11 @@ export const STEP_TTL_MS = 5 * 60_000;
 /** Wrong answers a ticket takes before it ends. */
 export const TICKET_MAX_FAILURES = 5;
 
-export const newTotpSecret = (): string => generateSecret();
+export const newTotpSecret = async (): Promise<string> => (await otp()).generateSecret();
 
 export async function totpSetupOf(secret: string, email: string): Promise<{ secret: string; otpauthUri: string; qrCode: string }> {
-  const otpauthUri = generateURI({ issuer: TOTP_ISSUER, label: email, secret });
+  const otpauthUri = (await otp()).generateURI({ issuer: TOTP_ISSUER, label: email, secret });
+  const { default: QRCode } = await qrcode();
   const svg = await QRCode.toString(otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { secret, otpauthUri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
@@ -33,7 +36,7 @@ export const normalizeTotpCode = (code: string): string => code.replace(/\s+/g, 
 export async function matchTotp(secret: string, code: string, now: Date, afterStep?: number | null): Promise<number | undefined> {
   const token = normalizeTotpCode(code);
   if (!/^\d{6}$/.test(token)) return undefined;
-  const result = await verify({
+  const result = await (await otp()).verify({
     secret, token, epoch: Math.floor(now.getTime() / 1000), epochTolerance: 30,
     ...(afterStep !== null && afterStep !== undefined ? { afterTimeStep: afterStep } : {}),
   });

@@ -66,7 +66,7 @@ export function createTwoFactorService(deps: {
     async startSetup(userId: string, meta: RequestMeta): Promise<{ secret: string; otpauthUri: string; qrCode: string }> {
       const user = await userOf(userId);
       if (user.totpEnabled) throw new DomainError('two_factor.already_enabled', 'The authenticator app is already on; turn it off first to enrol another');
-      const secret = newTotpSecret();
+      const secret = await newTotpSecret();
       await deps.uow.run(async (tx) => {
         const now = clock.now();
         await tx.users.update(userId, undefined, { totpPendingSecret: secrets.seal(secret, totpPendingContext(userId)) }, now);

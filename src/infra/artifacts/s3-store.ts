@@ -3,14 +3,16 @@
  * (SVC_STORAGE_S3): result files are objects `<prefix><report>/<run>.ndjson.gz` in one bucket,
  * in the local store's format. A file is written to a temporary local file as the rows stream
  * (memory stays flat) and uploaded on finish with its length, so a reader never sees half an
- * object; reading streams the object through gunzip.
+ * object; reading streams the object through gunzip. The AWS SDK is loaded on first use, so an
+ * installation on local storage never loads it.
  */
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type * as S3Sdk from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ArtifactStore } from '../../domain/artifacts/ports.js';
 import { createLocalArtifactStore, readStoredResult } from './local-store.js';
 
@@ -40,13 +42,22 @@ export function parseS3StorageUrl(value: string): S3StorageConfig {
 }
 
 export function createS3ArtifactStore(config: S3StorageConfig): ArtifactStore & { close(): void; location: string } {
-  const client = new S3Client({
-    region: config.region, ...(config.endpoint ? { endpoint: config.endpoint } : {}), forcePathStyle: config.forcePathStyle,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
-    // Streamed uploads otherwise go as aws-chunked with a trailing checksum, which not every
-    // S3-compatible server understands; the object's integrity is the gzip's own CRC.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-  });
+  let made: { client: S3Client; sdk: typeof S3Sdk } | undefined;
+  const s3 = async () => {
+    if (made) return made;
+    const sdk = await import('@aws-sdk/client-s3');
+    made ??= {
+      sdk,
+      client: new sdk.S3Client({
+        region: config.region, ...(config.endpoint ? { endpoint: config.endpoint } : {}), forcePathStyle: config.forcePathStyle,
+        credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+        // Streamed uploads otherwise go as aws-chunked with a trailing checksum, which not every
+        // S3-compatible server understands; the object's integrity is the gzip's own CRC.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+      }),
+    };
+    return made;
+  };
   const objectKey = (key: string) => `${config.prefix}${key}.ndjson.gz`;
   return {
     location: `s3://${config.bucket}/${config.prefix}`,
@@ -60,6 +71,7 @@ export function createS3ArtifactStore(config: S3StorageConfig): ArtifactStore & 
         async finish() {
           try {
             const { bytes } = await writer.finish();
+            const { client, sdk: { PutObjectCommand } } = await s3();
             await client.send(new PutObjectCommand({
               Bucket: config.bucket, Key: objectKey(key), Body: createReadStream(file), ContentLength: (await stat(file)).size,
               ContentType: 'application/gzip',
@@ -76,6 +88,7 @@ export function createS3ArtifactStore(config: S3StorageConfig): ArtifactStore & 
       };
     },
     async readResult(key) {
+      const { client, sdk: { GetObjectCommand, NoSuchKey } } = await s3();
       try {
         const out = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: objectKey(key) }));
         return await readStoredResult(out.Body as Readable, key);
@@ -85,8 +98,9 @@ export function createS3ArtifactStore(config: S3StorageConfig): ArtifactStore & 
       }
     },
     async remove(key) {
+      const { client, sdk: { DeleteObjectCommand } } = await s3();
       await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: objectKey(key) }));
     },
-    close: () => client.destroy(),
+    close: () => made?.client.destroy(),
   };
 }

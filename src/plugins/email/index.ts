@@ -7,7 +7,6 @@
  * admins configure channels. Failures: 5xx replies (an unknown mailbox, a refused sender) are
  * permanent, 4xx replies and connection problems transient, a refused login delivery.auth_failed.
  */
-import nodemailer from 'nodemailer';
 import { ChannelSendError, type ChannelMessage, type ChannelPlugin } from '../../domain/plugins/channel.js';
 import { emailManifest } from './manifest.js';
 import { cellText, textTable } from '../shared/text-table.js';
@@ -62,6 +61,7 @@ export const emailChannel: ChannelPlugin = {
   async send(settings, target, message, ctx) {
     const host = settings.host as string;
     const tls = (settings.tls as string | undefined) ?? 'starttls';
+    const { default: nodemailer } = await import('nodemailer'); // on the first send: most API processes never send mail
     const transport = nodemailer.createTransport({
       host, port: (settings.port as number | undefined) ?? 587,
       secure: tls === 'tls', requireTLS: tls === 'starttls', ignoreTLS: tls === 'none',

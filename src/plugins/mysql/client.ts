@@ -5,8 +5,12 @@
  * infileStreamFactory is given (mysql2 ≥ 2 then answers such a request with an empty file and an
  * error instead of reading anything). multipleStatements stays off.
  */
-import mysql from 'mysql2';
+import type mysql from 'mysql2';
+import { onFirstUse } from '../../core/on-first-use.js';
 import type { ConnectionConfig, ConnectorLimits } from '../../domain/plugins/connector.js';
+
+/** The driver, loaded the first time a MySQL/MariaDB connection is opened. */
+const driver = onFirstUse<typeof mysql>('mysql2');
 
 const CHARSETS: Record<string, string> = {
   utf8mb4: 'UTF8MB4_UNICODE_CI',
@@ -65,7 +69,7 @@ export function connectionOptions(config: ConnectionConfig, limits: ConnectorLim
 }
 
 export function createPool(config: ConnectionConfig, limits: ConnectorLimits, withTls: boolean): mysql.Pool {
-  return mysql.createPool({
+  return driver().createPool({
     ...connectionOptions(config, limits, withTls),
     connectionLimit: Math.max(1, limits.poolSize),
     maxIdle: Math.max(1, limits.poolSize),
@@ -76,7 +80,7 @@ export function createPool(config: ConnectionConfig, limits: ConnectorLimits, wi
 }
 
 export function createSingleConnection(config: ConnectionConfig, limits: ConnectorLimits, withTls: boolean): mysql.Connection {
-  return mysql.createConnection(connectionOptions(config, limits, withTls));
+  return driver().createConnection(connectionOptions(config, limits, withTls));
 }
 
 const ALLOWED_FIRST_WORDS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE', 'SHOW', 'EXPLAIN', 'DESCRIBE', 'DESC']);

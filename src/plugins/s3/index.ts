@@ -3,10 +3,10 @@
  * Requests go through the guarded agents (a loopback, private or metadata endpoint is refused
  * unless SVC_OUTBOUND_ALLOW allows it) with the send's time limit; the SDK does not retry (the
  * domain does, inside the attempt). The object carries the attempt id as metadata, and a resend
- * writes the same key again.
+ * writes the same key again. The AWS SDK is loaded on the first send (it is the largest package
+ * Herald has, and most installations never send to a bucket).
  */
-import { PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { S3ServiceException } from '@aws-sdk/client-s3';
 import { validationFailed } from '../../core/errors.js';
 import { slugOf } from '../../core/slug.js';
 import { ChannelSendError, type ChannelMessage, type ChannelPlugin } from '../../domain/plugins/channel.js';
@@ -34,12 +34,12 @@ function prefixProblem(prefix: unknown): string | null {
   return null;
 }
 
-function failureOf(err: unknown, bucket: string): ChannelSendError {
+function failureOf(err: unknown, bucket: string, ServiceException: typeof S3ServiceException): ChannelSendError {
   const e = err as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
   if (/is not allowed/i.test(e.message ?? '')) {
     return new ChannelSendError('outbound.refused', 'The bucket endpoint resolves to an address Herald may not reach (loopback, private, link-local or metadata); SVC_OUTBOUND_ALLOW can allow it', { transient: false });
   }
-  if (err instanceof S3ServiceException) {
+  if (err instanceof ServiceException) {
     const status = err.$metadata?.httpStatusCode ?? null;
     const transient = status === null || status >= 500 || status === 429 || err.name === 'SlowDown';
     const code = ['InvalidAccessKeyId', 'SignatureDoesNotMatch'].includes(err.name) ? 'delivery.auth_failed' : transient ? 'delivery.peer_error' : 'delivery.rejected';
@@ -66,6 +66,7 @@ export const s3Channel: ChannelPlugin = {
       filename: `herald-test-${ctx.messageId}.txt`, contentType: 'text/plain; charset=utf-8', content: Buffer.from(`${message.subject}\n\n${message.body}\n`),
     };
     const { http: httpAgent, https: httpsAgent } = ctx.http.agents(settings.endpoint as string | undefined);
+    const [{ PutObjectCommand, S3Client, S3ServiceException }, { NodeHttpHandler }] = await Promise.all([import('@aws-sdk/client-s3'), import('@smithy/node-http-handler')]);
     const client = new S3Client({
       region: (settings.region as string | undefined) ?? 'us-east-1',
       ...(settings.endpoint ? { endpoint: settings.endpoint as string } : {}),
@@ -83,7 +84,7 @@ export const s3Channel: ChannelPlugin = {
       return { statusCode: out.$metadata.httpStatusCode ?? 200, peerMessageId: out.ETag ?? null, detail: `s3://${bucket}/${key}` };
     } catch (err) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      throw failureOf(err, bucket);
+      throw failureOf(err, bucket, S3ServiceException);
     } finally {
       client.destroy();
     }
