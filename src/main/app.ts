@@ -11,6 +11,7 @@ import { loadContract } from '../http/contract.js';
 import { createHttpApp } from '../http/http-app.js';
 import { checkReadiness } from '../domain/health/readiness.js';
 import { redisAnswers } from '../infra/queue/queues.js';
+import { sentinelProbe } from '../infra/queue/sentinel-probe.js';
 import { buildHandlers, buildProbeHandlers, PROBE_OPERATIONS } from '../handlers/index.js';
 import type { SchedulerRole } from './scheduler.js';
 import { FAILURES_UNHEALTHY, type Reconciler } from '../domain/config/gitops.js';
@@ -65,11 +66,18 @@ interface Roles {
   reconciler?: Reconciler | undefined;
 }
 
-export function readinessOf(c: Pick<Container, 'sql' | 'clock' | 'redis'>, { scheduler, reconciler }: Roles) {
+export function readinessOf(c: Pick<Container, 'sql' | 'clock' | 'redis' | 'settings'>, { scheduler, reconciler }: Roles) {
+  // Under Sentinel, a Redis away while its primary switches is degraded, not unhealthy.
+  const sentinel = sentinelProbe(c.settings.redisUrl);
   return () => checkReadiness({
     storeAnswers: () => storeAnswers(c.sql),
     pendingMigrations: () => pendingMigrations(c.sql),
-    redisAnswers: () => redisAnswers(c.redis),
+    redisAnswers: async () => {
+      const answered = await redisAnswers(c.redis);
+      sentinel?.observe(answered);
+      return answered;
+    },
+    ...(sentinel ? { redisSwitching: () => sentinel.switching() } : {}),
     scheduler,
     ...(scheduler && reconciler ? { gitops: { failures: reconciler.failures, unhealthyAfter: FAILURES_UNHEALTHY } } : {}),
     now: () => c.clock.now(),

@@ -3,13 +3,16 @@
  * redis-server on loopback): Herald's API and worker find the primary through the sentinels; a
  * failover while one run executes and another waits in the queue loses neither and starts
  * neither twice; runs queued after it go to the new primary; readiness is healthy again after it.
+ * When the primary dies, readiness says Redis is degraded (200) while the sentinels switch, never
+ * unhealthy, and ok after; the event stream, left before the failure, resumes with Last-Event-ID
+ * with what happened during and after it, each once and in order.
  */
 import { startHerald, type Herald } from '../support/harness.js';
 import { createKey, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { waitForRun } from '../support/runs.js';
 import { startSentinelSet, type SentinelSet } from '../support/redis-sentinel.js';
-import { openSse, serve } from '../support/sse.js';
+import { openSse, serve, type SseEvent } from '../support/sse.js';
 
 let sentinel: SentinelSet;
 let h: Herald;
@@ -76,4 +79,54 @@ it('runs through the primary the sentinels name, and loses no run when it fails 
     return (await h.http.get('/health/ready')).body;
   })();
   expect(ready).toMatchObject({ status: 'ok' });
+}, 150_000);
+
+it('readiness says Redis is degraded while the primary switches (never unhealthy) and ok after; the event stream resumes with Last-Event-ID', async () => {
+  const { token } = await createKey(admin, { name: 'resumer', scope: 'admin' });
+  const server = await serve(h.process.app!);
+  const reportId = await queryOf('select 4 as four');
+  const mine = (events: SseEvent[]) => events.filter((e) => (e.event === 'report.updated' && e.data.id === reportId)
+    || (e.event === 'run.updated' && e.data.report_id === reportId && ['success', 'failed'].includes(e.data.status as string)));
+  const first = await openSse(server.url, token);
+  const before = await waitForRun(admin, await run(reportId));
+  expect(before.status).toBe('success');
+  await first.until((e) => mine(e).some((x) => x.event === 'run.updated' && x.data.id === before.id));
+  const lastSeen = first.events.at(-1)!.id!;
+  await first.close();
+
+  const killed = await sentinel.killPrimary();
+  // While the sentinels notice (1 s) and promote the replica, a change is made (the store only).
+  await admin.post(`/api/v1/reports/${reportId}/pause`).expect(200);
+  const answers: Array<{ code: number; body: { status: string; components: { redis?: { status: string; detail?: string } } } }> = [];
+  for (let i = 0; i < 600; i += 1) {
+    const res = await h.http.get('/health/ready');
+    answers.push({ code: res.status, body: res.body });
+    if (res.body.components.redis?.status === 'ok' && answers.some((a) => a.body.components.redis?.status === 'degraded')) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const redis = answers.map((a) => a.body.components.redis?.status);
+  expect(redis).toContain('degraded');
+  expect(redis).not.toContain('unhealthy');
+  expect(redis.at(-1)).toBe('ok');
+  expect(answers.every((a) => a.code === 200)).toBe(true);
+  const degraded = answers.find((a) => a.body.components.redis?.status === 'degraded')!.body;
+  expect(degraded).toMatchObject({ status: 'degraded', components: { store: { status: 'ok' }, redis: { detail: expect.stringMatching(/switching under Sentinel/) } } });
+  expect(answers.at(-1)!.body.status).toBe('ok');
+  expect(await sentinel.primaryOtherThan(killed)).not.toBe(killed);
+
+  // After the switch: resume and run it; then the stream, resumed from the last event seen before
+  // the failure, tells of each change once, in order, and goes on live.
+  await admin.post(`/api/v1/reports/${reportId}/resume`).expect(200);
+  const after = await waitForRun(admin, await run(reportId), undefined, 30_000);
+  expect(after).toMatchObject({ status: 'success', attempts: 1 });
+  const resumed = await openSse(server.url, token, lastSeen);
+  const changes = (events: SseEvent[]) => mine(events).map((e) => (e.event === 'run.updated' ? `run:${e.data.id as string}` : e.data.change));
+  await resumed.until((e) => changes(e).includes(`run:${after.id as string}`), 30_000);
+  expect(changes(resumed.events).filter((c) => c !== 'ran')).toEqual(['paused', 'resumed', `run:${after.id as string}`]);
+  expect(resumed.events.every((e) => e.id === undefined || e.id > lastSeen)).toBe(true);
+  await admin.post(`/api/v1/reports/${reportId}/pause`).expect(200);
+  await resumed.until((e) => changes(e).filter((c) => c === 'paused').length === 2);
+  await resumed.close();
+  await server.close();
+  await sentinel.restart(killed);
 }, 150_000);

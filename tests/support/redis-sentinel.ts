@@ -17,6 +17,12 @@ export interface SentinelSet {
   primaryPort(): Promise<number>;
   /** Asks a sentinel for a failover and waits until the sentinels name the other server. */
   failover(): Promise<number>;
+  /** SIGKILLs the primary's server (the sentinels notice after 1 s and fail over): its port. */
+  killPrimary(): Promise<number>;
+  /** Waits until the sentinels all name a primary other than `port`, and it answers as one. */
+  primaryOtherThan(port: number): Promise<number>;
+  /** Starts a killed server again, as a replica of the primary, and waits until it is in sync. */
+  restart(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -26,8 +32,11 @@ export async function startSentinelSet(): Promise<SentinelSet> {
   const [primary, replica, ...sentinels] = await freePorts(5) as [number, number, number, number, number];
   const masterName = 'herald-primary';
   const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
-  servers.start(['--port', String(primary), ...common]);
-  servers.start(['--port', String(replica), ...common, '--replicaof', '127.0.0.1', String(primary)]);
+  const processes = new Map([
+    [primary, servers.start(['--port', String(primary), ...common])],
+    [replica, servers.start(['--port', String(replica), ...common, '--replicaof', '127.0.0.1', String(primary)])],
+  ]);
+  const inSync = (port: number) => until(async () => /master_link_status:up/.test(String(await ask(port, 'INFO', 'replication'))), `the replica on ${port}`);
   for (const port of sentinels) {
     const conf = path.join(dir, `sentinel-${port}.conf`);
     writeFileSync(conf, [
@@ -48,6 +57,9 @@ export async function startSentinelSet(): Promise<SentinelSet> {
     async failover() {
       const before = await primaryPort();
       await ask(sentinels[0], 'SENTINEL', 'FAILOVER', masterName);
+      return set.primaryOtherThan(before);
+    },
+    async primaryOtherThan(before) {
       let now = before;
       await until(async () => {
         now = await primaryPort();
@@ -56,14 +68,24 @@ export async function startSentinelSet(): Promise<SentinelSet> {
         const role = await ask(now, 'ROLE') as [string];
         const named = await Promise.all(sentinels.map(async (p) => Number((await ask(p, 'SENTINEL', 'get-master-addr-by-name', masterName) as string[])[1])));
         return role[0] === 'master' && named.every((n) => n === now);
-      }, 'the failover');
+      }, 'the failover', 60_000);
       return now;
+    },
+    async killPrimary() {
+      const port = await primaryPort();
+      await servers.kill(processes.get(port)!);
+      return port;
+    },
+    async restart(port) {
+      const now = await primaryPort();
+      processes.set(port, servers.start(['--port', String(port), ...common, '--replicaof', '127.0.0.1', String(now)]));
+      await inSync(port);
     },
     stop: () => servers.stop(),
   };
   try {
     // Up when the replica is in sync and every sentinel knows the replica and the other sentinels.
-    await until(async () => /master_link_status:up/.test(String(await ask(replica, 'INFO', 'replication'))), 'the replica');
+    await inSync(replica);
     await until(async () => {
       const views = await Promise.all(sentinels.map((p) => ask(p, 'SENTINEL', 'master', masterName) as Promise<string[]>));
       return views.every((v) => {

@@ -12,7 +12,9 @@ import { Redis } from 'ioredis';
 export interface RedisServers {
   dir: string;
   /** Starts `redis-server` with these arguments in the folder. */
-  start(args: string[]): void;
+  start(args: string[]): ChildProcess;
+  /** SIGKILLs one server that `start` started, and waits until it has exited. */
+  kill(child: ChildProcess): Promise<void>;
   /** One command to the server on a loopback port, on a connection of its own. */
   ask(port: number, ...command: [string, ...string[]]): Promise<unknown>;
   /** Polls `check` every 100 ms (a throw counts as false) until it holds; throws after `ms`. */
@@ -23,11 +25,19 @@ export interface RedisServers {
 export function redisServers(name: string): RedisServers {
   const dir = mkdtempSync(path.join(tmpdir(), `herald-${name}-`));
   const children: ChildProcess[] = [];
+  const kill = (child: ChildProcess) => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
   return {
     dir,
     start(args) {
-      children.push(spawn('redis-server', args, { cwd: dir, stdio: 'ignore' }));
+      const child = spawn('redis-server', args, { cwd: dir, stdio: 'ignore' });
+      children.push(child);
+      return child;
     },
+    kill,
     async ask(port, ...command) {
       const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       try {
@@ -46,11 +56,7 @@ export function redisServers(name: string): RedisServers {
       throw new Error(`timed out waiting for ${what}`);
     },
     async stop() {
-      await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-        if (c.exitCode !== null || c.signalCode !== null) { resolve(); return; }
-        c.once('exit', () => resolve());
-        c.kill('SIGKILL');
-      })));
+      await Promise.all(children.map(kill));
       rmSync(dir, { recursive: true, force: true });
     },
   };

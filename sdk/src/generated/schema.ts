@@ -251,7 +251,11 @@ export interface paths {
          * @description 200 when every component is healthy, 503 (with the same body, not a problem document)
          *     otherwise: store (the internal database answers), migrations (the schema is up to date),
          *     redis (the queues and the event bus answer) and, on instances that schedule, scheduler (a
-         *     tick completed within the last three ticks). Public
+         *     tick completed within the last three ticks). A degraded component still counts as
+         *     healthy (200, status degraded): redis is degraded while Redis under Sentinel does not
+         *     answer because its primary is switching (the sentinels answer, and the outage is within
+         *     their down-after plus failover timeout), so a failover of a few seconds does not take
+         *     every API process out of its load balancer; past that it is unhealthy. Public
          *     and never contains secrets.
          */
         get: operations["getReadiness"];
@@ -2485,9 +2489,12 @@ export interface components {
             required_scope?: "read" | "run" | "write" | "admin";
         };
         ComponentHealth: {
-            /** @enum {string} */
-            status: "ok" | "unhealthy";
-            /** @description A short fixed explanation when unhealthy; never a secret */
+            /**
+             * @description degraded: working around a passing fault (redis, under Sentinel, while its primary switches)
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "unhealthy";
+            /** @description A short fixed explanation when degraded or unhealthy; never a secret */
             detail?: string;
         };
         Liveness: {
@@ -2495,8 +2502,11 @@ export interface components {
             status: "ok";
         };
         Readiness: {
-            /** @enum {string} */
-            status: "ok" | "unhealthy";
+            /**
+             * @description ok: every component is ok; degraded: one is degraded and none unhealthy (answered with 200); unhealthy: one is (503)
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "unhealthy";
             components: {
                 store: components["schemas"]["ComponentHealth"];
                 migrations: components["schemas"]["ComponentHealth"];
@@ -4884,7 +4894,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every component is healthy */
+            /** @description Every component is healthy (ok, or degraded) */
             200: {
                 headers: {
                     [name: string]: unknown;

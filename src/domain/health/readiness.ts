@@ -1,13 +1,18 @@
 /**
  * Readiness: store (the internal database answers), migrations (the schema is up to date), redis
- * (the queues and the event bus answer a ping) and,
+ * (the queues and the event bus answer a ping; degraded, not unhealthy, while a Redis under
+ * Sentinel switches its primary) and,
  * on instances that schedule, scheduler (a tick completed within the last three ticks) and, with
  * a configuration directory (SVC_GITOPS_DIR), gitops (unhealthy when its last three reconciles failed).
  */
-export type ComponentStatus = { status: 'ok' } | { status: 'unhealthy'; detail: string };
+export type ComponentStatus = { status: 'ok' } | { status: 'degraded' | 'unhealthy'; detail: string };
 
+/**
+ * ok: every component is ok; degraded: none is unhealthy but one is degraded (the process still
+ * serves, so the probe answers 200); unhealthy: one is (503).
+ */
 export interface Readiness {
-  status: 'ok' | 'unhealthy';
+  status: 'ok' | 'degraded' | 'unhealthy';
   components: { store: ComponentStatus; migrations: ComponentStatus; redis?: ComponentStatus; scheduler?: ComponentStatus; gitops?: ComponentStatus };
 }
 
@@ -16,6 +21,12 @@ export interface ReadinessProbes {
   pendingMigrations(): Promise<number>;
   /** Redis (the queues and the event bus) answers a ping in time. */
   redisAnswers?(): Promise<boolean>;
+  /**
+   * Asked only when Redis does not answer: whether its primary is switching (Redis Sentinel
+   * answers, and the outage is within the time Sentinel allows itself to detect the failure and
+   * fail over), which makes the component degraded instead of unhealthy.
+   */
+  redisSwitching?(): Promise<boolean>;
   /** Present only where the scheduler role runs. */
   scheduler?: { lastTickAt(): Date | undefined; tickSeconds: number; startedAt: Date };
   /** Present only where the scheduler role reconciles a configuration directory. */
@@ -55,7 +66,10 @@ export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness
   const components: Readiness['components'] = { store, migrations };
   if (probes.redisAnswers) {
     const ok = await probes.redisAnswers().catch(() => false);
-    components.redis = ok ? { status: 'ok' } : { status: 'unhealthy', detail: 'Redis does not answer: runs cannot be queued and live events stop' };
+    const switching = !ok && probes.redisSwitching ? await probes.redisSwitching().catch(() => false) : false;
+    components.redis = ok ? { status: 'ok' }
+      : switching ? { status: 'degraded', detail: 'the Redis primary is switching under Sentinel: runs are queued and live events go on once the new primary answers' }
+        : { status: 'unhealthy', detail: 'Redis does not answer: runs cannot be queued and live events stop' };
   }
   if (probes.scheduler) components.scheduler = schedulerStatus(probes.scheduler, now);
   if (probes.gitops) {
@@ -63,12 +77,16 @@ export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness
     components.gitops = failures < probes.gitops.unhealthyAfter ? { status: 'ok' }
       : { status: 'unhealthy', detail: 'the configuration directory could not be applied in the last reconciles (GET /api/v1/gitops/status says why)' };
   }
-  const healthy = Object.values(components).every((c) => c.status === 'ok');
-  return { status: healthy ? 'ok' : 'unhealthy', components };
+  const all = Object.values(components);
+  const status = all.some((c) => c.status === 'unhealthy') ? 'unhealthy' : all.some((c) => c.status === 'degraded') ? 'degraded' : 'ok';
+  return { status, components };
 }
 
-/** Healthy, or the first unhealthy component with its detail (the heartbeat's fail reason). */
+/**
+ * Healthy (degraded counts: a failover of a few seconds does not stop the heartbeat), or the
+ * first unhealthy component with its detail (the heartbeat's fail reason).
+ */
 export function healthOf(r: Readiness): { healthy: boolean; reason: string | null } {
-  const bad = Object.entries(r.components).find(([, c]) => c.status !== 'ok');
+  const bad = Object.entries(r.components).find(([, c]) => c.status === 'unhealthy');
   return bad ? { healthy: false, reason: `${bad[0]}: ${(bad[1] as { detail: string }).detail}` } : { healthy: true, reason: null };
 }
