@@ -41,19 +41,22 @@ describe('checkReadiness', () => {
     expect(healthOf(up)).toEqual({ healthy: true, reason: null });
   });
 
-  it('reports redis degraded (the whole degraded, still healthy) while its primary switches under Sentinel, and asks only when Redis does not answer', async () => {
+  it('reports redis ok but degraded (the whole ok and marked degraded, still healthy) while its primary switches under Sentinel, and asks only when Redis does not answer', async () => {
     let asked = 0;
     const switching = (answer: boolean) => async () => { asked += 1; return answer; };
     const during = await checkReadiness(probes({ redisAnswers: async () => false, redisSwitching: switching(true) }));
-    expect(during).toEqual({ status: 'degraded', components: { store: { status: 'ok' }, migrations: { status: 'ok' }, redis: { status: 'degraded', detail: expect.stringMatching(/switching under Sentinel/) } } });
+    expect(during).toEqual({
+      status: 'ok', degraded: true,
+      components: { store: { status: 'ok' }, migrations: { status: 'ok' }, redis: { status: 'ok', degraded: true, detail: expect.stringMatching(/switching under Sentinel/) } },
+    });
     expect(healthOf(during)).toEqual({ healthy: true, reason: null });
     const over = await checkReadiness(probes({ redisAnswers: async () => false, redisSwitching: switching(false) }));
     expect([over.status, over.components.redis?.status]).toEqual(['unhealthy', 'unhealthy']);
     const storeDown = await checkReadiness(probes({ storeAnswers: async () => false, redisAnswers: async () => false, redisSwitching: switching(true) }));
-    expect([storeDown.status, storeDown.components.redis?.status]).toEqual(['unhealthy', 'degraded']);
+    expect([storeDown.status, storeDown.components.redis]).toEqual(['unhealthy', expect.objectContaining({ status: 'ok', degraded: true })]);
     expect(asked).toBe(3);
     const up = await checkReadiness(probes({ redisAnswers: async () => true, redisSwitching: switching(true) }));
-    expect([up.status, up.components.redis?.status, asked]).toEqual(['ok', 'ok', 3]);
+    expect([up.status, up.degraded, up.components.redis, asked]).toEqual(['ok', undefined, { status: 'ok' }, 3]);
   });
 
   it('has no scheduler component without a scheduler probe', async () => {

@@ -251,8 +251,8 @@ export interface paths {
          * @description 200 when every component is healthy, 503 (with the same body, not a problem document)
          *     otherwise: store (the internal database answers), migrations (the schema is up to date),
          *     redis (the queues and the event bus answer) and, on instances that schedule, scheduler (a
-         *     tick completed within the last three ticks). A degraded component still counts as
-         *     healthy (200, status degraded): redis is degraded while Redis under Sentinel does not
+         *     tick completed within the last three ticks). A degraded component is healthy (status ok,
+         *     `degraded: true`, answered with 200): redis is degraded while Redis under Sentinel does not
          *     answer because its primary is switching (the sentinels answer, and the outage is within
          *     their down-after plus failover timeout), so a failover of a few seconds does not take
          *     every API process out of its load balancer; past that it is unhealthy. Public
@@ -2489,12 +2489,14 @@ export interface components {
             required_scope?: "read" | "run" | "write" | "admin";
         };
         ComponentHealth: {
+            /** @enum {string} */
+            status: "ok" | "unhealthy";
             /**
-             * @description degraded: working around a passing fault (redis, under Sentinel, while its primary switches)
-             * @enum {string}
+             * @description Present (true) on an ok component that works around a passing fault: redis, under Sentinel, while its primary switches. Absent otherwise.
+             * @enum {boolean}
              */
-            status: "ok" | "degraded" | "unhealthy";
-            /** @description A short fixed explanation when degraded or unhealthy; never a secret */
+            degraded?: true;
+            /** @description A short fixed explanation when unhealthy or degraded; never a secret */
             detail?: string;
         };
         Liveness: {
@@ -2503,10 +2505,15 @@ export interface components {
         };
         Readiness: {
             /**
-             * @description ok: every component is ok; degraded: one is degraded and none unhealthy (answered with 200); unhealthy: one is (503)
+             * @description ok: every component is ok (200); unhealthy: one is (503)
              * @enum {string}
              */
-            status: "ok" | "degraded" | "unhealthy";
+            status: "ok" | "unhealthy";
+            /**
+             * @description Present (true) when the status is ok and a component is degraded
+             * @enum {boolean}
+             */
+            degraded?: true;
             components: {
                 store: components["schemas"]["ComponentHealth"];
                 migrations: components["schemas"]["ComponentHealth"];
@@ -4894,7 +4901,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every component is healthy (ok, or degraded) */
+            /** @description Every component is healthy (some may be marked degraded) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,18 +1,20 @@
 /**
  * Readiness: store (the internal database answers), migrations (the schema is up to date), redis
- * (the queues and the event bus answer a ping; degraded, not unhealthy, while a Redis under
- * Sentinel switches its primary) and,
+ * (the queues and the event bus answer a ping; ok but marked degraded, not unhealthy, while a
+ * Redis under Sentinel switches its primary) and,
  * on instances that schedule, scheduler (a tick completed within the last three ticks) and, with
  * a configuration directory (SVC_GITOPS_DIR), gitops (unhealthy when its last three reconciles failed).
  */
-export type ComponentStatus = { status: 'ok' } | { status: 'degraded' | 'unhealthy'; detail: string };
+export type ComponentStatus = { status: 'ok'; degraded?: true; detail?: string } | { status: 'unhealthy'; detail: string };
 
 /**
- * ok: every component is ok; degraded: none is unhealthy but one is degraded (the process still
- * serves, so the probe answers 200); unhealthy: one is (503).
+ * The spec names two states, ok and unhealthy. A degraded component is ok (the process still
+ * serves, the probe answers 200) with `degraded: true` and its detail, and so is the whole:
+ * `degraded: true` on it says that one of its components is.
  */
 export interface Readiness {
-  status: 'ok' | 'degraded' | 'unhealthy';
+  status: 'ok' | 'unhealthy';
+  degraded?: true;
   components: { store: ComponentStatus; migrations: ComponentStatus; redis?: ComponentStatus; scheduler?: ComponentStatus; gitops?: ComponentStatus };
 }
 
@@ -68,7 +70,7 @@ export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness
     const ok = await probes.redisAnswers().catch(() => false);
     const switching = !ok && probes.redisSwitching ? await probes.redisSwitching().catch(() => false) : false;
     components.redis = ok ? { status: 'ok' }
-      : switching ? { status: 'degraded', detail: 'the Redis primary is switching under Sentinel: runs are queued and live events go on once the new primary answers' }
+      : switching ? { status: 'ok', degraded: true, detail: 'the Redis primary is switching under Sentinel: runs are queued and live events go on once the new primary answers' }
         : { status: 'unhealthy', detail: 'Redis does not answer: runs cannot be queued and live events stop' };
   }
   if (probes.scheduler) components.scheduler = schedulerStatus(probes.scheduler, now);
@@ -78,8 +80,8 @@ export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness
       : { status: 'unhealthy', detail: 'the configuration directory could not be applied in the last reconciles (GET /api/v1/gitops/status says why)' };
   }
   const all = Object.values(components);
-  const status = all.some((c) => c.status === 'unhealthy') ? 'unhealthy' : all.some((c) => c.status === 'degraded') ? 'degraded' : 'ok';
-  return { status, components };
+  const status = all.some((c) => c.status === 'unhealthy') ? 'unhealthy' : 'ok';
+  return { status, ...(all.some((c) => c.status === 'ok' && c.degraded) ? { degraded: true as const } : {}), components };
 }
 
 /**
