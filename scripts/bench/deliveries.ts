@@ -22,12 +22,39 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { createRunQueue } from '../../src/jobs/run-report-spec.js';
 import { createOutboundHttp } from '../../src/infra/outbound/http.js';
-import { benchApi, benchPlace, countingProxy, quantile, queueRunsAndWait, spawnRole, stopChildren, type BenchPlace } from './support.js';
+import { benchApi, benchPlace, countingProxy, cpuMsOf, quantile, queueRunsAndWait, spawnRole, spread, stopChildren, type BenchPlace } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const FANOUT = Number(process.env.BENCH_FANOUT ?? 10);
 const DELIVERY_CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const COUNTED_RUNS = 50;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** BENCH_SINGLE=0 leaves out the one-delivery-per-run shape (a shorter run, for a profile). */
+const SINGLE = process.env.BENCH_SINGLE !== '0';
+/** BENCH_COUNT=0 leaves out the statement count. */
+const COUNT = process.env.BENCH_COUNT !== '0';
+
+/**
+ * The limit: the guarded client alone (createOutboundHttp, as the webhook plugin uses it), POSTing
+ * `total` bodies of the size the receiver got, at the worker's delivery concurrency, to the same receiver.
+ */
+async function guardedRate(hook: string, bodySize: number, total: number): Promise<number> {
+  const body = Buffer.alloc(Math.max(1, bodySize), 'x');
+  const client = createOutboundHttp({ allow: ['127.0.0.1'] });
+  const signal = new AbortController().signal;
+  setMaxListeners(DELIVERY_CONCURRENCY * 2, signal); // one signal for every request in flight
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: DELIVERY_CONCURRENCY }, async () => {
+    while (next < total) {
+      next += 1;
+      await client.request({ method: 'POST', url: hook, headers: { 'content-type': 'application/json' }, body, timeoutMs: 30_000 }, signal);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  client.close();
+  return total / seconds;
+}
 
 async function main(): Promise<void> {
   let received = 0;
@@ -58,60 +85,75 @@ async function main(): Promise<void> {
       return report.id as string;
     };
     const fanout = await reportWith('Fan-out', channels);
-    const single = await reportWith('Single', [channels[0]!]);
+    const single_ = await reportWith('Single', [channels[0]!]);
     const counted = await reportWith('Counted', channels);
     const queue = createRunQueue(api.proc.container.enqueue);
     const sendTimes = async (reportId: string) => (await store`
       select extract(epoch from a.finished_at - a.started_at) * 1000 as ms from delivery_attempts a join runs r on r.id = a.run_id
       where r.report_id = ${reportId} and a.finished_at is not null order by 1`).map((r) => Number(r.ms));
 
-    children.push(await spawnRole('worker', place, workerEnv, 'worker started'));
-    console.log(`webhook deliveries (signed, csv attached, 20 rows) with 1 worker process, delivery concurrency ${DELIVERY_CONCURRENCY}, to a receiver on loopback`);
-    const a = await queueRunsAndWait(store, (id) => queue.enqueue(id, fanout), fanout, RUNS, true);
-    const fanoutRate = (RUNS * FANOUT) / a.seconds;
-    const fanoutSends = await sendTimes(fanout);
-    console.log(`  ${RUNS} runs x ${FANOUT} deliveries (${FANOUT} channels): ${RUNS * FANOUT} in ${a.seconds.toFixed(1)} s: ${fanoutRate.toFixed(0)} deliveries/s`
-      + `   send p50 ${quantile(fanoutSends, 0.5).toFixed(1)} ms, p99 ${quantile(fanoutSends, 0.99).toFixed(1)} ms   (${a.statuses})`);
-    const b = await queueRunsAndWait(store, (id) => queue.enqueue(id, single), single, RUNS * FANOUT, true);
-    const singleRate = (RUNS * FANOUT) / b.seconds;
-    console.log(`  ${RUNS * FANOUT} runs x 1 delivery: ${b.seconds.toFixed(1)} s: ${singleRate.toFixed(0)} deliveries/s (= runs/s)   (${b.statuses})`);
-    console.log(`  receiver got ${received} requests (${RUNS * FANOUT * 2} expected)`);
-    await stopChildren(children.splice(0));
-
-    // Statements per send, through the counting proxy.
-    const proxy = await countingProxy(place.dbUrl);
-    const proxied: BenchPlace = { ...place, env: { ...place.env, SVC_DATABASE_URL: proxy.url.toString() } };
-    children.push(await spawnRole('worker', proxied, workerEnv, 'worker started'));
-    const s0 = proxy.count();
-    await queueRunsAndWait(store, (id) => queue.enqueue(id, counted), counted, COUNTED_RUNS, false);
-    const s1 = proxy.count();
-    await queueRunsAndWait(store, (id) => queue.enqueue(id, counted), counted, COUNTED_RUNS * 2, true);
-    const s2 = proxy.count();
-    await stopChildren(children.splice(0));
-    await proxy.close();
-    const perRun = (s1 - s0) / COUNTED_RUNS;
-    const perSend = ((s2 - s1) - perRun * COUNTED_RUNS) / (COUNTED_RUNS * FANOUT);
-    console.log(`  store statements: ${perRun.toFixed(1)} per run without deliveries; ${perSend.toFixed(1)} per delivery sent (its share of the hand-over included)`);
-
-    // The limit: the guarded client alone, the same body size, concurrency and receiver.
+    console.log(`webhook deliveries (signed, csv attached, 20 rows) with 1 worker process, delivery concurrency ${DELIVERY_CONCURRENCY}, to a receiver on loopback; ${ROUNDS} rounds`);
     const total = RUNS * FANOUT;
-    const body = Buffer.alloc(Math.max(1, Math.round(bytes / Math.max(1, received))), 'x');
-    const client = createOutboundHttp({ allow: ['127.0.0.1'] });
-    const signal = new AbortController().signal;
-    setMaxListeners(DELIVERY_CONCURRENCY * 2, signal); // one signal for every request in flight
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(Array.from({ length: DELIVERY_CONCURRENCY }, async () => {
-      while (next < total) {
-        next += 1;
-        await client.request({ method: 'POST', url: hook, headers: { 'content-type': 'application/json' }, body, timeoutMs: 30_000 }, signal);
+    const rows: Array<{ fanout: number; cpu: number; single: number; singleCpu: number; limit: number; p50: number; p99: number }> = [];
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const worker = await spawnRole('worker', place, workerEnv, 'worker started');
+      children.push(worker);
+      const received0 = received;
+      const c0 = cpuMsOf(worker.pid);
+      const a = await queueRunsAndWait(store, (id) => queue.enqueue(id, fanout), fanout, RUNS, true);
+      const cpu = (cpuMsOf(worker.pid) - c0) / total;
+      const fanoutRate = total / a.seconds;
+      const fanoutSends = await sendTimes(fanout);
+      let single = NaN;
+      let singleCpu = NaN;
+      let singleLine = '';
+      if (SINGLE) {
+        const c1 = cpuMsOf(worker.pid);
+        const b = await queueRunsAndWait(store, (id) => queue.enqueue(id, single_), single_, total, true);
+        single = total / b.seconds;
+        singleCpu = (cpuMsOf(worker.pid) - c1) / total;
+        singleLine = `; ${total} runs x 1 delivery: ${single.toFixed(0)} runs/s (${singleCpu.toFixed(2)} ms worker CPU/run; ${b.statuses})`;
       }
-    }));
-    const limitSeconds = (performance.now() - started) / 1000;
-    client.close();
-    const limit = total / limitSeconds;
-    console.log(`  the guarded client alone (${body.length} B bodies, concurrency ${DELIVERY_CONCURRENCY}): ${total} POSTs in ${limitSeconds.toFixed(2)} s: ${limit.toFixed(0)}/s`);
-    console.log(`  deliveries/s against the client's own rate: fan-out ${(fanoutRate / limit).toFixed(3)}× (${fanoutRate.toFixed(0)} vs ${limit.toFixed(0)}), one per run ${(singleRate / limit).toFixed(3)}×`);
+      await stopChildren(children.splice(0));
+      const got = received - received0;
+      await store`delete from runs where report_id in (${fanout}, ${single_})`;
+      const limit = await guardedRate(hook, Math.round(bytes / Math.max(1, received)), total);
+      rows.push({ fanout: fanoutRate, cpu, single, singleCpu, limit, p50: quantile(fanoutSends, 0.5), p99: quantile(fanoutSends, 0.99) });
+      console.log(`  round ${round}: ${RUNS} runs x ${FANOUT} deliveries: ${fanoutRate.toFixed(0)} deliveries/s (${cpu.toFixed(2)} ms worker CPU/delivery,`
+        + ` send p50 ${quantile(fanoutSends, 0.5).toFixed(1)} ms p99 ${quantile(fanoutSends, 0.99).toFixed(1)} ms; ${a.statuses})${singleLine};`
+        + ` the guarded client alone ${limit.toFixed(0)} POSTs/s; ratio ${(fanoutRate / limit).toFixed(3)}x; receiver got ${got} (${total * (SINGLE ? 2 : 1)} expected)`);
+    }
+
+    // Statements per send, through the counting proxy: 50 runs without deliveries, then 50 with
+    // FANOUT each; the difference per delivery is a send's cost.
+    let perRun = NaN;
+    let perSend = NaN;
+    if (COUNT) {
+      const proxy = await countingProxy(place.dbUrl);
+      const proxied: BenchPlace = { ...place, env: { ...place.env, SVC_DATABASE_URL: proxy.url.toString() } };
+      children.push(await spawnRole('worker', proxied, workerEnv, 'worker started'));
+      const s0 = proxy.count();
+      await queueRunsAndWait(store, (id) => queue.enqueue(id, counted), counted, COUNTED_RUNS, false);
+      const s1 = proxy.count();
+      await store`delete from runs where report_id = ${counted}`;
+      const s1b = proxy.count();
+      await queueRunsAndWait(store, (id) => queue.enqueue(id, counted), counted, COUNTED_RUNS, true);
+      const s2 = proxy.count();
+      await stopChildren(children.splice(0));
+      await proxy.close();
+      perRun = (s1 - s0) / COUNTED_RUNS;
+      perSend = ((s2 - s1b) - perRun * COUNTED_RUNS) / (COUNTED_RUNS * FANOUT);
+    }
+
+    const col = (f: (r: (typeof rows)[number]) => number, d: number) => spread(rows.map(f), d);
+    console.log(`summary over ${ROUNDS} rounds (min / median / max):`);
+    console.log(`  deliveries/s, ${RUNS} runs x ${FANOUT}:  ${col((r) => r.fanout, 0)}`);
+    console.log(`  the guarded client alone:       ${col((r) => r.limit, 0)} POSTs/s`);
+    console.log(`  ratio deliveries / client:      ${col((r) => r.fanout / r.limit, 3)}`);
+    console.log(`  worker CPU per delivery:        ${col((r) => r.cpu, 2)} ms`);
+    console.log(`  send p50 / p99:                 ${col((r) => r.p50, 1)} ms / ${col((r) => r.p99, 1)} ms`);
+    if (SINGLE) console.log(`  one delivery per run:           ${col((r) => r.single, 0)} runs/s (${col((r) => r.singleCpu, 2)} ms worker CPU/run)`);
+    console.log(`  store statements: ${perRun.toFixed(1)} per run without deliveries; ${perSend.toFixed(2)} per delivery sent (its share of the hand-over included)`);
   } finally {
     await stopChildren(children);
     await api?.proc.stop();

@@ -18,6 +18,7 @@ import { createReportsRepo } from '../infra/db/stores/reports-repo.js';
 import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from '../infra/db/stores/channels-repo.js';
 import { createRunsRepo } from '../infra/db/stores/runs-repo.js';
 import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
+import { createDeliveryStatements } from '../infra/db/stores/delivery-statements.js';
 import { createSchedulingRepo } from '../infra/db/stores/scheduling-repo.js';
 import { createLinksRepo } from '../infra/db/stores/links-repo.js';
 import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
@@ -37,7 +38,8 @@ export function createRepositories(sql: Sql, pool: Db) {
     reports: createReportsRepo(db),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
-    attempts: createAttemptsRepo(db),
+    /** With the delivery worker's two prepared statements (take with what a send reads; end with the run's settling). */
+    attempts: { ...createAttemptsRepo(db), ...createDeliveryStatements(sql) },
     runs: createRunsRepo(db, sql),
     runEngine: createRunEngineRepo(db, sql),
     scheduling: createSchedulingRepo(db),

@@ -24,9 +24,9 @@ import { OPEN_ATTEMPT_STATUSES } from '../channels/model.js';
 import type { AttemptEnd, AttemptsRepo, DeliveriesRepo } from '../channels/ports.js';
 import { channelHealthChanged } from '../events/model.js';
 import type { DeliveringStatus, DeliverRun, DeliveryJob, PlannedDelivery } from '../runs/engine-ports.js';
-import type { RunStatus, RunTrigger } from '../runs/model.js';
+import type { RunRecord, RunStatus, RunTrigger } from '../runs/model.js';
 import type { UnitOfWork } from '../unit-of-work/ports.js';
-import type { ChannelGate, DeliveryQueue, GatePass, SendingContextSource } from './ports.js';
+import type { AttemptEnds, ChannelGate, DeliveryQueue, GatePass, SendingContextSource } from './ports.js';
 import { DeliveryTimedOut, nextRetry, stoppedBy, type SendOutcome } from './send-with-retries.js';
 import { permanent, type DeliverySender } from './sender.js';
 import { settleRun } from './settle-run.js';
@@ -55,7 +55,8 @@ type Taken = NonNullable<Awaited<ReturnType<SendingContextSource['takeWithContex
 export type DeliverOutcome = { deferMs?: number };
 
 export function createDeliveryWorker(deps: {
-  attempts: Pick<AttemptsRepo, 'handBack'> & SendingContextSource;
+  /** The take with what a send reads, and the end with the run's settling, one round trip each. */
+  attempts: Pick<AttemptsRepo, 'handBack'> & SendingContextSource & AttemptEnds;
   sender: Pick<DeliverySender, 'send'>;
   gate: ChannelGate;
   /** SVC_DELIVERY_CHANNEL_LIMIT. */
@@ -80,17 +81,9 @@ export function createDeliveryWorker(deps: {
       ? nextRetry(deps.schedule, attempt, { transient: outcome.transient, retryAfterMs: outcome.retryAfterMs, notBefore }, now) : null;
     const retry = planned ? { ...planned, jobId: retryJobId(attempt.id, planned.retries) } : undefined;
     const end: AttemptEnd = { ...outcome.end, finishedAt: now, retry };
-    const { runEnded, health } = await deps.uow.run(async (tx) => {
-      const run = await tx.runs.lockForSettling(attempt.runId);
-      if (!run) return { runEnded: undefined, health: undefined };
-      const finished = await tx.attempts.finishAndTally(attempt.id, run.id, end);
-      if (!finished) return { runEnded: undefined, health: undefined };
-      const ended = await settleRun(tx, run, now, finished.tally);
-      const changed = finished.health && finished.health.before !== finished.health.after ? finished.health : undefined;
-      if (changed) await tx.outbox.add([channelHealthChanged(attempt.channelId!, changed.after, changed.before)]);
-      return { runEnded: ended, health: changed };
-    });
-    if (end.status === 'sent') log.info('delivery sent', { attempt_id: attempt.id, sends: end.sends, status_code: end.statusCode });
+    const { runEnded, health } = await recordEnd(attempt, end);
+    // Per delivery at debug (at a few hundred a second, info would be the worker's main work); failures stay warnings.
+    if (end.status === 'sent') log.debug('delivery sent', { attempt_id: attempt.id, sends: end.sends, status_code: end.statusCode });
     else if (end.status === 'failed') {
       log.warn('delivery failed', {
         attempt_id: attempt.id, sends: end.sends, error_code: end.error?.code, error: end.error?.message,
@@ -112,6 +105,30 @@ export function createDeliveryWorker(deps: {
         log.warn('a delivery\'s automatic retry could not be queued now; the sweep queues it when it is due', { attempt_id: attempt.id, err });
       }
     }
+  }
+
+  /**
+   * The end in one round trip when the run is simply delivering (attemptEnds); otherwise (the run
+   * ended meanwhile and a later send settles it, a cancellation asked for) in a unit of work that
+   * locks the run's row first, then the attempt's, then the channel's.
+   */
+  async function recordEnd(attempt: AttemptRecord, end: AttemptEnd)
+    : Promise<{ runEnded: RunRecord | undefined; health: { before: string; after: string } | undefined }> {
+    const fast = await deps.attempts.endAttempt(attempt.id, attempt.runId, end);
+    if (fast.kind === 'gone') return { runEnded: undefined, health: undefined };
+    if (fast.kind === 'ended') {
+      return { runEnded: fast.runEnded, health: fast.health && fast.health.before !== fast.health.after ? fast.health : undefined };
+    }
+    return deps.uow.run(async (tx) => {
+      const run = await tx.runs.lockForSettling(attempt.runId);
+      if (!run) return { runEnded: undefined, health: undefined };
+      const finished = await tx.attempts.finishAndTally(attempt.id, run.id, end);
+      if (!finished) return { runEnded: undefined, health: undefined };
+      const ended = await settleRun(tx, run, end.finishedAt, finished.tally);
+      const changed = finished.health && finished.health.before !== finished.health.after ? finished.health : undefined;
+      if (changed) await tx.outbox.add([channelHealthChanged(attempt.channelId!, changed.after, changed.before)]);
+      return { runEnded: ended, health: changed };
+    });
   }
 
   /** An attempt whose job must stop short of sending. */

@@ -3,7 +3,8 @@
  * (a channel's sends in flight, its circuit). The store's ports are the channels feature's
  * (AttemptsRepo, DeliveriesRepo, ChannelsRepo).
  */
-import type { AttemptRecord, ChannelRecord, DeliveryRecord } from '../channels/model.js';
+import type { AttemptRecord, ChannelHealth, ChannelRecord, DeliveryRecord } from '../channels/model.js';
+import type { AttemptEnd, AttemptTally } from '../channels/ports.js';
 import type { DeliveryJob, RunContext } from '../runs/engine-ports.js';
 import type { RunRecord } from '../runs/model.js';
 
@@ -56,4 +57,23 @@ export interface SendingContextSource {
   takeWithContext(id: string, jobId: string, deliveryId: string | null, now: Date): Promise<{
     attempt: AttemptRecord; run: RunRecord; context: RunContext; delivery: DeliveryRecord | undefined; channel: ChannelRecord | undefined;
   } | undefined>;
+}
+
+/** How recording an attempt's end in one round trip went. */
+export type EndRecorded =
+  /** Recorded: the run's attempts by status (this end included), the channel's health when this end is its latest, the run when this end ended it. */
+  | { kind: 'ended'; tally: AttemptTally; health: { before: ChannelHealth; after: ChannelHealth } | undefined; runEnded: RunRecord | undefined }
+  /** Nothing recorded: the run is gone, or the attempt was not sending (another job ended it). */
+  | { kind: 'gone' }
+  /** Nothing recorded: the run is not simply delivering (ended meanwhile, a cancellation asked for); record it in a unit of work. */
+  | { kind: 'unusual' };
+
+/** Recording an attempt's end with its run's settling in one round trip (the common case of a run still delivering). */
+export interface AttemptEnds {
+  /**
+   * A sending attempt's end (as AttemptsRepo.finishAndTally, under its run's row lock), the
+   * channel's health, and, when it was the run's last open attempt, the run's end as
+   * settle-run.ts's deliveredOutcome gives it, with their events; all committed together.
+   */
+  endAttempt(id: string, runId: string, end: AttemptEnd): Promise<EndRecorded>;
 }

@@ -5,8 +5,7 @@
  * an attempt is unique per (run, delivery), and health follows the latest attempt in one update.
  */
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, or, sql } from 'drizzle-orm';
-import { channels, deliveries, deliveryAttempts, queries, reports, runs, users } from '../schema.js';
-import { runRecordOf } from './runs-repo.js';
+import { channels, deliveries, deliveryAttempts, reports, runs } from '../schema.js';
 import { inSavepoint, pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { ATTEMPT_WRITES, attemptLeaves, statusIn } from './status-writes.js';
 import { updateVersioned } from '../versioned.js';
@@ -14,7 +13,6 @@ import { keysLike, refuseTakenKey } from '../resource-keys.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { AttemptEnd, AttemptsRepo, AttemptTally, ChannelsRepo, DeliveriesRepo, PlannedAttempt, StuckAttempt } from '../../../domain/channels/ports.js';
-import type { SendingContextSource } from '../../../domain/deliveries/ports.js';
 import type { AttemptRecord, AttemptSend, ChannelAttemptRecord } from '../../../domain/channels/model.js';
 
 type ChannelColumns = typeof channels.$inferSelect;
@@ -207,7 +205,7 @@ export function createDeliveriesRepo(db: Tx): DeliveriesRepo {
   };
 }
 
-const attemptOf = (r: AttemptColumns) => ({
+export const attemptOf = (r: AttemptColumns) => ({
   ...r, preview: (r.preview ?? null) as never,
   // Entries written before bytes_sent and response_excerpt existed have neither.
   history: (r.history ?? []).map((h) => ({ ...h, at: new Date(h.at), bytesSent: h.bytesSent ?? null, responseExcerpt: h.responseExcerpt ?? null })),
@@ -218,7 +216,7 @@ const appended = (history: AttemptSend[] | undefined) => (history && history.len
   ? sql`${deliveryAttempts.history} || ${JSON.stringify(history.map((h) => ({ ...h, at: h.at.toISOString() })))}::jsonb`
   : sql`${deliveryAttempts.history}`);
 
-export function createAttemptsRepo(db: Tx): AttemptsRepo & SendingContextSource {
+export function createAttemptsRepo(db: Tx): AttemptsRepo {
   return {
     async plan(planned: PlannedAttempt[]): Promise<void> {
       if (planned.length === 0) return;
@@ -233,31 +231,6 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo & SendingContextSource 
         .where(and(eq(deliveryAttempts.id, id), eq(deliveryAttempts.jobId, jobId),
           or(attemptLeaves('take'), and(attemptLeaves('retry'), isNotNull(deliveryAttempts.nextRetryAt))))).returning();
       return row ? attemptOf(row) : undefined;
-    },
-    async takeWithContext(id: string, jobId: string, deliveryId: string | null, now: Date) {
-      // The take and the read in one statement: the run, its report's title and query, who queued
-      // it, the delivery and its channel come back with the attempt taken.
-      const [r] = await db.update(deliveryAttempts).set({ status: 'sending', startedAt: now, nextRetryAt: null, updatedAt: now })
-        .from(runs)
-        .innerJoin(reports, eq(reports.id, runs.reportId))
-        .innerJoin(queries, eq(queries.id, reports.queryId))
-        .leftJoin(users, eq(users.id, runs.createdBy))
-        .leftJoin(deliveries, deliveryId === null ? sql`false` : eq(deliveries.id, deliveryId))
-        .leftJoin(channels, eq(channels.id, deliveries.channelId))
-        .where(and(eq(deliveryAttempts.id, id), eq(runs.id, deliveryAttempts.runId), eq(deliveryAttempts.jobId, jobId),
-          or(attemptLeaves('take'), and(attemptLeaves('retry'), isNotNull(deliveryAttempts.nextRetryAt)))))
-        .returning({
-          attempt: deliveryAttempts, run: runs, reportTitle: reports.title, reportDescription: reports.description, queryId: queries.id, queryName: queries.name,
-          callerEmail: users.email, delivery: deliveries, channel: channels,
-        });
-      if (!r) return undefined;
-      return {
-        attempt: attemptOf(r.attempt),
-        run: runRecordOf(r.run),
-        context: { report: { id: r.run.reportId, title: r.reportTitle, description: r.reportDescription }, query: { id: r.queryId, name: r.queryName }, callerEmail: r.callerEmail ?? null },
-        delivery: r.delivery && r.channel ? deliveryOf({ ...r.delivery, channelType: r.channel.type, channelName: r.channel.name }) : undefined,
-        channel: r.channel ? channelOf(r.channel) : undefined,
-      };
     },
     async finishAndTally(id: string, runId: string, end: AttemptEnd) {
       // One statement, after the caller locked the run's row: the attempt's end; the run's other

@@ -17,7 +17,7 @@ const connectionRowOf = rowMapper<typeof connections.$inferSelect>(connections);
 const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 const quoted = (list: readonly string[]) => list.map((s) => `'${s}'`).join(', ');
 /** The claim's event, as runUpdated builds it from the run taken (`t`). */
-const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
+export const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
   || case when t.finished_at is null then '{}'::jsonb else jsonb_build_object('finished_at', to_char(t.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) end
   || case when t.error_code is null then '{}'::jsonb else jsonb_build_object('error_code', t.error_code) end`;
 /** $1 now, $2 the steps (jsonb text), $3 the run's id. */
