@@ -690,3 +690,71 @@ describe('links in deliveries', () => {
   });
 });
 
+
+describe('ending an attempt in one round trip (delivery-statements.ts)', () => {
+  it('records concurrent ends of a run\'s attempts so that exactly the last settles it, as the unit of work does, with its events', async () => {
+    const reportId = await report();
+    const channelIds = [await webhookChannel('Round trip A', `${peer.url}/a`), await webhookChannel('Round trip B', `${peer.url}/b`)];
+    for (const ch of [...channelIds, channelIds[0]!, channelIds[1]!, channelIds[0]!, channelIds[1]!]) {
+      await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: ch, settings: {} }).expect(201);
+    }
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('success');
+    const attempts = (run.delivery_attempts as Array<{ id: string }>).map((a) => a.id);
+    expect(attempts).toHaveLength(6);
+    const sql = h.process.container.sql;
+    const ends = h.process.container.repos.attempts;
+    // The run back to delivering, its six attempts sending, as if six sends were under way.
+    const stepsDelivering = (run.steps as Array<Record<string, unknown>>).map((s) => (s.name === 'delivery'
+      ? { name: s.name, status: 'running', startedAt: s.started_at, finishedAt: null, error: null }
+      : { name: s.name, status: s.status, startedAt: s.started_at, finishedAt: s.finished_at, error: s.error, ...(s.detail ? { detail: s.detail } : {}) }));
+    const reset = async () => {
+      await sql`update runs set status = 'running', finished_at = null, error_code = null, error_message = null, delivering_since = now(),
+        steps = ${JSON.stringify(stepsDelivering)}::jsonb where id = ${run.id}`;
+      await sql`update delivery_attempts set status = 'sending', finished_at = null, error = null where run_id = ${run.id}`;
+      await sql`update channels set health = 'healthy' where id in ${sql(channelIds)}`;
+    };
+    const end = (i: number, status: 'sent' | 'failed') => ends.endAttempt(attempts[i]!, run.id, {
+      status, sends: 1, finishedAt: new Date(), statusCode: status === 'sent' ? 200 : 500, peerMessageId: null, detail: `HTTP ${status === 'sent' ? 200 : 500}`,
+      error: status === 'sent' ? null : { code: 'delivery.peer_error', message: 'The webhook answered HTTP 500' },
+      history: [{ at: new Date(), durationMs: 3, statusCode: status === 'sent' ? 200 : 500, error: null, bytesSent: 10, responseExcerpt: null }],
+    });
+
+    for (let round = 0; round < 5; round += 1) {
+      await reset();
+      const since = Number((await sql`select coalesce(max(id), 0)::bigint as n from events`)[0]!.n);
+      // All six at once; channel B's three fail, which makes the run partial.
+      const results = await Promise.all(attempts.map((_, i) => end(i, i % 2 === 1 ? 'failed' : 'sent')));
+      expect(results.every((r) => r.kind === 'ended')).toBe(true);
+      const settled = results.filter((r) => r.kind === 'ended' && r.runEnded);
+      expect(settled).toHaveLength(1);
+      const [row] = await sql`select status, error_code, steps, finished_at from runs where id = ${run.id}`;
+      expect(row).toMatchObject({ status: 'partial', error_code: null });
+      const delivery = (row!.steps as Array<Record<string, unknown>>).find((s) => s.name === 'delivery');
+      expect(delivery).toMatchObject({ status: 'failed', error: { code: 'delivery.partial', message: '3 of 6 deliveries failed' }, detail: { sent: 3, failed: 3, previewed: 0 } });
+      expect(delivery!.finishedAt).toBe(new Date(row!.finished_at as string).toISOString());
+      const events = await sql`select type, data from events where id > ${since} order by id`;
+      const ofRun = events.filter((e) => e.data.id === run.id || e.data.id === reportId);
+      expect(ofRun.map((e) => [e.type, e.data.status ?? e.data.change])).toEqual([['run.updated', 'partial'], ['report.updated', 'ran']]);
+      expect(ofRun[0]!.data).toEqual({ id: run.id, report_id: reportId, status: 'partial', trigger: 'manual', finished_at: new Date(row!.finished_at as string).toISOString() });
+      expect(ofRun[1]!.data).toEqual({ id: reportId, change: 'ran', last_run: { id: run.id, status: 'partial' } });
+      // Channel B went from healthy to failing once (its later ends see it failing already).
+      expect(events.filter((e) => e.type === 'channel.health').map((e) => e.data)).toEqual([{ id: channelIds[1], health: 'failing', previous: 'healthy' }]);
+    }
+
+    // Every one failed: failed delivery.all_failed, as deliveredOutcome says.
+    await reset();
+    await Promise.all(attempts.map((_, i) => end(i, 'failed')));
+    const [failed] = await sql`select status, error_code, error_message from runs where id = ${run.id}`;
+    expect(failed).toMatchObject({ status: 'failed', error_code: 'delivery.all_failed', error_message: 'Every delivery failed (6); each delivery attempt says why' });
+
+    // A run not simply delivering (a cancellation asked for) is left to the unit of work; an attempt not sending is not ended twice.
+    await reset();
+    await sql`update runs set cancel_requested_at = now() where id = ${run.id}`;
+    expect(await end(0, 'sent')).toEqual({ kind: 'unusual' });
+    expect((await sql`select status from delivery_attempts where id = ${attempts[0]!}`)[0]!.status).toBe('sending');
+    await sql`update runs set cancel_requested_at = null where id = ${run.id}`;
+    expect((await end(0, 'sent')).kind).toBe('ended');
+    expect(await end(0, 'sent')).toEqual({ kind: 'gone' });
+  });
+});

@@ -30,6 +30,8 @@ export const TEMPLATE_ROWS = 100;
  */
 export function createAttachmentCache(limits: { entries: number; bytes: number; ageMs: number }, now: () => number = Date.now) {
   const entries = new Map<string, { content: Buffer; at: number }>();
+  /** Attachments being made: the deliveries of one run sent at the same moment wait for one making. */
+  const making = new Map<string, Promise<Buffer>>();
   let bytes = 0;
   const drop = (key: string) => {
     const e = entries.get(key);
@@ -45,7 +47,16 @@ export function createAttachmentCache(limits: { entries: number; bytes: number; 
         return hit.content;
       }
       drop(key);
-      const content = await make();
+      const pending = making.get(key);
+      if (pending) return pending;
+      const made = make();
+      making.set(key, made);
+      let content: Buffer;
+      try {
+        content = await made;
+      } finally {
+        making.delete(key);
+      }
       if (content.length > limits.bytes) return content;
       entries.set(key, { content, at: now() });
       bytes += content.length;

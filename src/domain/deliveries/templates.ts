@@ -71,11 +71,30 @@ export interface TemplateVariables {
 }
 
 /** Renders subject and body; a failure is delivery.template_failed (permanent). */
+/**
+ * Parsed templates by their source, so that the deliveries of one report (every run of it, each
+ * of its channels) parse theirs once: most recently used last, at most PARSED_LIMIT. A parsed
+ * template holds no variables (the render limits apply on every render).
+ */
+const PARSED_LIMIT = 200;
+const parsed = new Map<string, ReturnType<Liquid['parse']>>();
+function parsedTemplate(source: string): ReturnType<Liquid['parse']> {
+  let tpl = parsed.get(source);
+  if (tpl) {
+    parsed.delete(source);
+  } else {
+    tpl = engineOf().parse(source);
+    if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+  }
+  parsed.set(source, tpl);
+  return tpl;
+}
+
 export async function renderTemplates(subject: string, body: string, vars: TemplateVariables): Promise<{ subject: string; body: string }> {
   try {
     const [s, b] = await Promise.all([
-      engineOf().parseAndRender(subject, vars as unknown as Record<string, unknown>),
-      engineOf().parseAndRender(body, vars as unknown as Record<string, unknown>),
+      engineOf().render(parsedTemplate(subject), vars as unknown as Record<string, unknown>) as Promise<string>,
+      engineOf().render(parsedTemplate(body), vars as unknown as Record<string, unknown>) as Promise<string>,
     ]);
     return { subject: s.replace(/\s+/g, ' ').trim().slice(0, MAX_SUBJECT), body: b.slice(0, MAX_BODY) };
   } catch (err) {

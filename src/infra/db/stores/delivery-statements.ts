@@ -20,7 +20,7 @@ import type { Sql } from '../client.js';
 import { rowMapper, runRecordOf, runRowOf } from './runs-repo.js';
 import { RUN_UPDATED_DATA } from './run-engine-repo.js';
 import { attemptOf, channelOf, deliveryOf } from './channels-repo.js';
-import { ATTEMPT_WRITES } from './status-writes.js';
+import { ATTEMPT_WRITES, RUN_WRITES } from './status-writes.js';
 import type { AttemptEnd } from '../../../domain/channels/ports.js';
 import type { ChannelHealth } from '../../../domain/channels/model.js';
 import type { AttemptEnds, EndRecorded, SendingContextSource } from '../../../domain/deliveries/ports.js';
@@ -49,7 +49,8 @@ const LOCK_SQL = 'select 1 from runs where id = $1::uuid for update';
 /**
  * $1 attempt id, $2 run id, $3 status, $4 sends, $5 finished at (ISO text), $6 status code,
  * $7 peer message id, $8 detail, $9 error (jsonb), $10 preview (jsonb), $11 history entries
- * (jsonb), $12 next retry at, $13 retries, $14 job id, $15 the channel's last error (jsonb).
+ * (jsonb), $12 next retry at, $13 retries, $14 job id, $15 the channel's last error (jsonb), $16 finished at
+ * again (as text: the steps' JSON holds it as the domain writes it).
  * The outcome when it is the run's last open attempt is settle-run.ts's deliveredOutcome.
  */
 const END_SQL = `with r as (select * from runs where id = $2::uuid),
@@ -88,10 +89,10 @@ const END_SQL = `with r as (select * from runs where id = $2::uuid),
     update runs x set status = o.status, finished_at = $5::timestamptz, updated_at = $5::timestamptz,
       error_code = o.run_error ->> 'code', error_message = o.run_error ->> 'message',
       steps = coalesce((select jsonb_agg(case when s.e ->> 'name' = 'delivery' and s.e ->> 'status' = 'running'
-          then s.e || jsonb_build_object('status', o.step_status, 'finishedAt', $5::text, 'error', o.step_error,
+          then s.e || jsonb_build_object('status', o.step_status, 'finishedAt', $16::text, 'error', o.step_error,
             'detail', jsonb_build_object('sent', o.sent, 'failed', o.failed, 'previewed', o.previewed))
           else s.e end order by s.n) from jsonb_array_elements(x.steps) with ordinality as s(e, n)), '[]'::jsonb)
-    from o where x.id = $2::uuid and x.status = 'running'
+    from o where x.id = $2::uuid and x.status in (${quoted(RUN_WRITES.finish.from)})
     returning x.*),
   announced as (
     insert into events (type, data)
@@ -138,7 +139,7 @@ export function createDeliveryStatements(client: Sql): SendingContextSource & At
         end.error ? JSON.stringify(end.error) : null, end.preview ? JSON.stringify(end.preview) : null,
         JSON.stringify((end.history ?? []).map((h) => ({ ...h, at: iso(h.at) }))),
         end.retry ? iso(end.retry.at) : null, end.retry?.retries ?? null, end.retry?.jobId ?? null,
-        end.status === 'failed' && end.error ? JSON.stringify({ code: end.error.code, message: end.error.message, at: fin }) : null,
+        end.status === 'failed' && end.error ? JSON.stringify({ code: end.error.code, message: end.error.message, at: fin }) : null, fin,
       ] as never[];
       const tx = await client.reserve();
       let rows: Array<Record<string, unknown>>;
