@@ -1,19 +1,20 @@
 /**
  * Benchmark: webhook deliveries per second with one `herald worker` process, to a receiver on
  * loopback (a plain node:http server answering 200). Each delivery is signed and carries the
- * run's 20-row result as a csv attachment. Two shapes, each timed from the first enqueue until
- * every run has finished (its deliveries settled):
+ * run's 20-row result as a csv attachment. BENCH_ROUNDS rounds (default 3), each with a fresh
+ * worker and two shapes, each timed from the first enqueue until every run has finished (its
+ * deliveries settled), with the worker's CPU (user + system, from /proc) per delivery:
  *   - BENCH_FANOUT deliveries per run (default 10), to as many channels, BENCH_RUNS runs (default 200);
- *   - one delivery per run, the shape of the earlier figure (62-64 runs/s when deliveries were sent
- *     inside the run's job), as many deliveries in all.
- * Then the store statements per send: the worker's store connections go through a proxy on
- * loopback that counts the statements it executes (the Postgres protocol's Execute and Query
- * messages, BEGIN and COMMIT included), for 50 runs without deliveries and 50 with
- * BENCH_FANOUT each; the difference per delivery is a send's cost (its share of handing the
- * run's deliveries over included). Then the limit, in the same run: the guarded HTTP client
- * alone (createOutboundHttp, as the webhook plugin uses it) POSTing bodies of the size the
- * receiver got, at the worker's delivery concurrency, to the same receiver; and the ratio.
- * Prints figures; asserts nothing.
+ *   - one delivery per run (BENCH_SINGLE=0 leaves it out), as many deliveries in all;
+ * then the limit in the same round: the guarded HTTP client alone (createOutboundHttp, as the
+ * webhook plugin uses it) POSTing as many bodies of the size the receiver got, at the worker's
+ * delivery concurrency (BENCH_CONCURRENCY, default 16), to the same receiver; and the ratio.
+ * Then the store statements per send (BENCH_COUNT=0 leaves it out): the worker's store
+ * connections go through a proxy on loopback that counts the statements it executes (the Postgres
+ * protocol's Execute and Query messages, BEGIN and COMMIT included), for 50 runs without
+ * deliveries and 50 with BENCH_FANOUT each; the difference per delivery is a send's cost (its
+ * share of handing the run's deliveries over included). Prints each round and min/median/max;
+ * asserts nothing. BENCH_NODE_ARGS adds arguments to the worker's node (--cpu-prof --cpu-prof-dir=DIR).
  *   npx tsx scripts/bench/deliveries.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import { setMaxListeners } from 'node:events';
