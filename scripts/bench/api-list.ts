@@ -16,6 +16,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { adminOf, benchPlace, freePort, quantile, sleep, spread as spreadOf, stopChildren } from './support.js';
@@ -86,7 +87,17 @@ async function load(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ rps: latencies.length / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors })}\n`);
 }
 
-interface Figures { rps: number; p50: number; p99: number; errors: number }
+interface Figures { rps: number; p50: number; p99: number; errors: number; cpuMsPerRequest?: number }
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; undefined elsewhere). */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
 
 function spawnChild(args: string[], env: Record<string, string>, stdout: 'pipe' | 'ignore' = 'ignore'): ChildProcess & { exited: Promise<never> } {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
@@ -111,18 +122,24 @@ async function ready(child: { exited: Promise<never> }, url: string): Promise<vo
   }
 }
 
-async function measure(url: string, headers: Record<string, string>): Promise<Figures> {
+/** One measurement; with `pid`, also the CPU that process spent per request (warm-up included: an upper bound). */
+async function measure(url: string, headers: Record<string, string>, pid?: number): Promise<Figures> {
+  const cpu0 = cpuMsOf(pid);
   const child = spawnChild([fileURLToPath(import.meta.url), '--load'], {
     BENCH_LOAD_URL: url, BENCH_LOAD_HEADERS: JSON.stringify(headers), BENCH_CONNECTIONS: String(CONNECTIONS), BENCH_SECONDS: String(SECONDS),
   }, 'pipe');
   let out = '';
   child.stdout!.on('data', (b: Buffer) => { out += b.toString('utf8'); });
   await new Promise((r) => child.once('exit', r));
-  return JSON.parse(out) as Figures;
+  const figures = JSON.parse(out) as Figures;
+  const cpu1 = cpuMsOf(pid);
+  // The load generator ran for a one-second warm-up plus SECONDS at about the measured rate.
+  if (cpu0 !== undefined && cpu1 !== undefined) figures.cpuMsPerRequest = (cpu1 - cpu0) / (figures.rps * (SECONDS + 1));
+  return figures;
 }
 
 const line = (label: string, f: Figures) =>
-  `${label.padEnd(9)} ${String(Math.round(f.rps)).padStart(6)} req/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms${f.errors ? `  ${f.errors} not 200` : ''}`;
+  `${label.padEnd(9)} ${String(Math.round(f.rps)).padStart(6)} req/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms${f.cpuMsPerRequest !== undefined ? `  CPU ${f.cpuMsPerRequest.toFixed(3)} ms/request` : ''}${f.errors ? `  ${f.errors} not 200` : ''}`;
 
 async function main(): Promise<void> {
   const place = await benchPlace();
@@ -171,8 +188,8 @@ async function main(): Promise<void> {
     ].filter((t) => !only || only.split(',').includes(t.id));
     for (let r = 1; r <= ROUNDS; r += 1) {
       for (const t of targets) {
-        const l = await measure(`${limitUrl}${t.path}`, {});
-        const h = await measure(`${url}${t.path}`, t.headers);
+        const l = await measure(`${limitUrl}${t.path}`, {}, limit.pid);
+        const h = await measure(`${url}${t.path}`, t.headers, herald.pid);
         (results[t.name] ??= { herald: [], limit: [] }).limit.push(l);
         results[t.name]!.herald.push(h);
         console.log(`round ${r} ${t.name}`);
@@ -187,6 +204,9 @@ async function main(): Promise<void> {
       console.log(`    limit   req/s ${spread(l.map((f) => f.rps))};  p99 ${spread(l.map((f) => f.p99), 1)} ms`);
       console.log(`    Herald  req/s ${spread(h.map((f) => f.rps))};  p99 ${spread(h.map((f) => f.p99), 1)} ms`);
       console.log(`    ratio Herald/limit (req/s, round by round) ${spread(h.map((f, i) => f.rps / l[i]!.rps), 3)}`);
+      if (h.every((f) => f.cpuMsPerRequest !== undefined)) {
+        console.log(`    CPU per request: Herald ${spread(h.map((f) => f.cpuMsPerRequest!), 3)} ms, limit ${spread(l.map((f) => f.cpuMsPerRequest!), 3)} ms`);
+      }
     }
   } finally {
     await stopChildren(children);

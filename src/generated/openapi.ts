@@ -4595,6 +4595,14 @@ export interface components {
         };
     };
     responses: {
+        /** @description Unchanged since the ETag sent in If-None-Match; no body */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description A problem document (RFC 9457) with a stable code */
         Problem: {
             headers: {
@@ -4624,6 +4632,8 @@ export interface components {
         Limit: number;
         /** @description Opaque cursor from a previous page's next_cursor */
         Cursor: string;
+        /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from the versions of what the answer shows and of the caller, so a tag of another address or another caller never matches. */
+        IfNoneMatch: string;
         /** @description Any unique string (a UUID is good); repeats within 24 hours answer the first result */
         IdempotencyKey: string;
         SessionId: components["schemas"]["Uuid"];
@@ -4655,6 +4665,8 @@ export interface components {
     headers: {
         /** @description The request's id, also in every log line about it and in problem documents */
         XRequestId: string;
+        /** @description A weak entity tag of this answer, made from the store's versions of what it shows (and of the caller, the address and its query): send it back in If-None-Match to get 304 while nothing changed. Computing it costs less than the answer: a 304 reads the versions only. */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -7137,7 +7149,10 @@ export interface operations {
                 /** @description Only paused (true) or only scheduled (false) reports */
                 paused?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from the versions of what the answer shows and of the caller, so a tag of another address or another caller never matches. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7146,12 +7161,14 @@ export interface operations {
             /** @description Reports, ordered by title */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReportPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -7185,7 +7202,10 @@ export interface operations {
     getReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from the versions of what the answer shows and of the caller, so a tag of another address or another caller never matches. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 reportId: components["parameters"]["ReportId"];
             };
@@ -7196,12 +7216,14 @@ export interface operations {
             /** @description The report */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Report"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };

@@ -1,6 +1,7 @@
 /** Reports → the wire shapes of openapi.yaml. */
 import type { components } from '../generated/openapi.js';
 import type { Condition, LastRun, ReportRecord } from '../domain/reports/model.js';
+import type { ReportListing } from '../domain/reports/ports.js';
 import { describeSchedule, type Schedule } from '../domain/schedules/schedule.js';
 
 type Schemas = components['schemas'];
@@ -32,6 +33,19 @@ export function reportView(r: ReportRecord): Schemas['Report'] {
     last_run: lastRunView(r.lastRun), owner_id: r.ownerId,
     created_at: iso(r.createdAt), updated_at: iso(r.updatedAt), version: r.version,
   };
+}
+
+/**
+ * The revision of the report's view: part of its ETags, so that a change of what the view shows
+ * for the same stored versions (a new field, another schedule wording) never answers 304.
+ */
+export const REPORT_VIEW = 'report-1';
+
+/** A report as GET shows it: with `managed` when an import or the configuration directory manages it. */
+export function listingView(l: ReportListing): Schemas['Report'] {
+  const view = reportView(l.report);
+  if (l.managed) view.managed = l.managed;
+  return view;
 }
 
 /** A condition from a request body, in the domain's words (the wire shape matches). */

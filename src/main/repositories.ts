@@ -15,6 +15,7 @@ import { ambientDb } from '../infra/db/ambient.js';
 import { connectionsRepo } from '../infra/db/stores/connections-repo.js';
 import { createQueryUsage, queriesRepo } from '../infra/db/stores/queries-repo.js';
 import { createReportsRepo } from '../infra/db/stores/reports-repo.js';
+import { createReportsReadModel } from '../infra/db/stores/reports-read-model.js';
 import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from '../infra/db/stores/channels-repo.js';
 import { createRunsRepo } from '../infra/db/stores/runs-repo.js';
 import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
@@ -36,6 +37,8 @@ export function createRepositories(sql: Sql, pool: Db) {
     queries: queriesRepo(db),
     queryUsage: createQueryUsage(db),
     reports: createReportsRepo(db),
+    /** The API's reads of reports: prepared statements on the pool (never in a unit of work). */
+    reportReads: createReportsReadModel(sql),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
     /** With the delivery worker's two prepared statements (take with what a send reads; end with the run's settling). */

@@ -130,6 +130,7 @@ export function dataServices(c: Pick<Container, 'repos' | 'uow' | 'plugins' | 's
     schedules: createSchedulesService({ clock: c.clock }),
     reports: createReportsService({
       store: repos.reports, uow: c.uow, queries: repos.queries, files: c.artifacts, clock: c.clock, log: c.logger,
+      reads: repos.reportReads,
     }),
   };
 }

@@ -7,6 +7,7 @@ import { manualClock } from '../../src/core/clock.js';
 import type { DomainError } from '../../src/core/errors.js';
 import { newId } from '../../src/core/ids.js';
 import { createReportsService } from '../../src/domain/reports/reports-service.js';
+import type { ReportsReadModel } from '../../src/domain/reports/ports.js';
 import { FakeArtifacts } from '../support/fakes/artifacts.js';
 import { FakeOutbox } from '../support/fakes/events.js';
 import { memoryLog } from '../support/fakes/log.js';
@@ -25,7 +26,9 @@ function world() {
   const uow = fakeUnitOfWork({ reports, queries, outbox });
   const files = new FakeArtifacts();
   const log = memoryLog();
-  const service = createReportsService({ store: reports, uow, queries, files, clock, log });
+  // The API's read model is the store's (tests/integration/reports.test.ts); these tests never read through it.
+  const reads = new Proxy({}, { get: () => () => { throw new Error('not read here'); } }) as ReportsReadModel;
+  const service = createReportsService({ store: reports, uow, queries, files, clock, log, reads });
   const query = queries.seed({
     id: newId(), connectionId: newId(), sql: 'select * from sales where region = {{ region }}',
     parameters: [{ name: 'region', type: 'string', required: true }],

@@ -43,6 +43,28 @@ export interface ReportsRepo {
   runLeftovers(reportId: string): Promise<ReportRunLeftovers>;
 }
 
+/** Who manages a report (an import, the configuration directory) as its views show it. */
+export interface ReportManagement { by: 'import' | 'gitops'; path: string | null; detached: boolean }
+
+/** A report as the API shows it: with its configuration mark (null when nothing manages it). */
+export interface ReportListing {
+  report: ReportRecord;
+  managed: ReportManagement | null;
+}
+
+/**
+ * The reports as the API reads them, each read in one statement. `versions` is text that changes
+ * whenever anything the read shows changes (the reports' versions, their next and last runs,
+ * their marks, and which reports a page holds): an ETag is made from it; the `...Versions` reads
+ * return the same text without reading the reports themselves.
+ */
+export interface ReportsReadModel {
+  page(q: PageRequest & ReportFilter): Promise<{ page: Page<ReportListing>; versions: string }>;
+  pageVersions(q: PageRequest & ReportFilter): Promise<string>;
+  one(id: string): Promise<{ listing: ReportListing; versions: string } | undefined>;
+  oneVersions(id: string): Promise<string | undefined>;
+}
+
 /** The reports' store for reads; changes go through the unit of work (tx.reports). */
 export type ReportsStore = ReportsRepo;
 

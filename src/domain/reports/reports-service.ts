@@ -19,7 +19,7 @@ import type { TxRepos, UnitOfWork } from '../unit-of-work/ports.js';
 import { nextOccurrence, validateSchedule, type Schedule } from '../schedules/schedule.js';
 import { validateCondition } from './condition.js';
 import type { Condition, ReportRecord } from './model.js';
-import type { QuerySource, ReportChanges, ReportFilter, ReportsRepo, ReportsStore, ResultFiles } from './ports.js';
+import type { QuerySource, ReportChanges, ReportFilter, ReportListing, ReportsReadModel, ReportsRepo, ReportsStore, ResultFiles } from './ports.js';
 
 export type ParameterValues = Record<string, BoundValue>;
 
@@ -75,6 +75,8 @@ export function checkParameterValues(declared: QueryParameter[], given: Paramete
 export function createReportsService(deps: {
   /** Reads; every change goes through the unit of work with its events. */
   store: ReportsStore; uow: UnitOfWork; queries: QuerySource; files: ResultFiles; clock: Clock; log: Log;
+  /** The API's reads: a report or a page with its marks and versions, each in one statement. */
+  reads: ReportsReadModel;
 }) {
   const { store, clock } = deps;
   const log = deps.log.child({ component: 'reports' });
@@ -108,6 +110,18 @@ export function createReportsService(deps: {
   return {
     list: (q: PageRequest & ReportFilter) => store.list(q),
     get: (id: string) => get(store, id),
+    /** A page as the API shows it, with the versions of what it shows (for its ETag). */
+    page: (q: PageRequest & ReportFilter) => deps.reads.page(q),
+    /** The versions `page` would return, without reading the reports. */
+    pageVersions: (q: PageRequest & ReportFilter) => deps.reads.pageVersions(q),
+    /** One report as the API shows it, with its versions; not_found when there is none. */
+    async one(id: string): Promise<{ listing: ReportListing; versions: string }> {
+      const found = await deps.reads.one(id);
+      if (!found) throw notFound('report');
+      return found;
+    },
+    /** The versions `one` would return (undefined when there is no such report), without reading it. */
+    oneVersions: (id: string) => deps.reads.oneVersions(id),
 
     async create(input: CreateReportInput, actor: Actor): Promise<ReportRecord> {
       const schedule = input.schedule ?? null;

@@ -1,0 +1,38 @@
+/**
+ * ETags and If-None-Match (RFC 9110 §8.8.3, §13.1.2) for reads whose store can say what they show
+ * has not changed more cheaply than it can read it. A tag is weak (the same tag promises the same
+ * content, not the same bytes) and made from everything the answer depends on: the operation and
+ * its view's revision, the caller (so that one caller's tag never answers 304 to another who may
+ * see something else), the request's parameters, and the store's versions of what it shows.
+ */
+import { createHash } from 'node:crypto';
+import type { RequestContext } from './types.js';
+
+/** W/"…": a digest of the parts, in order. */
+export function entityTag(parts: ReadonlyArray<string | number | boolean | undefined>): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(`${part === undefined ? '' : String(part)}\u0000`);
+  return `W/"${hash.digest('base64url').slice(0, 27)}"`;
+}
+
+/** What tags know of the caller: who it is and with what role (null for a public read). */
+export function callerOf(ctx: Pick<RequestContext, 'principal'>): string {
+  const p = ctx.principal;
+  return p ? `${p.kind}:${p.user.id}:${p.user.role}` : '-';
+}
+
+const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag).trim();
+
+/**
+ * Whether If-None-Match names the current tag (weak comparison), or is `*` (the resource exists:
+ * the caller asks only when it has one). Undefined or empty: no condition.
+ */
+export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  const wanted = opaque(tag);
+  for (const candidate of ifNoneMatch.split(',')) {
+    const t = candidate.trim();
+    if (t === '*' || (t !== '' && opaque(t) === wanted)) return true;
+  }
+  return false;
+}
