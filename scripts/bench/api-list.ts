@@ -1,5 +1,6 @@
 /**
- * Benchmark: GET /api/v1/reports?limit=50 with an API key (and GET /health/live) at
+ * Benchmark: GET /api/v1/reports?limit=50 with an API key, the same with If-None-Match (the
+ * client's copy is current: 304, no body), and GET /health/live, at
  * BENCH_CONNECTIONS (default 100) keep-alive connections, Herald against its limit: a bare
  * Express app serving the byte-identical body (same status, same Content-Type), measured in the
  * same run by the same load generator.
@@ -33,11 +34,12 @@ const spread = (xs: number[], digits = 0) => spreadOf(xs, digits);
 
 function limitServer(): void {
   const port = Number(process.env.BENCH_LIMIT_PORT);
-  const bodies = JSON.parse(process.env.BENCH_LIMIT_BODIES!) as Record<string, { type: string; body: string }>;
+  const bodies = JSON.parse(process.env.BENCH_LIMIT_BODIES!) as Record<string, { type: string; body: string; etag?: string }>;
   const app = express();
-  for (const [path, { type, body }] of Object.entries(bodies)) {
+  for (const [path, { type, body, etag }] of Object.entries(bodies)) {
     const bytes = Buffer.from(body, 'base64');
-    app.get(path, (_req, res) => { res.setHeader('Content-Type', type); res.send(bytes); });
+    // With Herald's ETag, express answers a matching If-None-Match with 304 (req.fresh), as Herald does.
+    app.get(path, (_req, res) => { res.setHeader('Content-Type', type); if (etag) res.setHeader('ETag', etag); res.send(bytes); });
   }
   const server = app.listen(port, '127.0.0.1', () => process.stdout.write('limit listening\n'));
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
@@ -49,6 +51,7 @@ function limitServer(): void {
 async function load(): Promise<void> {
   const url = new URL(process.env.BENCH_LOAD_URL!);
   const headers = JSON.parse(process.env.BENCH_LOAD_HEADERS ?? '{}') as Record<string, string>;
+  const expected = Number(process.env.BENCH_LOAD_STATUS ?? 200);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS, maxFreeSockets: CONNECTIONS });
   const get = () => new Promise<number>((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers }, (res) => {
@@ -68,7 +71,7 @@ async function load(): Promise<void> {
       const t = performance.now();
       const status = await get();
       if (measuring) {
-        if (status !== 200) errors += 1;
+        if (status !== expected) errors += 1;
         latencies.push(performance.now() - t);
       }
     }
@@ -123,10 +126,11 @@ async function ready(child: { exited: Promise<never> }, url: string): Promise<vo
 }
 
 /** One measurement; with `pid`, also the CPU that process spent per request (warm-up included: an upper bound). */
-async function measure(url: string, headers: Record<string, string>, pid?: number): Promise<Figures> {
+async function measure(url: string, headers: Record<string, string>, pid?: number, status = 200): Promise<Figures> {
   const cpu0 = cpuMsOf(pid);
   const child = spawnChild([fileURLToPath(import.meta.url), '--load'], {
     BENCH_LOAD_URL: url, BENCH_LOAD_HEADERS: JSON.stringify(headers), BENCH_CONNECTIONS: String(CONNECTIONS), BENCH_SECONDS: String(SECONDS),
+    BENCH_LOAD_STATUS: String(status),
   }, 'pipe');
   let out = '';
   child.stdout!.on('data', (b: Buffer) => { out += b.toString('utf8'); });
@@ -139,7 +143,7 @@ async function measure(url: string, headers: Record<string, string>, pid?: numbe
 }
 
 const line = (label: string, f: Figures) =>
-  `${label.padEnd(9)} ${String(Math.round(f.rps)).padStart(6)} req/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms${f.cpuMsPerRequest !== undefined ? `  CPU ${f.cpuMsPerRequest.toFixed(3)} ms/request` : ''}${f.errors ? `  ${f.errors} not 200` : ''}`;
+  `${label.padEnd(9)} ${String(Math.round(f.rps)).padStart(6)} req/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms${f.cpuMsPerRequest !== undefined ? `  CPU ${f.cpuMsPerRequest.toFixed(3)} ms/request` : ''}${f.errors ? `  ${f.errors} of another status` : ''}`;
 
 async function main(): Promise<void> {
   const place = await benchPlace();
@@ -165,12 +169,15 @@ async function main(): Promise<void> {
 
     // The bytes Herald answers, for the limit to answer as they are.
     const listPath = '/api/v1/reports?limit=50';
-    const bodies: Record<string, { type: string; body: string }> = {};
+    const bodies: Record<string, { type: string; body: string; etag?: string }> = {};
     for (const [path, headers] of [[listPath, auth], ['/health/live', {}]] as const) {
       const res = await fetch(`${url}${path}`, { headers });
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
-      bodies[path.split('?')[0]!] = { type: res.headers.get('content-type')!, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
+      const etag = res.headers.get('etag') ?? undefined;
+      bodies[path.split('?')[0]!] = { type: res.headers.get('content-type')!, body: Buffer.from(await res.arrayBuffer()).toString('base64'), ...(etag ? { etag } : {}) };
     }
+    const listTag = bodies['/api/v1/reports']!.etag;
+    if (!listTag) throw new Error('the list answered no ETag');
     const listBytes = Buffer.from(bodies['/api/v1/reports']!.body, 'base64').length;
     const limitPort = await freePort();
     const limit = spawnChild([fileURLToPath(import.meta.url), '--limit-server'], { BENCH_LIMIT_PORT: String(limitPort), BENCH_LIMIT_BODIES: JSON.stringify(bodies) });
@@ -180,16 +187,18 @@ async function main(): Promise<void> {
 
     console.log(`api-list: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per measurement, ${ROUNDS} rounds; list body ${listBytes} bytes (50 reports)`);
     const results: Record<string, { herald: Figures[]; limit: Figures[] }> = {};
-    // BENCH_TARGETS=list or =live measures one of them (e.g. under BENCH_NODE_ARGS=--cpu-prof).
+    // BENCH_TARGETS=list, =304 or =live (or a comma-separated choice) measures some of them (e.g. under BENCH_NODE_ARGS=--cpu-prof).
     const only = process.env.BENCH_TARGETS;
-    const targets = [
-      { id: 'list', name: 'GET /api/v1/reports?limit=50 (API key)', path: listPath, headers: auth },
-      { id: 'live', name: 'GET /health/live', path: '/health/live', headers: {} },
+    const targets: Array<{ id: string; name: string; path: string; headers: Record<string, string>; limitHeaders: Record<string, string>; status: number }> = [
+      { id: 'list', name: 'GET /api/v1/reports?limit=50 (API key)', path: listPath, headers: auth, limitHeaders: {} as Record<string, string>, status: 200 },
+      // The client's copy is current: If-None-Match with the list's ETag, answered 304 with no body.
+      { id: '304', name: 'GET /api/v1/reports?limit=50 (API key, If-None-Match: 304)', path: listPath, headers: { ...auth, 'If-None-Match': listTag }, limitHeaders: { 'If-None-Match': listTag }, status: 304 },
+      { id: 'live', name: 'GET /health/live', path: '/health/live', headers: {}, limitHeaders: {} as Record<string, string>, status: 200 },
     ].filter((t) => !only || only.split(',').includes(t.id));
     for (let r = 1; r <= ROUNDS; r += 1) {
       for (const t of targets) {
-        const l = await measure(`${limitUrl}${t.path}`, {}, limit.pid);
-        const h = await measure(`${url}${t.path}`, t.headers, herald.pid);
+        const l = await measure(`${limitUrl}${t.path}`, t.limitHeaders, limit.pid, t.status);
+        const h = await measure(`${url}${t.path}`, t.headers, herald.pid, t.status);
         (results[t.name] ??= { herald: [], limit: [] }).limit.push(l);
         results[t.name]!.herald.push(h);
         console.log(`round ${r} ${t.name}`);

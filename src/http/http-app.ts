@@ -55,6 +55,8 @@ export interface HttpAppDeps {
 }
 
 const ROUTED_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
+/** Public operations without parameters or body that probes call often: answered before the rest (step 2b). */
+const PROBE_LANE: readonly OperationId[] = ['getLiveness', 'getReadiness'];
 /** HEAD is answered as GET without the body (express leaves the body out). */
 const routingMethod = (method: string) => (method === 'HEAD' ? 'GET' : method);
 const STORE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED',
@@ -119,6 +121,41 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     origins: deps.corsOrigins ?? [], methodsOf,
     notFound: (_req, res) => problem(res, 'not_found', 'There is nothing at this address'),
   }));
+
+  // 2b. The probes (GET or HEAD /health/live and /health/ready, public, without parameters or
+  //     body) answered here, through their handlers and the one response writer, with the headers
+  //     above: the page routers, routing through the document, the body steps, request validation
+  //     and access are of no use to them (issue 29: /health/live at 0.49x of bare Express spent
+  //     most of its own time there). A probe that carries credentials (a cookie, an Authorization
+  //     header) takes the ordinary way, so that every rule about credentials still applies to it.
+  const probeLane = new Map<string, OperationId>();
+  for (const id of PROBE_LANE) if (!deps.only || deps.only.has(id)) probeLane.set(operationMeta[id].path, id);
+  const neverAborted = new AbortController().signal;
+  app.use((req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.headers.cookie !== undefined || req.headers.authorization !== undefined) { next(); return; }
+    const operationId = probeLane.get(req.path);
+    if (operationId === undefined) { next(); return; }
+    const handler = deps.handlers[operationId];
+    if (handler === NOT_IMPLEMENTED) { next(); return; }
+    const locals = localsOf(res);
+    locals.operationId = operationId;
+    locals.route = operationMeta[operationId].path;
+    res.setHeader('Cache-Control', 'no-store');
+    let requestLogger: Logger | undefined;
+    const ctx: RequestContext = {
+      requestId: locals.requestId, principal: null, get ip() { return req.ip ?? req.socket.remoteAddress ?? ''; },
+      userAgent: req.headers['user-agent'], sessionToken: undefined, deviceTokens: {},
+      get log() { return (requestLogger ??= deps.logger.child({ request_id: locals.requestId })); },
+      // A probe's work is a few milliseconds: it is not stopped when its client leaves.
+      signal: deps.shutdownSignal ?? neverAborted,
+    };
+    type ProbeRequest = HandlerRequest<'getLiveness' | 'getReadiness'>;
+    (handler as unknown as (r: ProbeRequest) => Promise<AnyResult>)({ params: {}, query: {}, body: undefined, headers: {}, ctx } as ProbeRequest)
+      .then((result) => writeResult(res, result, {
+        secureCookies: false, head: req.method === 'HEAD', heartbeatMs: deps.sseHeartbeatMs ?? SSE_HEARTBEAT_MS, shutdown: deps.shutdownSignal,
+      }))
+      .catch(next);
+  });
 
   // 3. The description, Swagger UI, error pages and the SDK's package.
   if (!deps.only) {
