@@ -4,7 +4,7 @@
  * API answers get a Content-Security-Policy that allows nothing; the HTML pages get one that
  * allows their own scripts and styles only (pagePolicy).
  */
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
 /** JSON, problem documents, metrics: nothing in them may run, load or be framed. */
@@ -51,8 +51,17 @@ export function securityHeaders(publicUrl: string): RequestHandler {
     strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
     xPoweredBy: false,
   });
-  return (req, res, next) => {
-    res.setHeader('Content-Security-Policy', API_POLICY);
-    base(req, res, next);
+  // helmet's headers depend on its options only: taken once from it, then set as they are on
+  // every answer (one loop instead of ten chained middleware calls per request).
+  const headers: Array<[string, string]> = [['Content-Security-Policy', API_POLICY]];
+  let synchronous = false;
+  base({ headers: {} } as Request, {
+    setHeader: (name: string, value: string | number) => { headers.push([name, String(value)]); },
+    removeHeader: () => undefined,
+  } as unknown as Response, () => { synchronous = true; });
+  if (!synchronous) throw new Error('helmet did not set its headers at once');
+  return (_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
   };
 }
