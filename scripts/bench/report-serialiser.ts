@@ -23,7 +23,7 @@ function samplePage(): Page {
   const items: Report[] = Array.from({ length: 50 }, (_, i) => ({
     id: randomUUID(), key: `bench-report-${i}`, title: `Bench report ${i}`,
     description: 'A report of the benchmark, with a description of ordinary length.',
-    query_id: randomUUID(), query_version: null, parameters: i % 3 === 0 ? { region: 'EU', top: 10 } : {},
+    query_id: randomUUID(), query_version: null, parameters: (i % 3 === 0 ? { region: 'EU', top: 10 } : {}) as Report['parameters'],
     schedule: { cron: '0 8 * * 1-5', timezone: 'Europe/Berlin' }, schedule_description: 'At 08:00, Monday through Friday (Europe/Berlin)',
     condition: i % 4 === 0 ? { type: 'rows_exist' } : null, paused: false, next_run_at: iso(1_795_000_000_000 + i * 1000),
     last_run: i % 2 === 0 ? { id: randomUUID(), status: 'success', trigger: 'schedule', created_at: iso(1_794_000_000_000), finished_at: iso(1_794_000_001_000) } : null,
