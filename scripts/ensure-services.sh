@@ -21,8 +21,8 @@
 #   HERALD_TEST_TOOLS=1
 #                      (set by `make test`) also make sure the programs the test
 #                      suite runs are installed, whichever Redis is used: a
-#                      redis-server it starts and kills, and curl for the
-#                      README's examples. Installed with apt-get when missing
+#                      redis-server it starts and kills, pgbouncer, and curl
+#                      for the README's examples. Installed with apt-get when missing
 #                      and root; otherwise only a warning.
 #   HERALD_PG_PROBE_PORT, HERALD_REDIS_PROBE_PORT
 #                      (for tests) ports probed for already-running servers
@@ -622,13 +622,48 @@ find_faketime() {
   compgen -G '/usr/lib/*/faketime/libfaketime.so.1' >/dev/null || compgen -G '/usr/lib/faketime/libfaketime.so.1' >/dev/null
 }
 
+# Sets PGBOUNCER to Debian's pgbouncer (in /usr/sbin, often outside a user's PATH); 1 if none.
+find_pgbouncer() {
+  PGBOUNCER=""
+  if PGBOUNCER=$(exe_path pgbouncer); then return 0; fi
+  PGBOUNCER=""
+  local p
+  for p in /usr/sbin/pgbouncer /usr/bin/pgbouncer /usr/local/bin/pgbouncer; do
+    if [[ -f $p && -x $p ]]; then PGBOUNCER=$p; return 0; fi
+  done
+  return 1
+}
+
+# The tests start pgbouncers of their own (tests/support/pgbouncer.ts); the package's
+# service (on 6432, started by its postinst where the init system lets it) is not for them:
+# stop it and keep it from starting at boot. Never fatal.
+pgbouncer_quiet_service() {
+  if have systemctl && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now pgbouncer.service >&2 2>&1 || true
+  else
+    have update-rc.d && update-rc.d pgbouncer disable >&2 2>&1 || true
+    if [[ -x /etc/init.d/pgbouncer ]]; then /etc/init.d/pgbouncer stop >&2 2>&1 || true; fi
+  fi
+  local pidfile pid
+  for pidfile in /run/postgresql/pgbouncer.pid /var/run/postgresql/pgbouncer.pid; do
+    [[ -f $pidfile ]] || continue
+    pid=$(head -n 1 "$pidfile")
+    if proc_alive "$pid" pgbouncer; then
+      log "stopping the pgbouncer service the package started (pid $pid)"
+      kill -TERM "$pid" 2>/dev/null || true
+    fi
+  done
+}
+
 # With HERALD_TEST_TOOLS=1: make sure the programs the tests run are installed,
 # even when the Redis in use is not ours: redis-server (tests/integration/
 # dependencies-down.test.ts runs its own), curl (tests/process/readme.test.ts
 # runs the README's examples) and libfaketime (tests/process/scheduler-faults.test.ts
 # runs a scheduler whose clock is ahead) and Debian's chromium (the web UI's browser tests
-# under web/tests drive it with Playwright, which cannot download browsers here). Never
-# fatal: without them, those tests say what is missing.
+# under web/tests drive it with Playwright, which cannot download browsers here) and
+# pgbouncer (tests/integration/pgbouncer.test.ts runs the store through its own, in
+# transaction pooling; the package's own service is stopped, see pgbouncer_quiet_service).
+# Never fatal: without them, those tests say what is missing.
 ensure_test_tools() {
   [[ ${HERALD_TEST_TOOLS:-} == 1 ]] || return 0
   local missing=()
@@ -636,6 +671,7 @@ ensure_test_tools() {
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   find_faketime || missing+=(faketime)
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
+  find_pgbouncer || missing+=(pgbouncer)
   ((${#missing[@]} > 0)) || return 0
   if ! is_root; then
     log "warning: the tests need ${missing[*]}, which is not installed (apt-get install ${missing[*]})"
@@ -647,9 +683,11 @@ ensure_test_tools() {
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   find_faketime || missing+=(faketime)
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
+  find_pgbouncer || missing+=(pgbouncer)
   ((${#missing[@]} > 0)) || return 0
   log "installing what the tests run: ${missing[*]}"
   apt_install "${missing[@]}" || log "warning: apt-get install ${missing[*]} failed"
+  if [[ " ${missing[*]} " == *" pgbouncer "* ]] && find_pgbouncer; then pgbouncer_quiet_service; fi
 }
 
 # ---------------------------------------------------------------- MariaDB ---
