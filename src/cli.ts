@@ -120,7 +120,8 @@ async function healthcheck(): Promise<never> {
 
 async function runMigrate(): Promise<void> {
   const { settings, logger } = setUp();
-  const { sql } = createDb(settings.databaseUrl, { max: 1, applicationName: 'herald-migrate' });
+  // Migrations hold a transaction and an advisory lock for as long as they take: on the direct connection.
+  const { sql } = createDb(settings.databaseDirectUrl, { max: 1, applicationName: 'herald-migrate', prepare: settings.databasePrepare });
   try {
     const result = await migrate(sql);
     logger.info('migrations applied', { applied: result.applied, total: result.total });

@@ -29,7 +29,7 @@ function commandActor(command: string): Actor {
 }
 
 async function withStore<T>(settings: Settings, name: string, use: (store: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
-  const store = createDb(settings.databaseUrl, { max: 2, applicationName: `herald-${name}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000, lockTimeoutMs: settings.storeLockSeconds * 1000 });
+  const store = createDb(settings.databaseUrl, { max: 2, applicationName: `herald-${name}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000, lockTimeoutMs: settings.storeLockSeconds * 1000, prepare: settings.databasePrepare });
   try {
     return await use(store);
   } finally {

@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Settings } from '../infra/config/settings.js';
 import type { Logger } from '../infra/log/logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { createDb, type Db, type Sql } from '../infra/db/client.js';
+import { createDb, missingLimits, type Db, type Sql } from '../infra/db/client.js';
 import { createEnqueue, createQueue, createRedis, pendingJobs } from '../infra/queue/queues.js';
 import { QUEUE_NAMES, type Enqueue, type QueueName } from '../jobs/catalog.js';
 import { createMetrics, type Metrics } from '../infra/metrics/metrics.js';
@@ -114,9 +114,21 @@ export function connectorLimits(settings: Pick<Settings, 'connectorPoolSize' | '
 
 export function createContainer(settings: Settings, logger: Logger, options: ContainerOptions = {}): Container {
   const clock = options.clock ?? systemClock;
-  const { sql, db } = createDb(settings.databaseUrl, {
-    applicationName: `herald-${settings.roles.join('+')}`, statementTimeoutMs: settings.storeTimeoutSeconds * 1000, lockTimeoutMs: settings.storeLockSeconds * 1000,
-  });
+  const applicationName = `herald-${settings.roles.join('+')}`;
+  const limits = { statementTimeoutMs: settings.storeTimeoutSeconds * 1000, lockTimeoutMs: settings.storeLockSeconds * 1000 };
+  const { sql, db } = createDb(settings.databaseUrl, { applicationName, ...limits, prepare: settings.databasePrepare });
+  // What needs a session of its own (LISTEN) goes to SVC_DATABASE_DIRECT_URL when it names
+  // another server than the store's URL (a pooler in transaction mode in front of the store).
+  const direct = settings.databaseDirectUrl !== settings.databaseUrl
+    ? createDb(settings.databaseDirectUrl, { max: 1, applicationName: `${applicationName}-listen`, prepare: settings.databasePrepare }).sql
+    : undefined;
+  void missingLimits(sql, limits).then((missing) => {
+    if (missing.length === 0) return;
+    logger.warn('the store does not apply the limits Herald asked its connections for (a pooler such as PgBouncer drops start-up parameters): set them on the role or database, see the README (PostgreSQL through PgBouncer)', {
+      setting: 'SVC_DATABASE_URL', limits: missing.map((m) => `${m.name}: asked ${m.want}, applied ${m.got}`),
+      fix: `ALTER ROLE <herald's role> SET ${missing.map((m) => `${m.name} = '${m.want}'`).join(', SET ')}`,
+    });
+  }, () => undefined);
   const repos = createRepositories(sql, db);
   const connectionProblem = rateLimitedLog(logger, 'warn');
   const redis = createRedis(settings.redisUrl, 'client');
@@ -144,7 +156,17 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   });
   const eventLog = repos.events;
   const relay = createRelay({
-    sql, log: eventLog,
+    sql, log: eventLog, ...(direct ? { listenSql: direct } : {}),
+    onHearing: (heard, waitedMs) => {
+      const setting = direct ? 'SVC_DATABASE_DIRECT_URL' : 'SVC_DATABASE_URL';
+      if (heard) { logger.debug('the store\'s notifications arrive on the LISTEN connection', { setting }); return; }
+      logger.warn(
+        `the store's notifications do not arrive: a test NOTIFY was not heard on the LISTEN connection within ${waitedMs / 1000} s. `
+        + `${direct ? 'SVC_DATABASE_DIRECT_URL' : 'SVC_DATABASE_URL (SVC_DATABASE_DIRECT_URL is not set)'} likely goes through a pooler in transaction mode (PgBouncer); `
+        + 'set SVC_DATABASE_DIRECT_URL to a direct connection to PostgreSQL. Until then events written outside a run\'s own transaction reach the event streams by the relay\'s poll, up to 2 s late',
+        { setting },
+      );
+    },
     // This process's listeners get them at once; the others through Redis (pipelined on the
     // bus's one connection, so in seq order).
     publish: async (rows) => {
@@ -229,7 +251,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
       await bus.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
-      await sql.end({ timeout: 5 });
+      await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
     },
   };
 }

@@ -1,6 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { createProcessLogger } from '../../src/infra/log/process-logger.js';
 import {
   describeSettings, healthcheckAddress, KNOWN_SETTINGS, loadSettings, SettingsError, type ProcessRole,
 } from '../../src/infra/config/settings.js';
@@ -120,6 +122,40 @@ describe('SVC_TRUST_PROXY', () => {
   });
 });
 
+describe('SVC_DATABASE_DIRECT_URL and SVC_DATABASE_PREPARE', () => {
+  it('default to SVC_DATABASE_URL and named prepared statements', () => {
+    const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir });
+    expect(s.databaseDirectUrl).toBe(BASE.SVC_DATABASE_URL);
+    expect(s.databasePrepare).toBe(true);
+  });
+
+  it('take a direct postgres URL beside a pooled one, and true or false', () => {
+    const s = loadSettings({
+      ...BASE, SVC_SECRET_KEY: KEY, SVC_DATABASE_URL: 'postgres://herald@pgbouncer:6432/herald',
+      SVC_DATABASE_DIRECT_URL: 'postgresql://herald@db:5432/herald', SVC_DATABASE_PREPARE: 'false',
+    }, { cwd: dir });
+    expect(s.databaseUrl).toBe('postgres://herald@pgbouncer:6432/herald');
+    expect(s.databaseDirectUrl).toBe('postgresql://herald@db:5432/herald');
+    expect(s.databasePrepare).toBe(false);
+  });
+
+  it('stop on anything else, naming the setting', () => {
+    expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_DATABASE_DIRECT_URL: 'mysql://db/herald' }).message).toMatch(/^SVC_DATABASE_DIRECT_URL: must use postgres or postgresql/);
+    expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_DATABASE_DIRECT_URL: 'not a url' }).message).toMatch(/^SVC_DATABASE_DIRECT_URL: is not a valid URL/);
+    for (const bad of ['yes', '0', 'TRUE', 'off']) {
+      expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_DATABASE_PREPARE: bad }).message).toBe('SVC_DATABASE_PREPARE: must be true or false');
+    }
+  });
+
+  it('never log the direct URL\'s password', () => {
+    const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_DATABASE_DIRECT_URL: 'postgres://herald:s3cr3t-direct@db:5432/herald' }, { cwd: dir });
+    const lines: string[] = [];
+    const logger = createProcessLogger({ ...s, logFormat: 'json' }, new Writable({ write(chunk: Buffer, _e, cb) { lines.push(chunk.toString()); cb(); } }));
+    logger.warn('connecting', { url: s.databaseDirectUrl });
+    expect(lines.join('')).not.toContain('s3cr3t-direct');
+  });
+});
+
 describe('settings that name a place', () => {
   it('refuses port 0 in SVC_LISTEN (the public URL and every problem type would point at it)', () => {
     expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_LISTEN: '127.0.0.1:0' }).setting).toBe('SVC_LISTEN');
@@ -205,7 +241,7 @@ describe('the settings tables', () => {
   it('fill every field of Settings, flat', () => {
     const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir });
     expect(Object.keys(s).sort()).toEqual([
-      'apiProcesses', 'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
+      'apiProcesses', 'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseDirectUrl', 'databasePrepare', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
       'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'resultRetentionDays', 'roles',
       'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl', 'storageS3', 'storeLockSeconds',
       'storeTimeoutSeconds', 'trustProxy', 'webDir', 'workerConcurrency', 'workerLockSeconds',

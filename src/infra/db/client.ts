@@ -18,6 +18,12 @@ export interface StoreOptions {
    * loses its connection, and its row locks return to the others, within this time.
    */
   lockTimeoutMs?: number;
+  /**
+   * Named prepared statements (default true). With false none at all, not even for the queries
+   * that ask for one (`{ prepare: true }`: postgres.js honours the client's setting first), as
+   * PgBouncer in transaction pooling needs before 1.21 (SVC_DATABASE_PREPARE).
+   */
+  prepare?: boolean;
 }
 
 export function createDb(url: string, options: StoreOptions = {}) {
@@ -26,6 +32,7 @@ export function createDb(url: string, options: StoreOptions = {}) {
     idle_timeout: 30,
     connect_timeout: 10,
     onnotice: () => undefined,
+    prepare: options.prepare ?? true,
     connection: {
       application_name: options.applicationName ?? 'herald',
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
@@ -44,6 +51,34 @@ export function createDb(url: string, options: StoreOptions = {}) {
  */
 export function inSavepoint<T>(tx: Tx, work: (sp: Tx) => Promise<T>): Promise<T> {
   return tx.transaction(work);
+}
+
+/** What the store's connections were asked to apply at start-up, as PostgreSQL shows them ('30s'). */
+const LIMITS = ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout'] as const;
+
+/**
+ * The limits a connection of the store does not apply although Herald asked for them: a pooler
+ * (PgBouncer) cannot pass start-up parameters on to the server connections it shares, so they
+ * must be set on the role or database instead. Empty when every limit holds (or none was asked).
+ */
+export async function missingLimits(sql: Sql, options: Pick<StoreOptions, 'statementTimeoutMs' | 'lockTimeoutMs'>): Promise<Array<{ name: string; want: string; got: string }>> {
+  const want: Record<(typeof LIMITS)[number], number | undefined> = {
+    statement_timeout: options.statementTimeoutMs,
+    lock_timeout: options.lockTimeoutMs,
+    idle_in_transaction_session_timeout: options.lockTimeoutMs,
+  };
+  const [row] = await sql.unsafe<Array<Record<string, string>>>(`select ${LIMITS.map((n) => `current_setting('${n}') as ${n}`).join(', ')}`);
+  const ms = (v: string): number => {
+    const m = /^(\d+)\s*(ms|s|min|h|d)?$/.exec(v.trim());
+    if (!m) return Number.NaN;
+    const unit = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
+    return Number(m[1]) * unit;
+  };
+  return LIMITS.flatMap((name) => {
+    const w = want[name];
+    const got = row?.[name] ?? '';
+    return w && ms(got) !== w ? [{ name, want: `${w}ms`, got }] : [];
+  });
 }
 
 /** The store's clock: the one time every process of a fleet agrees on. */

@@ -17,6 +17,18 @@ const BATCH = 1000;
 
 export interface RelayDeps {
   sql: Sql;
+  /**
+   * The session connection LISTEN runs on (SVC_DATABASE_DIRECT_URL): through a pooler in
+   * transaction mode a LISTEN lands on a shared server connection and its notifications are lost.
+   * `sql` (the store) unless given.
+   */
+  listenSql?: Sql;
+  /**
+   * Told once whether the relay's own test notification (sent through `sql` at start) came back
+   * on the LISTEN connection within `probeMs`: when it did not, events go out by the timer only.
+   */
+  onHearing?(heard: boolean, waitedMs: number): void;
+  probeMs?: number;
   log: EventLog;
   publish(events: SequencedRow[]): Promise<void>;
   onError(err: unknown): void;
@@ -42,6 +54,7 @@ export function createRelay(deps: RelayDeps): Relay {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
+  let probe: { token: string; heard(): void } | undefined;
 
   /**
    * One statement numbers and claims, then the events go out; when publishing fails they are
@@ -79,17 +92,51 @@ export function createRelay(deps: RelayDeps): Relay {
     })().finally(() => { running = undefined; });
   };
 
+  /**
+   * One notification through the store, which the LISTEN connection should hear: it does not
+   * when that connection goes through a pooler in transaction mode (the LISTEN ran on a server
+   * connection the pooler then gave to others). Told once; a store that does not answer now is
+   * no verdict (nothing is told).
+   */
+  const checkHearing = async (told: (heard: boolean, waitedMs: number) => void): Promise<void> => {
+    const waitMs = deps.probeMs ?? 5000;
+    const token = `probe:${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+    let timeout: NodeJS.Timeout | undefined;
+    const heard = new Promise<boolean>((resolve) => {
+      probe = { token, heard: () => resolve(true) };
+      timeout = setTimeout(() => resolve(false), waitMs);
+      timeout.unref?.();
+    });
+    try {
+      await deps.sql`select pg_notify('herald_events', ${token})`;
+    } catch {
+      clearTimeout(timeout);
+      probe = undefined;
+      return;
+    }
+    const ok = await heard;
+    clearTimeout(timeout);
+    probe = undefined;
+    if (!stopped) told(ok, waitMs);
+  };
+
   return {
     async start() {
+      let listening = false;
       try {
-        const listening = await deps.sql.listen('herald_events', () => wake(), () => wake());
-        unlisten = () => listening.unlisten();
+        const l = await (deps.listenSql ?? deps.sql).listen('herald_events', (payload) => {
+          if (probe && payload === probe.token) probe.heard();
+          wake();
+        }, () => wake());
+        unlisten = () => l.unlisten();
+        listening = true;
       } catch (err) {
         deps.onError(err); // the timer still relays
       }
       timer = setInterval(wake, deps.everyMs ?? 2000);
       timer.unref?.();
       wake();
+      if (listening && deps.onHearing) void checkHearing(deps.onHearing);
     },
     wake,
     publishNumbered(events) {

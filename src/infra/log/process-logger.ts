@@ -15,7 +15,7 @@ export function createProcessLogger(settings: Settings, stream?: NodeJS.Writable
     }
   }
   registry.add(settings.metricsToken);
-  for (const u of [settings.databaseUrl, settings.smtpUrl]) {
+  for (const u of [settings.databaseUrl, settings.databaseDirectUrl, settings.smtpUrl]) {
     if (u) registry.add(decodeURIComponent(new URL(u).password));
   }
   for (const p of redisSecretsOf(settings.redisUrl)) registry.add(p);

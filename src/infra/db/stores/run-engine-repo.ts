@@ -96,7 +96,8 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
      * event (the outbox row, as the domain's runUpdated builds it: the taken run's id, report_id,
      * status and trigger, and its error code if it has one) in one statement, so the change and
      * its event commit together, in one round trip. The event is numbered by the relays. A
-     * prepared statement of the store's client (never inside a unit of work).
+     * prepared statement of the store's client (never inside a unit of work); an unnamed one
+     * when the client has prepare false (SVC_DATABASE_PREPARE, which postgres.js puts first).
      */
     async claim(runId: string, now: Date, steps: RunStep[] = []) {
       const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(CLAIM_SQL,
@@ -117,7 +118,8 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
     /**
      * Ends the run's attempt (as `finish`) and writes its events in the same statement (the
      * outbox rows commit with the change, only when the run was ended here); the record after.
-     * A prepared statement of the store's client (never inside a unit of work): the progress is
+     * A prepared statement of the store's client (never inside a unit of work; unnamed under
+     * SVC_DATABASE_PREPARE=false): the progress is
      * one jsonb parameter, whose absent keys leave their columns as they are.
      */
     async end(runId: string, attempt: number, outcome: RunOutcome, list: readonly ChangeEvent[]) {

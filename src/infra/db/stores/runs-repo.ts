@@ -120,6 +120,8 @@ const QUEUE_SQL = `with r as (select id, parameters, condition from reports wher
 /**
  * `client` is the store's postgres.js client, for the API's prepared single statement that
  * queues a run (`queue`); without it (a unit of work's repositories) that one is not available.
+ * (With SVC_DATABASE_PREPARE=false the client's `prepare: false` wins over the statement's
+ * `prepare: true`: postgres.js names a statement only when both allow it.)
  */
 export function createRunsRepo(db: Tx, client?: Sql): RunsRepo {
   return {
