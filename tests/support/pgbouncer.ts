@@ -77,6 +77,11 @@ export async function startPgBouncer(opts: { upstreamPort?: number; poolSize?: n
   restart(): Promise<void>;
   stop(): Promise<void>;
 }> {
+  return startPgBouncerWith(opts);
+}
+
+/** startPgBouncer, with another pool mode than transaction (tests of what a mode refuses). */
+export async function startPgBouncerWith(opts: { upstreamPort?: number; poolSize?: number; poolMode?: 'transaction' | 'statement' | 'session' }): Promise<PgBouncer> {
   const binary = pgbouncerBinary();
   if (!binary) throw new Error(MISSING);
   const upstream = new URL(adminDatabaseUrl());
@@ -97,7 +102,7 @@ export async function startPgBouncer(opts: { upstreamPort?: number; poolSize?: n
     'listen_addr = 127.0.0.1',
     `listen_port = ${port}`,
     'unix_socket_dir =',
-    'pool_mode = transaction',
+    `pool_mode = ${opts.poolMode ?? 'transaction'}`,
     'auth_type = trust',
     `auth_file = ${userlist}`,
     `auth_user = ${superuser}`,

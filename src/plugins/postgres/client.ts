@@ -40,19 +40,35 @@ export function sslOption(config: ConnectionConfig): SslOption {
   }
 }
 
-/** Session parameters sent in the startup packet: the formats values.ts decodes. */
+/**
+ * Parameters sent in the startup packet: only those PgBouncer passes on in transaction pooling
+ * (it tracks them per client and sets them on whichever server connection serves it), so a
+ * connection through PgBouncer needs no `ignore_startup_parameters`. The rest of what values.ts
+ * decodes is set in each transaction (transactionSettings).
+ */
 export function sessionParameters(config: ConnectionConfig): Record<string, string> {
-  const params: Record<string, string> = {
+  return {
     application_name: typeof config.options.application_name === 'string' ? config.options.application_name : 'herald',
     DateStyle: 'ISO, YMD',
-    IntervalStyle: 'iso_8601',
     TimeZone: 'UTC',
-    bytea_output: 'hex',
-    extra_float_digits: '1',
     client_encoding: 'UTF8',
   };
-  if (typeof config.options.search_path === 'string') params.search_path = config.options.search_path;
-  return params;
+}
+
+/**
+ * The settings every read-only transaction starts with (SET LOCAL, after BEGIN): the formats
+ * values.ts decodes and the connection's search_path. Per transaction, not per session, so they
+ * hold on whatever server connection a pooler in transaction mode (PgBouncer) gives it, and end
+ * with the transaction. search_path is checked by the manifest's pattern (schema names, quoted or
+ * plain, separated by commas) before it gets here.
+ */
+export function transactionSettings(config: ConnectionConfig): string {
+  const sets = [
+    "set local DateStyle = 'ISO, YMD'", "set local IntervalStyle = 'iso_8601'", "set local TimeZone = 'UTC'",
+    "set local bytea_output = 'hex'", 'set local extra_float_digits = 1',
+  ];
+  if (typeof config.options.search_path === 'string') sets.push(`set local search_path to ${config.options.search_path}`);
+  return sets.join('; ');
 }
 
 /**

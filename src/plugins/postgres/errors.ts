@@ -40,8 +40,25 @@ function describeServerError(err: unknown): string {
   return `${messageOf(err)} (${parts.join(', ')})${hint}`;
 }
 
+/**
+ * What PgBouncer answers when its pooling cannot carry Herald's way of running a statement, and
+ * what to do about it (its own words alone do not say that the server is a pooler).
+ */
+const POOLER_REFUSALS: Array<[RegExp, string]> = [
+  [/statement pooling mode/i, 'the server is PgBouncer in statement pooling, which refuses the read-only transaction every Herald run is made of; give this database pool_mode = transaction (or session) in pgbouncer.ini'],
+  [/unsupported startup parameter/i, 'the server is a pooler (PgBouncer) that passes on only some start-up parameters; remove the option behind it from the connection, or list it in ignore_startup_parameters in pgbouncer.ini'],
+];
+
+function poolerRefusal(err: unknown): string | undefined {
+  const message = messageOf(err);
+  const found = POOLER_REFUSALS.find(([pattern]) => pattern.test(message));
+  return found ? `${message}: ${found[1]}` : undefined;
+}
+
 export const postgresErrors: SqlErrorDialect = {
   read(err) {
+    const pooler = poolerRefusal(err);
+    if (pooler) return { server: false, code: undefined, message: pooler };
     if (isServerError(err)) return { server: true, description: describeServerError(err), loginRefused: AUTH_STATES.has(codeOf(err)!) };
     return { server: false, code: codeOf(err), message: messageOf(err) };
   },

@@ -1,7 +1,8 @@
 /**
  * One read-only statement on a reserved pooled connection (the dialect part of a SqlRun; the
  * stream around it is src/plugins/shared/sql-stream.ts):
- *   BEGIN READ ONLY + SET LOCAL statement_timeout / idle_in_transaction_session_timeout (our text);
+ *   BEGIN READ ONLY + SET LOCAL statement_timeout / idle_in_transaction_session_timeout and the
+ *     value formats and search_path (our text; per transaction, so they hold through PgBouncer);
  *   Describe the user's statement (extended protocol: Parse refuses a second statement, and a
  *     statement that returns no rows (SET ROLE, DDL, COPY, INSERT without RETURNING, …) is refused
  *     before it ever runs);
@@ -55,7 +56,8 @@ export function pgCancellable<T>(query: Promise<T>, signal: AbortSignal, track?:
   });
 }
 
-export function postgresRun(conn: Reserved, types: TypeCatalog, statement: Statement, options: SqlRunOptions): SqlRun {
+/** `settings`: the SET LOCALs every transaction starts with (client.ts transactionSettings). */
+export function postgresRun(conn: Reserved, types: TypeCatalog, statement: Statement, options: SqlRunOptions, settings: string): SqlRun {
   const { signal, timeoutMs, batchSize } = options;
   const idleMs = Math.max(timeoutMs, 10_000);
   const params: readonly Param[] = statement.params;
@@ -84,7 +86,7 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
 
     async open() {
       await pgCancellable(conn.unsafe(
-        `begin transaction read only; set local statement_timeout = ${timeoutMs}; set local idle_in_transaction_session_timeout = ${idleMs}`,
+        `begin transaction read only; set local statement_timeout = ${timeoutMs}; set local idle_in_transaction_session_timeout = ${idleMs}; ${settings}`,
       ), signal, track);
       const describing = extended(conn, statement.sql, params).describe();
       const described = await pgCancellable(describing as unknown as Promise<{ columns?: unknown[]; types?: unknown[] }>, signal, track);

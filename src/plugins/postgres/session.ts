@@ -4,8 +4,9 @@
  * shared skeleton asks of a connection: the server version, a ping, the catalogue and a run.
  */
 import type { ConnectionConfig, ConnectorLimits } from '../../domain/plugins/connector.js';
+import { DomainError } from '../../core/errors.js';
 import type { CatalogueRow, SqlConnection, SqlPool } from '../shared/sql-connector.js';
-import { extended } from './client.js';
+import { extended, transactionSettings } from './client.js';
 import { createPgPool, type Reserved } from './pool.js';
 import { pgCancellable, postgresRun } from './execute.js';
 import { createTypeCatalog, type TypeCatalog } from './types.js';
@@ -33,18 +34,38 @@ interface CatalogueRecord {
   nullable: boolean;
 }
 
-function connection(conn: Reserved, types: TypeCatalog): SqlConnection {
+function connection(conn: Reserved, types: TypeCatalog, settings: string, where: string): SqlConnection {
   return {
+    /**
+     * Read in the read-only transaction every run is made of (BEGIN with its settings, then a
+     * statement of its own, then ROLLBACK), so a server that cannot carry one (PgBouncer in
+     * statement pooling, say) fails the connection test, not the first run.
+     */
     async serverVersion(signal) {
-      const [row] = await pgCancellable(extended(conn, "select current_setting('server_version') as version"), signal);
-      return `PostgreSQL ${String(row?.version ?? '')}`.trim();
+      try {
+        try {
+          await pgCancellable(conn.unsafe(`begin transaction read only; ${settings}`), signal);
+        } catch (err) {
+          // Logged in, then cut off at BEGIN: PgBouncer's refusal ("transaction blocks not
+          // allowed in statement pooling mode") comes with the close, and postgres.js keeps only the close.
+          if ((err as { code?: unknown }).code === 'CONNECTION_CLOSED' && !signal.aborted) {
+            throw new DomainError('connection.unreachable', `The server at ${where} closed the connection when Herald opened the read-only transaction every run is made of: `
+              + 'PgBouncer in statement pooling does that; give this database pool_mode = transaction (or session) in pgbouncer.ini');
+          }
+          throw err;
+        }
+        const [row] = await pgCancellable(extended(conn, "select current_setting('server_version') as version"), signal);
+        return `PostgreSQL ${String(row?.version ?? '')}`.trim();
+      } finally {
+        await conn.unsafe('rollback').catch(() => undefined);
+      }
     },
     async ping(signal) {
       await pgCancellable(extended(conn, 'select 1'), signal);
     },
     async catalogue(signal, timeoutMs) {
       try {
-        await pgCancellable(conn.unsafe(`begin transaction read only; set local statement_timeout = ${timeoutMs}`), signal);
+        await pgCancellable(conn.unsafe(`begin transaction read only; set local statement_timeout = ${timeoutMs}; ${settings}`), signal);
         const rows = await pgCancellable(extended(conn, CATALOGUE_SQL), signal) as unknown as CatalogueRecord[];
         return rows.map((row): CatalogueRow => ({
           schema: row.schema, table: row.name, kind: row.kind === 'v' || row.kind === 'm' ? 'view' : 'table',
@@ -54,7 +75,7 @@ function connection(conn: Reserved, types: TypeCatalog): SqlConnection {
         await conn.unsafe('rollback').catch(() => undefined);
       }
     },
-    run: (statement, options) => postgresRun(conn, types, statement, options),
+    run: (statement, options) => postgresRun(conn, types, statement, options, settings),
     release: () => conn.release(),
   };
 }
@@ -62,8 +83,10 @@ function connection(conn: Reserved, types: TypeCatalog): SqlConnection {
 export function openPostgresPool(config: ConnectionConfig, limits: ConnectorLimits): SqlPool {
   const pool = createPgPool(config, limits);
   const types = createTypeCatalog();
+  const settings = transactionSettings(config);
+  const where = `${config.host}:${config.port}`;
   return {
-    acquire: async () => connection(await pool.reserve(), types),
+    acquire: async () => connection(await pool.reserve(), types, settings, where),
     end: () => pool.end(5),
   };
 }

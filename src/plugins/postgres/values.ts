@@ -1,7 +1,7 @@
 /**
  * Postgres values as they arrive (text format, raw bytes) turned into CellValues without loss:
- * the session sets DateStyle ISO, IntervalStyle iso_8601, TimeZone UTC and bytea_output hex (see
- * client.ts), and nothing of the driver's own parsing is used (queries run with .raw()).
+ * each transaction sets DateStyle ISO, IntervalStyle iso_8601, TimeZone UTC and bytea_output hex (see
+ * client.ts transactionSettings), and nothing of the driver's own parsing is used (queries run with .raw()).
  */
 import type { CellValue } from '../../domain/plugins/connector.js';
 
