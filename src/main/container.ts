@@ -97,6 +97,12 @@ export interface ContainerOptions {
   plugins?: PluginRegistry<Connector, ChannelPlugin, AiPlugin>;
   /** bcrypt at SVC_BCRYPT_COST unless given (tests that do not check the cost hash cheaper). */
   passwordHasher?: PasswordHasher;
+  /**
+   * Check, once, that the store applies the limits asked of its connections and that the relay's
+   * LISTEN hears the store's notifications, and warn when not (a pooler in the way): what a
+   * long-running process does (runtime.ts), not a one-shot command.
+   */
+  storeChecks?: boolean;
 }
 
 /** Pooled connections per saved connection, and how long a connection attempt may take. */
@@ -122,7 +128,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const direct = settings.databaseDirectUrl !== settings.databaseUrl
     ? createDb(settings.databaseDirectUrl, { max: 1, applicationName: `${applicationName}-listen`, prepare: settings.databasePrepare }).sql
     : undefined;
-  void missingLimits(sql, limits).then((missing) => {
+  if (options.storeChecks) void missingLimits(sql, limits).then((missing) => {
     if (missing.length === 0) return;
     logger.warn('the store does not apply the limits Herald asked its connections for (a pooler such as PgBouncer drops start-up parameters): set them on the role or database, see the README (PostgreSQL through PgBouncer)', {
       setting: 'SVC_DATABASE_URL', limits: missing.map((m) => `${m.name}: asked ${m.want}, applied ${m.got}`),
@@ -155,18 +161,19 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     onError: (err) => logger.warn('an event could not be read', { err }),
   });
   const eventLog = repos.events;
+  const hearing = (heard: boolean, waitedMs: number): void => {
+    const setting = direct ? 'SVC_DATABASE_DIRECT_URL' : 'SVC_DATABASE_URL';
+    if (heard) { logger.debug('the store\'s notifications arrive on the LISTEN connection', { setting }); return; }
+    logger.warn(
+      `the store's notifications do not arrive: a test NOTIFY was not heard on the LISTEN connection within ${waitedMs / 1000} s. `
+      + `${direct ? 'SVC_DATABASE_DIRECT_URL' : 'SVC_DATABASE_URL (SVC_DATABASE_DIRECT_URL is not set)'} likely goes through a pooler in transaction mode (PgBouncer); `
+      + 'set SVC_DATABASE_DIRECT_URL to a direct connection to PostgreSQL. Until then the events the relay numbers reach the event streams by its poll, up to 2 s late',
+      { setting },
+    );
+  };
   const relay = createRelay({
     sql, log: eventLog, ...(direct ? { listenSql: direct } : {}),
-    onHearing: (heard, waitedMs) => {
-      const setting = direct ? 'SVC_DATABASE_DIRECT_URL' : 'SVC_DATABASE_URL';
-      if (heard) { logger.debug('the store\'s notifications arrive on the LISTEN connection', { setting }); return; }
-      logger.warn(
-        `the store's notifications do not arrive: a test NOTIFY was not heard on the LISTEN connection within ${waitedMs / 1000} s. `
-        + `${direct ? 'SVC_DATABASE_DIRECT_URL' : 'SVC_DATABASE_URL (SVC_DATABASE_DIRECT_URL is not set)'} likely goes through a pooler in transaction mode (PgBouncer); `
-        + 'set SVC_DATABASE_DIRECT_URL to a direct connection to PostgreSQL. Until then events written outside a run\'s own transaction reach the event streams by the relay\'s poll, up to 2 s late',
-        { setting },
-      );
-    },
+    ...(options.storeChecks ? { onHearing: hearing } : {}),
     // This process's listeners get them at once; the others through Redis (pipelined on the
     // bus's one connection, so in seq order).
     publish: async (rows) => {

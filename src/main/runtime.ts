@@ -93,7 +93,7 @@ async function announceWhereToGo(c: Container): Promise<void> {
 }
 
 export async function startProcess(settings: Settings, logger: Logger, options: StartOptions = {}): Promise<RunningProcess> {
-  const c = createContainer(settings, logger, options);
+  const c = createContainer(settings, logger, { ...options, storeChecks: true });
   const services = createServices(c);
   let scheduler: SchedulerRole | undefined;
   let worker: WorkerRole | undefined;
