@@ -146,6 +146,18 @@ describe('a fleet whose store goes through PgBouncer (transaction pooling)', () 
     expect(['success', 'failed']).toContain(done.status);
     if (done.status === 'failed') expect(done.error?.code).toEqual(expect.any(String));
 
+    // Requests in flight while PgBouncer is killed and restarted answer, each: done, or 503 with a problem.
+    const statuses: number[] = [];
+    const burst = Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i * 5));
+      const res = await admin.get('/api/v1/reports');
+      statuses.push(res.status);
+      if (res.status !== 200) expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 503, type: expect.stringContaining('application/problem+json') });
+    }));
+    await bouncer.restart();
+    await burst;
+    expect(statuses).toHaveLength(40);
+
     // A restart between requests: the API, the scheduler and the worker go on, and so does the event stream.
     const { token } = await createKey(admin, { name: 'watcher-2', scope: 'admin' });
     const server = await serve(api.process.app!);
