@@ -55,6 +55,9 @@ export function sessionParameters(config: ConnectionConfig): Record<string, stri
   };
 }
 
+/** A search_path option: schema names, plain or double-quoted, separated by commas. */
+export const SEARCH_PATH = /^\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)(\s*,\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*))*\s*$/;
+
 /**
  * The settings every read-only transaction starts with (SET LOCAL, after BEGIN): the formats
  * values.ts decodes and the connection's search_path. Per transaction, not per session, so they
@@ -67,7 +70,12 @@ export function transactionSettings(config: ConnectionConfig): string {
     "set local DateStyle = 'ISO, YMD'", "set local IntervalStyle = 'iso_8601'", "set local TimeZone = 'UTC'",
     "set local bytea_output = 'hex'", 'set local extra_float_digits = 1',
   ];
-  if (typeof config.options.search_path === 'string') sets.push(`set local search_path to ${config.options.search_path}`);
+  const path = config.options.search_path;
+  if (typeof path === 'string') {
+    // Checked when saved (index.ts); checked again here, as it goes into the statement's text.
+    if (!SEARCH_PATH.test(path)) throw new Error('options.search_path is not a comma-separated list of schema names');
+    sets.push(`set local search_path to ${path}`);
+  }
   return sets.join('; ');
 }
 

@@ -8,8 +8,7 @@ import { postgresErrors } from './errors.js';
 import { postgresDenyList } from './forbidden.js';
 import { POSTGRES_NAME_LIMITS, postgresManifest } from './manifest.js';
 import { openPostgresPool } from './session.js';
-
-const SEARCH_PATH = /^\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)(\s*,\s*("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*))*\s*$/;
+import { SEARCH_PATH } from './client.js';
 
 /** A text option: no URL or file parameter in it, at most `max` characters, then `more`. */
 const textOption = (max: number, more: (value: string, field: string) => string | undefined): OptionRule => (value, field) => {
