@@ -132,7 +132,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     if (missing.length === 0) return;
     logger.warn('the store does not apply the limits Herald asked its connections for (a pooler such as PgBouncer drops start-up parameters): set them on the role or database, see the README (PostgreSQL through PgBouncer)', {
       setting: 'SVC_DATABASE_URL', limits: missing.map((m) => `${m.name}: asked ${m.want}, applied ${m.got}`),
-      fix: `ALTER ROLE <herald's role> SET ${missing.map((m) => `${m.name} = '${m.want}'`).join(', SET ')}`,
+      fix: missing.map((m) => `ALTER ROLE <herald's role> SET ${m.name} = '${m.want}';`).join(' '),
     });
   }, () => undefined);
   const repos = createRepositories(sql, db);
