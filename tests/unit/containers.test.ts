@@ -15,27 +15,36 @@ interface Service {
   command?: string[];
   environment?: Record<string, string>;
   ports?: string[];
-  depends_on?: Record<string, { condition: string }>;
+  depends_on?: Record<string, { condition: string; required?: boolean }>;
   restart?: string;
   healthcheck?: { test?: string[]; disable?: boolean };
+  profiles?: string[];
+  entrypoint?: string[];
+  volumes?: string[];
 }
 
 // Compose resolves YAML merge keys (<<: *herald), which js-yaml does under its YAML 1.1 schema.
 const compose = load(read('compose.yaml'), { schema: YAML11_SCHEMA }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
 const ROLES = ['api', 'scheduler', 'worker'];
+const HA = ['pgbouncer', 'redis-replica', 'sentinel-1', 'sentinel-2', 'sentinel-3'];
+const SENTINELS = ['sentinel-1', 'sentinel-2', 'sentinel-3'];
 
 describe('compose.yaml', () => {
   const s = compose.services;
 
-  it('runs postgres:16, redis:7, a one-shot migrate, then api, scheduler and worker', () => {
-    expect(Object.keys(s).sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'scheduler', 'worker']);
+  it('runs postgres:16, redis:7, a one-shot migrate, then api, scheduler and worker (and more only under the profile ha)', () => {
+    expect(Object.keys(s).filter((n) => !s[n]!.profiles).sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'scheduler', 'worker']);
     expect(s.postgres!.image).toBe('postgres:16');
     expect(s.redis!.image).toBe('redis:7');
     expect(s.postgres!.healthcheck!.test).toContain('pg_isready');
     expect(s.migrate).toMatchObject({ command: ['migrate'], restart: 'no', depends_on: { postgres: { condition: 'service_healthy' } } });
     for (const role of ROLES) {
       expect(s[role]!.command).toEqual([role]);
-      expect(s[role]!.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' }, redis: { condition: 'service_healthy' } });
+      const ha = { condition: 'service_healthy', required: false };
+      expect(s[role]!.depends_on).toEqual({
+        migrate: { condition: 'service_completed_successfully' }, redis: { condition: 'service_healthy' },
+        'sentinel-1': ha, 'sentinel-2': ha, 'sentinel-3': ha, pgbouncer: ha,
+      });
       expect(s[role]!.restart).toBe('unless-stopped');
     }
     expect(s.api!.ports).toEqual(['127.0.0.1:8080:8080']);
@@ -47,8 +56,11 @@ describe('compose.yaml', () => {
     for (const svc of herald) {
       expect(svc.build).toBe('.');
       expect(svc.image).toBe('herald:local');
-      expect(svc.environment!.SVC_DATABASE_URL).toMatch(/^postgres:\/\/herald:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/herald$/);
-      expect(svc.environment!.SVC_REDIS_URL).toBe('redis://redis:6379');
+      // The single store and Redis unless .env names others (the profile ha's: the README, Topologies).
+      expect(svc.environment!.SVC_DATABASE_URL).toMatch(/^\$\{HERALD_DATABASE_URL:-postgres:\/\/herald:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/herald\}$/);
+      expect(svc.environment!.SVC_REDIS_URL).toBe('${HERALD_REDIS_URL:-redis://redis:6379}');
+      expect(svc.environment!.SVC_DATABASE_DIRECT_URL).toBe('${HERALD_DATABASE_DIRECT_URL:-}');
+      expect(svc.environment!.SVC_DATABASE_PREPARE).toBe('${HERALD_DATABASE_PREPARE:-true}');
     }
     const shared = (name: string) => new Set(herald.map((svc) => svc.environment![name]));
     expect(shared('SVC_SECRET_KEY').size).toBe(1);
@@ -77,7 +89,50 @@ describe('compose.yaml', () => {
   });
 
   it('keeps the store, Redis and the data folder in named volumes', () => {
-    expect(Object.keys(compose.volumes).sort()).toEqual(['herald-data', 'postgres-data', 'redis-data']);
+    expect(Object.keys(compose.volumes).sort()).toEqual(['herald-data', 'postgres-data', 'redis-data', 'redis-replica-data', 'sentinel-1-data', 'sentinel-2-data', 'sentinel-3-data']);
+    for (const svc of Object.values(s)) {
+      for (const v of svc.volumes ?? []) expect(Object.keys(compose.volumes)).toContain(v.split(':')[0]);
+    }
+  });
+
+  describe('the profile ha', () => {
+    it('adds a Redis replica of redis and three sentinels watching it (quorum 2), and PgBouncer in transaction pooling in front of postgres', () => {
+      for (const name of HA) expect([name, s[name]!.profiles]).toEqual([name, ['ha']]);
+      expect(s['redis-replica']!.command).toEqual(expect.arrayContaining(['--replicaof', 'redis', '6379']));
+      expect(s.redis!.command!.join(' ')).toContain('--replica-announce-ip redis');
+      expect(s['redis-replica']!.command!.join(' ')).toContain('--replica-announce-ip redis-replica');
+      for (const name of SENTINELS) {
+        const script = s[name]!.command!.join(' ');
+        expect(s[name]!.image).toBe('redis:7');
+        expect(script).toContain("'sentinel monitor herald redis 6379 2'");
+        expect(script).toContain('sentinel resolve-hostnames yes');
+        expect(script).toMatch(/exec redis-server \/data\/sentinel\.conf --sentinel$/);
+        expect(s[name]!.environment!.SENTINEL_NAME).toBe(name);
+        expect(s[name]!.volumes).toEqual([`${name}-data:/data`]);
+        expect(s[name]!.healthcheck!.test).toEqual(['CMD', 'redis-cli', '-p', '26379', 'sentinel', 'get-master-addr-by-name', 'herald']);
+      }
+      const b = s.pgbouncer!;
+      expect(b.environment).toMatchObject({ DB_HOST: 'postgres', DB_PORT: '5432', DB_NAME: 'herald', DB_USER: 'herald', POOL_MODE: 'transaction' });
+      expect(b.environment!.DB_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
+      expect(b.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    });
+
+    it('names, in its comment, the settings that point Herald at them, each at a service of the profile', () => {
+      const text = read('compose.yaml');
+      const lines = Object.fromEntries([...text.matchAll(/^# {3}(HERALD_[A-Z_]+|COMPOSE_PROFILES)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+      expect(lines.COMPOSE_PROFILES).toBe('ha');
+      const sentinels = /^redis\+sentinel:\/\/(.+)\/herald$/.exec(lines.HERALD_REDIS_URL!)![1]!.split(',');
+      expect(sentinels).toEqual(SENTINELS.map((n) => `${n}:26379`));
+      expect(new URL(lines.HERALD_DATABASE_URL!).host).toBe('pgbouncer:5432');
+      expect(new URL(lines.HERALD_DATABASE_DIRECT_URL!).host).toBe('postgres:5432');
+      expect(lines.HERALD_DATABASE_PREPARE).toBe('false');
+    });
+
+    it('depends only on services that exist', () => {
+      for (const [name, svc] of Object.entries(s)) {
+        for (const dep of Object.keys(svc.depends_on ?? {})) expect([name, dep, dep in s]).toEqual([name, dep, true]);
+      }
+    });
   });
 });
 
