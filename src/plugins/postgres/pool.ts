@@ -13,6 +13,10 @@
  * reconnect) is refused, which fails the reserve() with CONNECTION_CLOSED. A client whose
  * attempt failed, or whose connection has closed (idle timeout, server gone), is ended and never
  * used again: the next reserve() makes a new one, which is the next single attempt.
+ *
+ * A connection idle for longer than `retireIdleMs` (50 s, below the client's 60 s idle_timeout)
+ * is ended instead of handed out: one taken just as postgres.js's idle timer closed it failed
+ * its run with CONNECTION_CLOSED (the soak's runs every minute met that timeout exactly).
  */
 import net from 'node:net';
 import type { ConnectionConfig, ConnectorLimits } from '../../domain/plugins/connector.js';
@@ -31,7 +35,12 @@ interface Slot {
   /** The connection's socket: the first the factory opened. */
   main: net.Socket | null;
   dead: boolean;
+  /** When it was last given back (Date.now()). */
+  idleSince: number;
 }
+
+/** Idle connections older than this are ended, not reused: below client.ts's idle_timeout (60 s). */
+export const RETIRE_IDLE_MS = 50_000;
 
 const noop = (): void => undefined;
 
@@ -39,7 +48,7 @@ function closedEarly(): Error {
   return Object.assign(new Error('the server closed the connection before it was ready'), { code: 'CONNECTION_CLOSED' });
 }
 
-export function createPgPool(config: ConnectionConfig, limits: ConnectorLimits): PgPool {
+export function createPgPool(config: ConnectionConfig, limits: ConnectorLimits, retireIdleMs = RETIRE_IDLE_MS): PgPool {
   const max = Math.max(1, limits.poolSize);
   const slots = new Set<Slot>();
   const idle: Slot[] = [];
@@ -56,7 +65,7 @@ export function createPgPool(config: ConnectionConfig, limits: ConnectorLimits):
   };
 
   const newSlot = (): Slot => {
-    const slot: Slot = { sql: null as unknown as PgSql, main: null, dead: false };
+    const slot: Slot = { sql: null as unknown as PgSql, main: null, dead: false, idleSince: Date.now() };
     slot.sql = createClient(config, { ...limits, poolSize: 1 }, () => openSocket(slot));
     slots.add(slot);
     return slot;
@@ -77,7 +86,7 @@ export function createPgPool(config: ConnectionConfig, limits: ConnectorLimits):
   /** A slot to use now: an idle one whose connection is open, or a new one; null when all are taken. */
   const take = (): Slot | null => {
     for (let slot = idle.pop(); slot; slot = idle.pop()) {
-      if (alive(slot)) return slot;
+      if (alive(slot) && Date.now() - slot.idleSince <= retireIdleMs) return slot;
       discard(slot);
     }
     return slots.size < max ? newSlot() : null;
@@ -98,6 +107,7 @@ export function createPgPool(config: ConnectionConfig, limits: ConnectorLimits):
       released = true;
       giveBack();
       if (ended || !alive(slot)) { discard(slot); return; }
+      slot.idleSince = Date.now();
       idle.push(slot);
       wakeOne();
     };
