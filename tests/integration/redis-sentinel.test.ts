@@ -133,3 +133,32 @@ it('readiness says Redis is degraded while the primary switches (never unhealthy
   await server.close();
   await sentinel.restart(killed);
 }, 150_000);
+
+it('with no server left to promote, readiness goes from degraded to unhealthy (503) once the sentinels\' time for a failover has passed', async () => {
+  const primary = await sentinel.primaryPort();
+  const other = [sentinel.ports.primary, sentinel.ports.replica].find((p) => p !== primary)!;
+  await sentinel.kill(other);
+  await sentinel.kill(primary);
+  const seen: Array<[number, string | undefined]> = [];
+  for (let i = 0; i < 600; i += 1) {
+    const res = await h.http.get('/health/ready');
+    seen.push([res.status, res.body.components.redis?.status]);
+    if (res.status === 503) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const statuses = seen.map(([, s]) => s);
+  expect(statuses[0]).toBe('degraded');
+  expect(seen.at(-1)).toEqual([503, 'unhealthy']);
+  // Degraded, then unhealthy: never ok in between, and every degraded answer was a 200.
+  const firstUnhealthy = statuses.indexOf('unhealthy');
+  expect(statuses.slice(0, firstUnhealthy).every((s) => s === 'degraded')).toBe(true);
+  expect(seen.slice(0, firstUnhealthy).every(([code]) => code === 200)).toBe(true);
+  const body = (await h.http.get('/health/ready')).body;
+  expect(body).toMatchObject({ status: 'unhealthy', components: { redis: { status: 'unhealthy', detail: expect.stringMatching(/does not answer/) } } });
+
+  // Both back (the one the sentinels still name as the primary), so Herald can stop cleanly.
+  await sentinel.restart(primary, true);
+  await sentinel.restart(other);
+  for (let i = 0; i < 600 && (await h.http.get('/health/ready')).status !== 200; i += 1) await new Promise((r) => setTimeout(r, 100));
+  expect((await h.http.get('/health/ready')).body).toMatchObject({ status: 'ok' });
+}, 120_000);

@@ -19,10 +19,15 @@ export interface SentinelSet {
   failover(): Promise<number>;
   /** SIGKILLs the primary's server (the sentinels notice after 1 s and fail over): its port. */
   killPrimary(): Promise<number>;
+  /** SIGKILLs the server on this port. */
+  kill(port: number): Promise<void>;
   /** Waits until the sentinels all name a primary other than `port`, and it answers as one. */
   primaryOtherThan(port: number): Promise<number>;
-  /** Starts a killed server again, as a replica of the primary, and waits until it is in sync. */
-  restart(port: number): Promise<void>;
+  /**
+   * Starts a killed server again, as a replica of the primary, and waits until it is in sync; or,
+   * with `asPrimary`, as a primary (when the sentinels still name it: nothing was left to promote).
+   */
+  restart(port: number, asPrimary?: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,10 +78,16 @@ export async function startSentinelSet(): Promise<SentinelSet> {
     },
     async killPrimary() {
       const port = await primaryPort();
-      await servers.kill(processes.get(port)!);
+      await set.kill(port);
       return port;
     },
-    async restart(port) {
+    kill: (port) => servers.kill(processes.get(port)!),
+    async restart(port, asPrimary = false) {
+      if (asPrimary) {
+        processes.set(port, servers.start(['--port', String(port), ...common]));
+        await until(async () => (await ask(port, 'ROLE') as [string])[0] === 'master', `the primary on ${port}`);
+        return;
+      }
       const now = await primaryPort();
       processes.set(port, servers.start(['--port', String(port), ...common, '--replicaof', '127.0.0.1', String(now)]));
       await inSync(port);
