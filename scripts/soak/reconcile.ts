@@ -61,7 +61,7 @@ export async function reconcile(sql: postgres.Sql, f: SoakFacts): Promise<Check[
   }
   const twice = slotRows.filter((r) => r.n > 1).length;
   const offMinute = slotRows.filter((r) => r.slot.getTime() % MINUTE !== 0 || r.slot.getTime() > f.pausedAt.getTime()).length;
-  add('scheduled slots due, each run once', `${due} due, ${slotRows.length} runs made, ${missing} missing${missed.length ? ` (${missed.join(', ')}…)` : ''}, ${twice} twice, ${offMinute} off the schedule`,
+  add('scheduled slots due, each run once', `${due} due, ${slotRows.length} runs made (with those of the last 20 s before the pause, not required), ${missing} missing${missed.length ? ` (${missed.join(', ')}…)` : ''}, ${twice} twice, ${offMinute} off the schedule`,
     missing === 0 && twice === 0 && offMinute === 0);
 
   // Every run ended; how they ended.
