@@ -124,9 +124,9 @@ async function main(): Promise<number> {
         let seen = 'no answer';
         try {
           const res = await fetch(`${fleet.apiUrl}/health/ready`, { signal: AbortSignal.timeout(3000) });
-          const body = await res.json() as { status: string; components: Record<string, { status: string }> };
-          const off = Object.entries(body.components).filter(([, c]) => c.status !== 'ok').map(([k, c]) => `${k} ${c.status}`);
-          seen = `${res.status} ${body.status}${off.length ? ` (${off.join(', ')})` : ''}`;
+          const body = await res.json() as { status: string; degraded?: boolean; components: Record<string, { status: string; degraded?: boolean }> };
+          const off = Object.entries(body.components).filter(([, c]) => c.status !== 'ok' || c.degraded).map(([k, c]) => `${k} ${c.degraded ? 'degraded' : c.status}`);
+          seen = `${res.status} ${body.status}${body.degraded ? ' degraded' : ''}${off.length ? ` (${off.join(', ')})` : ''}`;
         } catch { /* the API is away */ }
         readiness.set(seen, (readiness.get(seen) ?? 0) + 1);
         await sleep(2000);
