@@ -1,7 +1,9 @@
 /**
  * A Redis Sentinel set-up on loopback from Debian's redis-server: a primary, a replica and three
- * sentinels (quorum 2, down after 1 s), each on its own free port, in a folder of its own. Used by
- * the tests of SVC_REDIS_URL's Sentinel form; `stop()` leaves nothing behind.
+ * sentinels (quorum 2, down after 1 s, failover timeout 10 s: so Herald's readiness says degraded,
+ * not unhealthy, for the first 11 s of a switch), each on its own free port, in a folder of its
+ * own. Used by the tests of SVC_REDIS_URL's Sentinel form and the soak; `stop()` leaves nothing
+ * behind.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -48,7 +50,7 @@ export async function startSentinelSet(): Promise<SentinelSet> {
       `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
       `sentinel monitor ${masterName} 127.0.0.1 ${primary} 2`,
       `sentinel down-after-milliseconds ${masterName} 1000`,
-      `sentinel failover-timeout ${masterName} 5000`,
+      `sentinel failover-timeout ${masterName} 10000`,
       '',
     ].join('\n'));
     servers.start([conf, '--sentinel']);
