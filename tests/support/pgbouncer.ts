@@ -127,6 +127,11 @@ export async function startPgBouncerWith(opts: { upstreamPort?: number; poolSize
   if (user) for (const f of [dir, ini, userlist]) chownSync(f, user.uid, user.gid);
 
   let child: ChildProcess | undefined;
+  // It never outlives the test process, whatever happened to the test.
+  process.once('exit', () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
   const launch = async (): Promise<void> => {
     const [cmd, args] = user
       ? ['setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups', binary, ini]]

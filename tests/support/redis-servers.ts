@@ -25,6 +25,12 @@ export interface RedisServers {
 export function redisServers(name: string): RedisServers {
   const dir = mkdtempSync(path.join(tmpdir(), `herald-${name}-`));
   const children: ChildProcess[] = [];
+  // Whatever happens to the test (a hook timed out while the set-up was still starting servers,
+  // so nobody holds the set to stop it), its servers do not outlive the test process.
+  process.once('exit', () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
   const kill = (child: ChildProcess) => new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
     child.once('exit', () => resolve());
