@@ -59,10 +59,15 @@ const ROUTED_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
 const PROBE_LANE: readonly OperationId[] = ['getLiveness', 'getReadiness'];
 /** HEAD is answered as GET without the body (express leaves the body out). */
 const routingMethod = (method: string) => (method === 'HEAD' ? 'GET' : method);
-const STORE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED',
-  'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P03', '53300',
+const STORE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED',
+  'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P02', '57P03', '53300',
   '57014', // statement timeout: the store is too slow right now
 ]);
+/**
+ * SQLSTATE class 08, connection exception: how a pooler in front of the store (PgBouncer: "server
+ * conn crashed?", "pgbouncer cannot connect to server", 08P01) says that the store is away.
+ */
+const storeDown = (code: string | undefined): boolean => code !== undefined && (STORE_DOWN.has(code) || /^08[0-9A-Z]{3}$/.test(code));
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -324,7 +329,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       return;
     }
     const code = errorCodeOf(err);
-    if ((code && STORE_DOWN.has(code)) || isRedisUnavailable(err)) {
+    if (storeDown(code) || isRedisUnavailable(err)) {
       deps.logger.error('a dependency is unavailable', { request_id: localsOf(res).requestId, err });
       problem(res, 'unavailable', undefined, { retryAfterSeconds: 5 });
       return;

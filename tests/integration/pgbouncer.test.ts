@@ -152,7 +152,9 @@ describe('a fleet whose store goes through PgBouncer (transaction pooling)', () 
       await new Promise((r) => setTimeout(r, i * 5));
       const res = await admin.get('/api/v1/reports');
       statuses.push(res.status);
-      if (res.status !== 200) expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 503, type: expect.stringContaining('application/problem+json') });
+      // (A 500 shows the API's log of that error, to say which failure was not taken for the store being away.)
+      const unhandled = res.status === 500 ? { log: lines(api).filter((l) => l.message === 'unhandled error').map((l) => JSON.stringify(l.err ?? l).slice(0, 600)) } : {};
+      if (res.status !== 200) expect({ status: res.status, type: res.headers['content-type'], ...unhandled }).toEqual({ status: 503, type: expect.stringContaining('application/problem+json') });
     }));
     await bouncer.restart();
     await burst;
