@@ -14,6 +14,7 @@ import { DomainError } from '../core/errors.js';
 import { MAX_RUN_STARTS } from '../domain/runs/model.js';
 import type { Logger } from '../infra/log/logger.js';
 import { rateLimitedLog } from '../infra/log/rate-limited-log.js';
+import { HeraldRedis } from '../infra/queue/queues.js';
 
 /**
  * How often a job may be cut off (crashed workers) and handed to another before it counts as
@@ -209,7 +210,22 @@ export function createWorker(deps: {
         let grace: NodeJS.Timeout | undefined;
         await Promise.race([Promise.all([...working]), new Promise<void>((resolve) => { grace = setTimeout(resolve, HANDBACK_GRACE_MS); })]);
         clearTimeout(grace);
-        await Promise.all(workers.map((w) => (w.closing ? w.disconnect() : w.close(true))));
+        // Bounded as well: a stop ends even if Redis never comes back. A graceful close already
+        // under way ends when its connections are dropped or (Redis away) once they are ended
+        // below, whichever comes first.
+        const closing = Promise.all(workers.map((w) => (w.closing ? Promise.race([w.closing, w.disconnect()]) : w.close(true)))).then(() => true);
+        const within = async () => {
+          let left: NodeJS.Timeout | undefined;
+          const done = await Promise.race([closing, new Promise<false>((resolve) => { left = setTimeout(() => resolve(false), HANDBACK_GRACE_MS); })]);
+          clearTimeout(left);
+          return done;
+        };
+        if (!(await within())) {
+          // BullMQ waits for a command on one of the connections it made for the workers (Redis
+          // is away): end them, so that command fails and the close goes on (timers and all).
+          if (deps.connection instanceof HeraldRedis) deps.connection.endCopies();
+          if (!(await within())) deps.logger.warn('worker connections did not close in time; stopping without them');
+        }
       }
       deps.logger.info('worker stopped', { handed_back: outcome === 'late' ? unfinished : 0 });
     },

@@ -33,8 +33,8 @@ beforeAll(async () => {
     return (await admin.post('/api/v1/reports').send({ title: `R${n}`, query_id: queryId }).expect(201)).body.id as string;
   };
 }, 90_000);
-// Herald's stop waits for its Redis clients and queues to close, which after the failovers of the
-// last test can take a while on a loaded machine; the servers go whatever happens to it.
+// The servers go whatever happens to Herald's stop (tests/integration/redis-disconnect.test.ts
+// proves that stop ends while a client waits to reconnect).
 afterAll(async () => {
   try {
     await h?.stop();
@@ -167,4 +167,7 @@ it('with no server left to promote, readiness goes from degraded to unhealthy (5
   await sentinel.restart(other);
   for (let i = 0; i < 600 && (await h.http.get('/health/ready')).status !== 200; i += 1) await new Promise((r) => setTimeout(r, 100));
   expect((await h.http.get('/health/ready')).body).toMatchObject({ status: 'ok' });
+  // The worker takes runs again (its blocking connection came back too).
+  const again = await waitForRun(admin, await run(await queryOf('select 5 as five')), undefined, 60_000);
+  expect(again).toMatchObject({ status: 'success', attempts: 1 });
 }, 120_000);

@@ -6,7 +6,46 @@
  */
 import { Queue } from 'bullmq';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { closeHandler } from 'ioredis/built/redis/event_handler.js';
 import { clusterOf, redisOptionsOf } from './redis-url.js';
+
+/**
+ * ioredis's client, with one fix: disconnect() while the client waits to reconnect (status
+ * `reconnecting`, no socket) clears the timer but never ends the client (redis/ioredis#1247, the
+ * fix proposed upstream in redis/ioredis#2169): the status stays `reconnecting`, no `end` comes,
+ * and the commands queued offline never settle. BullMQ waits for that `end` when it closes a
+ * worker's blocking connection, so a worker whose blocking client was between two tries (after
+ * Redis, or every server under Sentinel, was away for a while) never stopped. Here such a
+ * disconnect ends the client at once, failing what it had queued with "Connection is closed".
+ * duplicate() (how BullMQ makes a worker's blocking connection) keeps the fix.
+ */
+export class HeraldRedis extends Redis {
+  override disconnect(reconnect = false): void {
+    const betweenTries = !reconnect && this.status === 'reconnecting';
+    super.disconnect(reconnect);
+    if (betweenTries && this.status === 'reconnecting') closeHandler(this)();
+  }
+
+  /** The copies made of this client (a worker's own connections; a handful per process). */
+  private readonly copies = new Set<HeraldRedis>();
+
+  override duplicate(override?: Partial<RedisOptions>): Redis {
+    const copy = new HeraldRedis({ ...this.options, ...override });
+    this.copies.add(copy);
+    return copy;
+  }
+
+  /**
+   * Ends every copy made of this client: what a stopping worker does when BullMQ's own close
+   * waits on a connection that does not come back (its commands then fail, and the close goes on).
+   */
+  endCopies(): void {
+    for (const copy of this.copies) {
+      copy.endCopies();
+      copy.disconnect();
+    }
+  }
+}
 
 /**
  * A Redis connection.
@@ -35,7 +74,7 @@ export function createRedis(url: string, kind: 'worker' | 'client', options: Red
   }
   const { url: server, ...sentinel } = redisOptionsOf(url);
   // Under Sentinel (redis+sentinel://), the sentinels name the primary, again after each failover.
-  return server ? new Redis(server, common) : new Redis({ ...sentinel, ...common });
+  return server ? new HeraldRedis(server, common) : new HeraldRedis({ ...sentinel, ...common });
 }
 
 /** True for errors that mean Redis cannot be reached right now. */
