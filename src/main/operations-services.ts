@@ -10,6 +10,7 @@ import { newId } from '../core/ids.js';
 import { ambientDb } from '../infra/db/ambient.js';
 import { createStorageProbe } from '../infra/artifacts/storage-probe.js';
 import { redisAnswers } from '../infra/queue/queues.js';
+import { sentinelProbe } from '../infra/queue/sentinel-probe.js';
 import {
   createAdminEmails, createAlertChannelCheck, createLeases, createOpsStatusRepo, createProblemsRepo,
 } from '../infra/db/stores/alerts-repo.js';
@@ -39,11 +40,18 @@ export function operationsServices(
     sleep: (ms, signal) => delay(ms, undefined, { signal }),
     retry: { sends: c.settings.deliverySends, baseDelayMs: c.settings.deliveryBackoffMs, maxDelayMs: MAX_RETRY_WAIT_MS, sendTimeoutMs: SEND_TIMEOUT_MS },
   });
+  const sentinel = sentinelProbe(c.settings.redisUrl);
   const operations = createOperationsService({
     uow: c.uow, problems, status, leases: createLeases(c.db), clock: c.clock, log, startedAt: c.startedAt,
     holder: `${hostname()}:${process.pid}:${newId()}`,
     snapshot: createProblemSnapshotSource(c.db, {
-      redisPing: async () => { if (!(await redisAnswers(c.redis))) throw new Error('Redis does not answer'); },
+      // Under Sentinel, a primary that is switching is not an outage (readiness says degraded):
+      // queue.unavailable opens only once the sentinels' time for a failover has passed.
+      redisPing: async () => {
+        const answered = await redisAnswers(c.redis);
+        sentinel?.observe(answered);
+        if (!answered && !(await sentinel?.switching())) throw new Error('Redis does not answer');
+      },
       storage: createStorageProbe(c.artifactsLocation),
       ...(gitops ? { gitopsFailing: () => gitops.failing() } : {}),
     }),

@@ -145,13 +145,31 @@ it('with no server left to promote, readiness goes from degraded to unhealthy (5
   await sentinel.kill(other);
   await sentinel.kill(primary);
   const seen: Array<[number, string | undefined]> = [];
+  // The operations check (what opens queue.unavailable) runs beside readiness: while the switch
+  // may still come, no alert; once readiness says unhealthy, the problem is open.
+  const problems: string[][] = [];
+  const evaluate = async () => {
+    await h.process.services.operations.tick(new Date(), async () => ({ healthy: true, reason: null }));
+    const open = (await admin.get('/api/v1/system/problems?state=open').expect(200)).body.items as Array<{ kind: string }>;
+    return open.map((p) => p.kind);
+  };
   for (let i = 0; i < 600; i += 1) {
     const res = await h.http.get('/health/ready');
     const redis = res.body.components.redis as { status: string; degraded?: boolean } | undefined;
     seen.push([res.status, redis?.degraded ? 'degraded' : redis?.status]);
     if (res.status === 503) break;
+    if (i % 10 === 0) problems.push(await evaluate());
     await new Promise((r) => setTimeout(r, 100));
   }
+  expect(problems.length).toBeGreaterThan(0);
+  expect(problems.flat()).not.toContain('queue.unavailable');
+  // Past the window, the operations check's own (it counts from its first failed look).
+  let after: string[] = [];
+  for (let i = 0; i < 60 && !after.includes('queue.unavailable'); i += 1) {
+    after = await evaluate();
+    if (!after.includes('queue.unavailable')) await new Promise((r) => setTimeout(r, 500));
+  }
+  expect(after).toContain('queue.unavailable');
   const statuses = seen.map(([, s]) => s);
   expect(statuses[0]).toBe('degraded');
   expect(seen.at(-1)).toEqual([503, 'unhealthy']);
@@ -167,6 +185,7 @@ it('with no server left to promote, readiness goes from degraded to unhealthy (5
   await sentinel.restart(other);
   for (let i = 0; i < 600 && (await h.http.get('/health/ready')).status !== 200; i += 1) await new Promise((r) => setTimeout(r, 100));
   expect((await h.http.get('/health/ready')).body).toMatchObject({ status: 'ok' });
+  expect(await evaluate()).not.toContain('queue.unavailable');
   // The worker takes runs again (its blocking connection came back too).
   const again = await waitForRun(admin, await run(await queryOf('select 5 as five')), undefined, 60_000);
   expect(again).toMatchObject({ status: 'success', attempts: 1 });
