@@ -7,6 +7,7 @@ import type { paths } from './generated/schema.js';
 import { operationTable } from './generated/operations.js';
 import { HeraldError } from './errors.js';
 import { retryingFetch, type FetchLike, type RetryOptions } from './retry.js';
+import { conditionalFetch, type EtagOptions } from './conditional.js';
 import type { CallParams, CallResult, OperationId, PageItem, PaginatedOperationId } from './types.js';
 import { download, type Download, type DownloadOptions } from './download.js';
 import { events, type EventsOptions } from './events.js';
@@ -28,6 +29,12 @@ export interface ClientOptions {
   retry?: RetryOptions | false;
   /** Prepended to the User-Agent `herald-sdk/<version>`. */
   userAgent?: string;
+  /**
+   * Conditional GETs (default off): keep the JSON answers that carry an ETag (reports, listed and
+   * one by one) and ask again with If-None-Match; a 304 is answered from what was kept, as a 200.
+   * `true` keeps up to 200 answers; `{max}` sets how many.
+   */
+  etags?: boolean | EtagOptions;
 }
 
 /** `params` may be left out where the operation takes nothing required. */
@@ -60,7 +67,8 @@ export function createClient(options: ClientOptions): HeraldClient {
   };
   if (options.apiKey) headers.Authorization = `Bearer ${options.apiKey}`;
   const inner: FetchLike = options.fetch ?? ((request) => globalThis.fetch(request));
-  const fetcher = retryingFetch(inner, options.retry);
+  const retrying = retryingFetch(inner, options.retry);
+  const fetcher = options.etags ? conditionalFetch(retrying, options.etags === true ? {} : options.etags) : retrying;
   const raw = createFetchClient<paths>({ baseUrl, headers, fetch: fetcher });
 
   const plainFetch = (url: string, init: RequestInit = {}) => {

@@ -2,6 +2,7 @@
 export { createClient, SDK_VERSION, type ClientOptions, type HeraldClient, type CallArgs } from './client.js';
 export { HeraldError, RunFailedError, RunTimeoutError, type Problem, type FieldError } from './errors.js';
 export type { RetryOptions } from './retry.js';
+export type { EtagOptions } from './conditional.js';
 export type { Download, DownloadOptions } from './download.js';
 export type { EventsOptions } from './events.js';
 export type { FinishedRun, RunReportOptions } from './run-report.js';

@@ -145,3 +145,57 @@ describe('retries', () => {
     expect(again.id).toBe(first.id);
   });
 });
+
+describe('etags', () => {
+  it('asks again with If-None-Match and answers a 304 from what it kept, as the 200 it stands for; a change brings the new body', async () => {
+    const cached = createClient({ baseUrl: t.proxy.url, apiKey: t.apiKey, retry: false, etags: true });
+    const reportId = reportIds[2]!;
+    const one = /^\/api\/v1\/reports\/[^/]+$/;
+    const since = t.proxy.seen.length;
+    const first = await cached.call('getReport', { path: { reportId } });
+    const second = await cached.call('getReport', { path: { reportId } });
+    expect(second).toEqual(first);
+    const asked = attempts('GET', one, since);
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toMatchObject({ status: 200, ifNoneMatch: undefined });
+    expect(asked[1]).toMatchObject({ status: 304, ifNoneMatch: expect.stringMatching(/^W\/"/) });
+
+    // A change (paused) makes a new tag: the next ask gets the new body, and keeps it.
+    await t.client.call('pauseReport', { path: { reportId } });
+    const third = await cached.call('getReport', { path: { reportId } });
+    expect(third).toMatchObject({ id: reportId, paused: true });
+    expect(first).toMatchObject({ paused: false });
+    const fourth = await cached.call('getReport', { path: { reportId } });
+    expect(fourth).toEqual(third);
+    expect(attempts('GET', one, since).map((s) => s.status)).toEqual([200, 304, 200, 304]);
+    await t.client.call('resumeReport', { path: { reportId } });
+
+    // Lists too (through paginate), and the raw client sees a 200 with the body and the tag.
+    const listed = async () => { const ids: string[] = []; for await (const r of cached.paginate('listReports', { query: { limit: 2 } })) ids.push(r.id); return ids; };
+    const before = t.proxy.seen.length;
+    expect(await listed()).toEqual(await listed());
+    const pages = attempts('GET', /^\/api\/v1\/reports$/, before).map((s) => s.status);
+    expect(pages.slice(pages.length / 2)).toEqual(pages.slice(0, pages.length / 2).map(() => 304));
+    const { data, response } = await cached.raw.GET('/api/v1/reports/{reportId}', { params: { path: { reportId } } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('etag')).toMatch(/^W\/"/);
+    expect(data?.id).toBe(reportId);
+  });
+
+  it('is off by default, and keeps answers per credential', async () => {
+    const since = t.proxy.seen.length;
+    await t.client.call('getReport', { path: { reportId: reportIds[3]! } });
+    await t.client.call('getReport', { path: { reportId: reportIds[3]! } });
+    expect(attempts('GET', /^\/api\/v1\/reports\/[^/]+$/, since).map((s) => s.ifNoneMatch)).toEqual([undefined, undefined]);
+    const cached = createClient({ baseUrl: t.proxy.url, apiKey: t.apiKey, retry: false, etags: { max: 1 } });
+    const other = createClient({ baseUrl: t.proxy.url, apiKey: 'hk_wrong_key_0000000000000000', retry: false, etags: true });
+    await cached.call('getReport', { path: { reportId: reportIds[3]! } });
+    // Another key never gets what this one kept.
+    await expect(other.call('getReport', { path: { reportId: reportIds[3]! } })).rejects.toMatchObject({ status: 401 });
+    // Past max (1), the older answer is forgotten: asked without a tag.
+    await cached.call('getReport', { path: { reportId: reportIds[4]! } });
+    const mark = t.proxy.seen.length;
+    await cached.call('getReport', { path: { reportId: reportIds[3]! } });
+    expect(t.proxy.seen.slice(mark).map((s) => s.ifNoneMatch)).toEqual([undefined]);
+  });
+});

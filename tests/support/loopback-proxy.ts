@@ -15,6 +15,10 @@ export interface Seen {
   at: number;
   /** What the proxy did: forwarded it, or the fault it answered. */
   outcome: 'forwarded' | 'reset' | number;
+  /** The If-None-Match sent, if any. */
+  ifNoneMatch?: string | undefined;
+  /** Herald's status, once a forwarded request is answered. */
+  status?: number;
 }
 
 export interface Fault {
@@ -51,9 +55,13 @@ export async function startLoopbackProxy(target: string): Promise<LoopbackProxy>
       const v = req.headers[name];
       return Array.isArray(v) ? v[0] : v;
     };
-    const record = (outcome: Seen['outcome']) => seen.push({
-      method, path, idempotencyKey: header('idempotency-key'), lastEventId: header('last-event-id'), at: Date.now(), outcome,
-    });
+    const record = (outcome: Seen['outcome']): Seen => {
+      const entry: Seen = {
+        method, path, idempotencyKey: header('idempotency-key'), lastEventId: header('last-event-id'), at: Date.now(), outcome, ifNoneMatch: header('if-none-match'),
+      };
+      seen.push(entry);
+      return entry;
+    };
     const fault = faults.find((f) => f.left > 0 && f.method === method && f.path.test(path));
     if (fault) {
       fault.left -= 1;
@@ -69,10 +77,11 @@ export async function startLoopbackProxy(target: string): Promise<LoopbackProxy>
       }));
       return;
     }
-    record('forwarded');
+    const entry = record('forwarded');
     const forward = http.request({
       host: upstream.hostname, port: upstream.port, method, path: req.url, headers: { ...req.headers, host: upstream.host },
     }, (answer) => {
+      entry.status = answer.statusCode;
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       if (path === '/api/v1/events') {
         streams.add(res);
