@@ -16,6 +16,7 @@ import { createSignedInUser, setupAdmin, type SessionClient } from '../support/i
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { httpPeer, type HttpPeer } from '../support/peers.js';
 import { waitForRun, type RunBody } from '../support/runs.js';
+import { until as waitUntil } from '../support/wait.js';
 
 const SECRET = `whsec_${Buffer.from('b'.repeat(32)).toString('base64')}`;
 
@@ -62,15 +63,7 @@ const queueRun = async (reportId: string, body: Record<string, unknown> = {}): P
   (await editor.post(`/api/v1/reports/${reportId}/run`).send(body).expect(202)).body.id as string;
 const runOf = (id: string, until?: (run: RunBody) => boolean, ms?: number) => waitForRun(editor, id, until, ms);
 
-async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = <T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000) => waitUntil(check, what, ms, 25);
 
 /** A receiver that holds every request until `answer()`, counting how many it holds at once. */
 async function hangingReceiver() {

@@ -25,6 +25,7 @@ import { createPasswordHasher } from '../../src/domain/identity/passwords.js';
 import { createDb } from '../../src/infra/db/client.js';
 import { createRunsRepo } from '../../src/infra/db/stores/runs-repo.js';
 import { newId } from '../../src/core/ids.js';
+import { until as waitUntil } from '../support/wait.js';
 
 interface Proc { process: RunningProcess; logs: string[]; http: HttpClient; stop(): Promise<void> }
 
@@ -41,15 +42,7 @@ async function startRole(env: Record<string, string>): Promise<Proc> {
 
 const lines = (p: Proc): Array<Record<string, unknown>> => p.logs.flatMap((l) => l.split('\n')).filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
-async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 30_000) => waitUntil(check, what, ms, 100);
 
 const heard = (p: Proc) => lines(p).find((l) => String(l.message).includes('notifications arrive on the LISTEN connection'));
 const deaf = (p: Proc) => lines(p).find((l) => String(l.message).includes('notifications do not arrive'));

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { until } from './wait.js';
 
 function redisServerBinary(): string {
   // PATH first, then where packages put it (Debian: /usr/bin; some distributions: /usr/sbin).
@@ -28,14 +29,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function until(check: () => Promise<boolean>, what: string, ms = 10_000, every = 50): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, every));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+export { until } from './wait.js';
 
 export interface PrivateRedis {
   port: number;
@@ -63,7 +57,7 @@ export async function privateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     async start() {
       child = spawn(redisServerBinary(), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-      await until(() => new Promise((resolve) => {
+      await until(() => new Promise<boolean>((resolve) => {
         const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
         s.on('error', () => resolve(false));
       }), 'redis to listen');
