@@ -3,6 +3,7 @@
  * settings), a channel's page with its health, its test and retry, its settings and delete.
  */
 import { expect, type Locator, type Page } from '@playwright/test';
+import { pickOption } from './select.js';
 
 export class ChannelsPage {
   constructor(readonly page: Page) {}
@@ -34,8 +35,7 @@ export class ChannelsPage {
 
   /** Picks an option of a Mantine select by its label. */
   async choose(label: string, option: string, scope: Locator | Page = this.page): Promise<void> {
-    await scope.getByRole('textbox', { name: label, exact: true }).click();
-    await this.page.getByRole('option', { name: option, exact: true }).click();
+    await pickOption(scope.getByRole('textbox', { name: label, exact: true }), this.page.getByRole('option', { name: option, exact: true }));
   }
 
   /** Starts a new channel of `type` (its plugin's name) named `name`. */

@@ -3,6 +3,7 @@
  * settings drawn from its plugin's schema), its tests, its schema browser and delete.
  */
 import { expect, type Locator, type Page } from '@playwright/test';
+import { pickOption } from './select.js';
 
 export class ConnectionsPage {
   constructor(readonly page: Page) {}
@@ -32,8 +33,7 @@ export class ConnectionsPage {
 
   /** Picks an option of a Mantine select by its label. */
   async choose(label: string, option: string): Promise<void> {
-    await this.form.getByRole('textbox', { name: label, exact: true }).click();
-    await this.page.getByRole('option', { name: option, exact: true }).click();
+    await pickOption(this.form.getByRole('textbox', { name: label, exact: true }), this.page.getByRole('option', { name: option, exact: true }));
   }
 
   /** Fills the settings of a Postgres connection. */

@@ -3,6 +3,7 @@
  * with its completions, parameters, preview) and the versions page.
  */
 import { expect, type Locator, type Page } from '@playwright/test';
+import { pickOption } from './select.js';
 
 export class QueriesPage {
   constructor(readonly page: Page) {}
@@ -25,8 +26,7 @@ export class QueriesPage {
 
   /** Picks an option of a select by its label (its listbox is labelled alike, hence the role). */
   async choose(label: string, option: string, scope: Locator | Page = this.page): Promise<void> {
-    await scope.getByRole('textbox', { name: label, exact: true }).click();
-    await this.page.getByRole('option', { name: option, exact: true }).click();
+    await pickOption(scope.getByRole('textbox', { name: label, exact: true }), this.page.getByRole('option', { name: option, exact: true }));
   }
 
   /** Replaces the editor's whole text (as a paste would). */

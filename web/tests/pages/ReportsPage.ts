@@ -3,6 +3,7 @@
  * schedule, condition), its actions, and its deliveries with their editor and preview.
  */
 import { expect, type Locator, type Page } from '@playwright/test';
+import { pickOption } from './select.js';
 
 export class ReportsPage {
   constructor(readonly page: Page) {}
@@ -31,9 +32,7 @@ export class ReportsPage {
   /** Picks an option of a Mantine select by its label (typing first into a searchable one). */
   async choose(label: string, option: string, options: { scope?: Locator | Page; search?: string } = {}): Promise<void> {
     const input = (options.scope ?? this.page).getByRole('textbox', { name: label, exact: true });
-    await input.click();
-    if (options.search) await input.fill(options.search);
-    await this.page.getByRole('option', { name: option, exact: true }).click();
+    await pickOption(input, this.page.getByRole('option', { name: option, exact: true }), options.search);
   }
 
   async schedule(cron: string, timezone: string): Promise<void> {

@@ -1,5 +1,6 @@
 /** A run's page as a person sees it: status, steps, sample, deliveries, downloads and shared links. */
 import { expect, type Locator, type Page } from '@playwright/test';
+import { pickOption } from './select.js';
 
 export class RunPage {
   constructor(readonly page: Page) {}
@@ -36,8 +37,7 @@ export class RunPage {
   /** Shares the result through a link and answers the link's address, shown once. */
   async share(format: 'CSV' | 'XLSX' | 'JSON', days: number): Promise<string> {
     const form = this.page.getByRole('form', { name: 'Share a link' });
-    await form.getByRole('textbox', { name: 'Format' }).click();
-    await this.page.getByRole('option', { name: format, exact: true }).click();
+    await pickOption(form.getByRole('textbox', { name: 'Format' }), this.page.getByRole('option', { name: format, exact: true }));
     await form.getByRole('textbox', { name: 'Expires in (days)' }).fill(String(days));
     await form.getByRole('button', { name: 'Share a link' }).click();
     const made = this.page.getByRole('status').filter({ hasText: 'Link made' });

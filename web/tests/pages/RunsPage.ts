@@ -1,5 +1,6 @@
 /** The runs list: filters (in the address) and rows, loading more as it scrolls. */
 import type { Locator, Page } from '@playwright/test';
+import { pickOption } from './select.js';
 
 export class RunsPage {
   constructor(readonly page: Page) {}
@@ -10,8 +11,7 @@ export class RunsPage {
   get rows(): Locator { return this.page.getByRole('table').getByRole('row').filter({ has: this.page.getByRole('cell') }); }
 
   async filter(label: 'Status' | 'Report' | 'Trigger', option: string): Promise<void> {
-    await this.page.getByRole('textbox', { name: label }).click();
-    await this.page.getByRole('option', { name: option, exact: true }).click();
+    await pickOption(this.page.getByRole('textbox', { name: label }), this.page.getByRole('option', { name: option, exact: true }));
   }
 
   /** Scrolls to the end of the list (what makes the next page load). */

@@ -1,5 +1,6 @@
 /** The settings pages as a person uses them: a section by its tab, fields by label, Save and what it answered. */
 import { expect, type Locator, type Page } from '@playwright/test';
+import { pickOption } from './select.js';
 
 export type SettingsSection = 'workspace' | 'sso' | 'ai' | 'alerts' | 'storage' | 'about';
 
@@ -36,8 +37,7 @@ export class SettingsPage {
 
   /** Picks an option of a Mantine select or multi-select by the field's label. */
   async choose(label: string, option: string): Promise<void> {
-    await this.page.getByRole('textbox', { name: label }).click();
-    await this.page.getByRole('option', { name: option }).click();
+    await pickOption(this.page.getByRole('textbox', { name: label }), this.page.getByRole('option', { name: option }));
     await this.page.keyboard.press('Escape');
   }
 }
