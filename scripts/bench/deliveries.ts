@@ -138,8 +138,18 @@ async function main(): Promise<void> {
       const s1 = proxy.count();
       await store`delete from runs where report_id = ${counted}`;
       const s1b = proxy.count();
+      const w1b = proxy.writes();
+      const t1b = new Map(proxy.texts());
       await queueRunsAndWait(store, (id) => queue.enqueue(id, counted), counted, COUNTED_RUNS, true);
       const s2 = proxy.count();
+      if (process.env.BENCH_STATEMENTS === '1') {
+        // Which statements the delivering runs executed, per delivery.
+        console.log(`store writes per delivery (runs' included): ${((proxy.writes() - w1b) / (COUNTED_RUNS * FANOUT)).toFixed(2)}; statements per delivery by text:`);
+        for (const [text, n] of proxy.texts()) {
+          const d = n - (t1b.get(text) ?? 0);
+          if (d > 0) console.log(`  ${(d / (COUNTED_RUNS * FANOUT)).toFixed(3)}  ${text}`);
+        }
+      }
       await stopChildren(children.splice(0));
       await proxy.close();
       perRun = (s1 - s0) / COUNTED_RUNS;

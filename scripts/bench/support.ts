@@ -65,8 +65,10 @@ export async function benchPlace(): Promise<BenchPlace> {
       SVC_LOG_FORMAT: 'json', SVC_QUEUE_PREFIX: queuePrefix,
     },
     async release() {
-      // Leave nothing behind, whatever failed: the database, the queues' keys, the data folder.
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      // Leave nothing behind, whatever failed: the database, the queues' keys, the data folder
+      // (BENCH_KEEP_DB=1 keeps the database, to look at its plans afterwards).
+      if (process.env.BENCH_KEEP_DB === '1') console.log(`kept database ${name}`);
+      else await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();
       const redis = new Redis(redisUrl);
       const keys = await redis.keys(`${queuePrefix}*`);
@@ -135,7 +137,9 @@ export async function benchApi(place: BenchPlace, env: Record<string, string> = 
 export async function spawnRole(role: 'worker' | 'scheduler', place: BenchPlace, env: Record<string, string>, ready: string,
   onLine: (line: string) => void = () => undefined): Promise<ChildProcess> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', role], {
+  // BENCH_BUILT=1 runs the built command (what `make run` starts), else the sources through tsx.
+  const entry = process.env.BENCH_BUILT === '1' ? ['dist/src/cli.js'] : ['--import', 'tsx', 'src/cli.ts'];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry, role], {
     cwd: ROOT, env: { ...place.env, PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -196,11 +200,25 @@ export async function queueRunsAndWait(store: postgres.Sql, enqueue: (runId: str
  */
 export async function countingProxy(target: URL) {
   let statements = 0;
+  let writes = 0;
+  // Per statement text (its first 90 characters): how many times it was executed.
+  const byText = new Map<string, number>();
+  const tally = (text: string) => {
+    const key = text.replace(/\s+/g, ' ').slice(0, 90);
+    byText.set(key, (byText.get(key) ?? 0) + 1);
+  };
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     let started = false;
     let pending = Buffer.alloc(0);
+    const named = new Map<string, string>();
+    let bound = '';
+    const cstring = (b: Buffer, at: number): [string, number] => {
+      const end = b.indexOf(0, at);
+      return [b.toString('utf8', at, end), end + 1];
+    };
     client.on('data', (chunk: Buffer) => {
+      writes += 1;
       upstream.write(chunk);
       pending = Buffer.concat([pending, chunk]);
       for (;;) {
@@ -219,6 +237,15 @@ export async function countingProxy(target: URL) {
         if (pending.length < 1 + length) break;
         const type = String.fromCharCode(pending[0]!);
         if (type === 'E' || type === 'Q') statements += 1;
+        const body = pending.subarray(5, 1 + length);
+        if (type === 'P') {
+          const [name, at] = cstring(body, 0);
+          named.set(name, cstring(body, at)[0]);
+        } else if (type === 'B') {
+          const [, at] = cstring(body, 0);
+          bound = named.get(cstring(body, at)[0]) ?? '?';
+        } else if (type === 'E') tally(bound);
+        else if (type === 'Q') tally(cstring(body, 0)[0]);
         pending = pending.subarray(1 + length);
       }
     });
@@ -232,7 +259,13 @@ export async function countingProxy(target: URL) {
   const url = new URL(target);
   url.hostname = '127.0.0.1';
   url.port = String((server.address() as net.AddressInfo).port);
-  return { url, count: () => statements, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url, count: () => statements,
+    /** How many writes the clients made (each at least one round trip's start). */
+    writes: () => writes,
+    /** The statements executed so far, by text, most frequent first. */
+    texts: () => [...byText].sort((a, b) => b[1] - a[1]),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */

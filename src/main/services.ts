@@ -232,7 +232,6 @@ export function runServices(
     retention: createRetention({ store: repos.storage, artifacts: c.artifacts, days: c.settings.resultRetentionDays, log: c.logger.child({ component: 'scheduler' }) }),
     engine: createRunEngine({
       store: repos.runEngine,
-      uow: c.uow,
       pools: c.pools,
       artifacts: c.artifacts,
       metrics: {

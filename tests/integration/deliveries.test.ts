@@ -476,7 +476,7 @@ describe('a delivery stopped while its peer holds the request', () => {
     const c = h.process.container;
     const { deliveryPlanner } = h.process.services;
     return createRunEngine({
-      store: c.repos.runEngine, uow: c.uow, pools: c.pools, artifacts: c.artifacts,
+      store: c.repos.runEngine, pools: c.pools, artifacts: c.artifacts,
       metrics: { finished: () => undefined, rows: () => undefined }, clock: c.clock, log: c.logger, timeoutMs: 60_000,
       conditions: judgeCondition, deliveries: { plan: deliveryPlanner.plan, enqueue: async () => undefined },
     });

@@ -6,7 +6,8 @@
 import { manualClock, type ManualClock } from '../../src/core/clock.js';
 import { newId } from '../../src/core/ids.js';
 import { judgeCondition } from '../../src/domain/reports/condition.js';
-import { createRunEngine } from '../../src/domain/runs/run-engine.js';
+import { createRunEngine, type RunEngineDeps } from '../../src/domain/runs/run-engine.js';
+import type { DeliveryJob } from '../../src/domain/runs/engine-ports.js';
 import { RunCancelled, type RunRecord } from '../../src/domain/runs/model.js';
 import { FakeArtifacts } from '../support/fakes/artifacts.js';
 import { FakeConnections } from '../support/fakes/connections.js';
@@ -28,7 +29,7 @@ interface World {
   engine: ReturnType<typeof createRunEngine>; log: ReturnType<typeof memoryLog>;
 }
 
-function world(): World {
+function world(deliveries?: RunEngineDeps['deliveries']): World {
   const clock = manualClock(T0);
   const queries = new FakeQueries();
   const reports = new FakeReports(queries);
@@ -50,8 +51,9 @@ function world(): World {
     paused: false, nextRunAt: null, lastRun: null, ownerId: null, createdAt: T0, updatedAt: T0, version: 1,
   });
   const engine = createRunEngine({
-    store, uow, pools: fakePools(fakePlugins(connector)), artifacts, clock, log, timeoutMs: TIMEOUT_MS, cancelPollMs: POLL_MS, conditions: judgeCondition,
+    store, pools: fakePools(fakePlugins(connector)), artifacts, clock, log, timeoutMs: TIMEOUT_MS, cancelPollMs: POLL_MS, conditions: judgeCondition,
     metrics: { finished: (status, _trigger, seconds) => finished.push({ status, seconds }), rows: () => undefined },
+    deliveries,
   });
   return { clock, store, outbox, uow, artifacts, connector, reportId: report.id, finished, engine, log };
 }
@@ -82,6 +84,27 @@ it('runs the query into a result file: steps, columns, a 20-row sample, the row 
   expect(w.outbox.events[1]!.data).toMatchObject({ id: run.id, status: 'success' });
   expect(w.finished).toEqual([{ status: 'success', seconds: 0 }]);
   expect(w.clock.pendingTimers()).toBe(0);
+});
+
+it('hands a run over to its deliveries in one statement: the delivery step running, an attempt per delivery naming its job, run.updated; then the jobs', async () => {
+  const queued: DeliveryJob[] = [];
+  const planned = [1, 2].map((position) => ({ deliveryId: newId(), channelId: newId(), channelName: `Hook ${position}`, channelType: 'webhook', position }));
+  const w = world({ plan: async () => planned, enqueue: async (jobs) => { queued.push(...jobs); } });
+  w.store.withDeliveries.add(w.reportId);
+  w.connector.script = rows([{ name: 'id', type: 'int4' }], [[1]], 10);
+  const run = w.store.queue(w.reportId, { deliver: true });
+  await w.engine.execute(run.id, { signal: new AbortController().signal });
+
+  const after = runOf(w, run.id);
+  expect(after).toMatchObject({ status: 'running', rowCount: 1 });
+  expect(after.deliveringSince).toEqual(T0);
+  expect(after.steps.map((s) => [s.name, s.status])).toEqual([['query', 'success'], ['result_file', 'success'], ['delivery', 'running']]);
+  // The claim, then the hand-over: no unit of work, no write per step.
+  expect(w.store.statements).toBe(2);
+  expect(w.uow.commits).toBe(0);
+  expect(w.store.planned.map((a) => [a.deliveryId, a.position, a.jobId])).toEqual(planned.map((d, i) => [d.deliveryId, d.position, `deliver-${w.store.planned[i]!.id}`]));
+  expect(queued.map((j) => [j.attemptId, j.jobId, j.deliveryId])).toEqual(w.store.planned.map((a) => [a.id, a.jobId, a.deliveryId]));
+  expect(w.outbox.events.filter((e) => e.type === 'run.updated').map((e) => e.data.status)).toEqual(['running', 'running']);
 });
 
 it('ends failed with the database\'s error on the query step, and keeps no file', async () => {

@@ -9,6 +9,7 @@ import type { RunCondition, RunError, RunRecord, RunStatus, RunStep, RunTrigger 
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { ConnectionRecord } from '../connections/model.js';
 import type { ChangeEvent } from '../events/model.js';
+import type { PlannedAttempt } from '../channels/ports.js';
 
 /** The SQL a run executes: the pinned query version, or the query's current one. */
 export interface RunQuerySource {
@@ -160,6 +161,12 @@ export interface RunEngineStore {
    * and markLost leave it alone). Undefined when it is no longer running in attempt `attempt`.
    */
   beginDeliveries(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<RunRecord | undefined>;
+  /**
+   * The worker's hand-over in one statement: beginDeliveries, the run's attempts planned (pending,
+   * each naming its job) and the run.updated event of the record after, committed together.
+   * Undefined (nothing written) when the run is no longer running in attempt `attempt`.
+   */
+  handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]): Promise<RunRecord | undefined>;
   /** Whether the run row still exists. */
   exists(runId: string): Promise<boolean>;
   /** The report's title and query, and the email of who queued the run (for deliveries); undefined when gone. */

@@ -25,14 +25,13 @@ import type { Clock, Timer } from '../../core/clock.js';
 import type { Log } from '../../core/log.js';
 import type { ArtifactStore, ResultWriter } from '../artifacts/ports.js';
 import { resultKeyOf } from '../artifacts/ports.js';
-import type { UnitOfWork } from '../unit-of-work/ports.js';
 import type { ConnectorPools } from '../connections/pools.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import { bindValues } from '../queries/parameters.js';
 import { compileTemplate, parseSqlTemplate, placeholderNames } from '../queries/sql-template.js';
 import { newId } from '../../core/ids.js';
 import { firstDeliveryJobId, type DeliverRun, type JudgeCondition, type PlannedDelivery, type RunEngineStore, type RunMetrics, type RunOutcome, type RunProgress, type RunSource } from './engine-ports.js';
-import { runUpdated, runChanged } from './events.js';
+import { runChanged } from './events.js';
 import { RunCancelled, RunTimedOut, SAMPLE_ROWS, type RunError, type RunRecord, type RunStep, type StepName } from './model.js';
 
 /** Rows per fetch from the user database. */
@@ -44,9 +43,8 @@ const BATCH_SIZE = 1000;
 export const CANCEL_POLL_MS = 2000;
 
 export interface RunEngineDeps {
-  /** Reads and single-statement writes; the start and the end are single statements with their events; `uow` for a hand-over to deliveries. */
+  /** Reads and single-statement writes: the claim, the end and the hand-over to deliveries are single statements with their events. */
   store: RunEngineStore;
-  uow: UnitOfWork;
   pools: ConnectorPools;
   artifacts: ArtifactStore;
   metrics: RunMetrics;
@@ -215,13 +213,7 @@ export function createRunEngine(deps: RunEngineDeps) {
       const id = newId();
       return { ...d, id, runId: run.id, jobId: firstDeliveryJobId(id), now };
     });
-    const handed = await deps.uow.run(async (tx) => {
-      const row = await tx.runEngine.beginDeliveries(run.id, run.attempts, progress, now);
-      if (!row) return undefined;
-      await tx.attempts.plan(attempts);
-      await tx.outbox.add([runUpdated(row)]);
-      return row;
-    });
+    const handed = await store.handOver(run.id, run.attempts, progress, now, attempts);
     if (!handed) {
       if (wroteFile && !(await store.exists(run.id))) await deps.artifacts.remove(key).catch(() => undefined);
       log.info('run ended elsewhere before its deliveries could be queued');

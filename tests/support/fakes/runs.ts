@@ -7,6 +7,7 @@ import { newId } from '../../../src/core/ids.js';
 import type { RunContext, RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../src/domain/runs/engine-ports.js';
 import type { RunError, RunRecord, RunStep } from '../../../src/domain/runs/model.js';
 import type { ChangeEvent } from '../../../src/domain/events/model.js';
+import type { PlannedAttempt } from '../../../src/domain/channels/ports.js';
 import { runUpdated } from '../../../src/domain/runs/events.js';
 import type { FakeConnections } from './connections.js';
 import type { FakeOutbox } from './events.js';
@@ -124,6 +125,18 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
     const run = this.holding(runId, attempt);
     if (!run || run.deliveringSince) return undefined;
     return this.runs.put({ ...run, ...progress, deliveringSince: now });
+  }
+
+  /** Attempts planned by hand-overs, in order. */
+  readonly planned: PlannedAttempt[] = [];
+
+  async handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]): Promise<RunRecord | undefined> {
+    this.statements += 1;
+    const run = await this.beginDeliveries(runId, attempt, progress, now);
+    if (!run) return undefined;
+    this.planned.push(...attempts);
+    await this.repos.outbox?.add([runUpdated(run)]);
+    return run;
   }
 
   async exists(runId: string): Promise<boolean> {

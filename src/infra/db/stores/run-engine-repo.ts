@@ -7,8 +7,9 @@ import { leaseExpired } from './scheduling-repo.js';
 import type { RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../domain/runs/engine-ports.js';
 import type { RunStep } from '../../../domain/runs/model.js';
 import type { ChangeEvent } from '../../../domain/events/model.js';
+import type { PlannedAttempt } from '../../../domain/channels/ports.js';
 import type { ConnectionRecord } from '../../../domain/connections/model.js';
-import { RUN_WRITES, runLeaves } from './status-writes.js';
+import { ATTEMPT_WRITES, RUN_WRITES, runLeaves } from './status-writes.js';
 
 const connectionRowOf = rowMapper<typeof connections.$inferSelect>(connections);
 
@@ -38,19 +39,40 @@ const CLAIM_SQL = `with t as (
 /** A progress column from $1 (the progress, jsonb): left as it is when the key is absent. */
 const fromProgress = (column: string, key: string, cast: string) =>
   `${column} = case when $1::jsonb ? '${key}' then ${cast === 'jsonb' ? `nullif($1::jsonb -> '${key}', 'null'::jsonb)` : `($1::jsonb ->> '${key}')::${cast}`} else ${column} end`;
+/** The progress columns from $1 (columnsOf as jsonb); the steps always. */
+const PROGRESS_COLUMNS = `steps = $1::jsonb -> 'steps', ${[
+  fromProgress('query_version', 'queryVersion', 'int'), fromProgress('row_count', 'rowCount', 'int'), fromProgress('columns', 'columns', 'jsonb'),
+  fromProgress('sample', 'sample', 'jsonb'), fromProgress('condition_met', 'conditionMet', 'boolean'), fromProgress('result_key', 'resultKey', 'text'),
+  fromProgress('result_bytes', 'resultBytes', 'bigint'), fromProgress('result_hash', 'resultHash', 'text'),
+].join(', ')}`;
 /** $1 progress (jsonb text), $2 status, $3 finished at, $4 error code, $5 error message, $6 run id, $7 attempt, $8 events (jsonb text). */
 const END_SQL = `with t as (
-    update runs set steps = $1::jsonb -> 'steps', ${[
-    fromProgress('query_version', 'queryVersion', 'int'), fromProgress('row_count', 'rowCount', 'int'), fromProgress('columns', 'columns', 'jsonb'),
-    fromProgress('sample', 'sample', 'jsonb'), fromProgress('condition_met', 'conditionMet', 'boolean'), fromProgress('result_key', 'resultKey', 'text'),
-    fromProgress('result_bytes', 'resultBytes', 'bigint'), fromProgress('result_hash', 'resultHash', 'text'),
-  ].join(', ')},
+    update runs set ${PROGRESS_COLUMNS},
       status = $2::text, finished_at = $3::timestamptz, updated_at = $3::timestamptz, error_code = $4::text, error_message = $5::text
     where id = $6::uuid and status in (${quoted(RUN_WRITES.finish.from)}) and attempts = $7::int
     returning *),
   announced as (insert into events (type, data, user_id)
     select e.type, e.data, e.user_id from rows from (jsonb_to_recordset($8::jsonb) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, n)
     where exists (select 1 from t) order by e.n)
+  select * from t`;
+/**
+ * $1 progress (jsonb text), $2 now, $3 run id, $4 attempt, $5 the attempts (jsonb text: id,
+ * delivery_id, channel_id, channel_name, channel_type, position, job_id): beginDeliveries, the
+ * attempts planned (as AttemptsRepo.plan) and the run.updated of the record after, one statement.
+ */
+const HAND_OVER_SQL = `with t as (
+    update runs set ${PROGRESS_COLUMNS},
+      delivering_since = $2::timestamptz, updated_at = $2::timestamptz, heartbeat_at = clock_timestamp()
+    where id = $3::uuid and status = 'running' and attempts = $4::int and delivering_since is null
+    returning *),
+  planned as (
+    insert into delivery_attempts (id, run_id, delivery_id, channel_id, channel_name, channel_type, position, status, job_id, created_at, updated_at)
+    select a.id, t.id, a.delivery_id, a.channel_id, a.channel_name, a.channel_type, a.position, '${ATTEMPT_WRITES.plan.to[0]}', a.job_id,
+      $2::timestamptz, $2::timestamptz
+    from t cross join jsonb_to_recordset($5::jsonb)
+      as a(id uuid, delivery_id uuid, channel_id uuid, channel_name text, channel_type text, position int, job_id text)
+    on conflict (run_id, delivery_id) do nothing),
+  announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t)
   select * from t`;
 type RunQuerySourceParameters = NonNullable<RunSource['query']>['parameters'];
 
@@ -127,6 +149,23 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
       const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(END_SQL, [
         JSON.stringify(progress), outcome.status, outcome.finishedAt.toISOString(), outcome.error?.code ?? null, outcome.error?.message ?? null,
         runId, attempt, eventsParameter(list),
+      ], { prepare: true });
+      const raw = rows[0];
+      return raw ? runRecordOf(runRowOf(raw)) : undefined;
+    },
+
+    /**
+     * The run's deliveries handed over in one statement (beginDeliveries, its attempts planned
+     * and its run.updated event, as the unit of work of before wrote them): the record after, or
+     * undefined when the run is no longer running in attempt `attempt`. A prepared statement of
+     * the store's client, like claim and end; the event is numbered by the relays.
+     */
+    async handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]) {
+      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(HAND_OVER_SQL, [
+        JSON.stringify(columnsOf(progress)), now.toISOString(), runId, attempt,
+        JSON.stringify(attempts.map((a) => ({
+          id: a.id, delivery_id: a.deliveryId, channel_id: a.channelId, channel_name: a.channelName, channel_type: a.channelType, position: a.position, job_id: a.jobId,
+        }))),
       ], { prepare: true });
       const raw = rows[0];
       return raw ? runRecordOf(runRowOf(raw)) : undefined;
