@@ -21,7 +21,8 @@ import { webUiRouter } from './web-ui.js';
 import { sdkPackageRouter } from './sdk-package.js';
 import { isRedisUnavailable } from '../infra/queue/queues.js';
 import { SSE_HEARTBEAT_MS, writeResult } from './respond.js';
-import { pagePolicy, securityHeaders } from './security-headers.js';
+import { apiSecurityHeaders, pagePolicy, securityHeaders } from './security-headers.js';
+import { livenessLane } from './liveness-lane.js';
 import { cors } from './cors.js';
 import { challengeOf, localsOf, requestLog, requestSignal, type RequestDone } from './request-log.js';
 
@@ -116,6 +117,16 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     if (allowed.includes('GET')) allowed.push('HEAD');
     return allowed;
   };
+
+  // 0. GET/HEAD /health/live without a query, credentials or an Origin, ahead of everything
+  //    (liveness-lane.ts: the same answer and headers, its log line and metrics).
+  const liveness = !deps.only || deps.only.has('getLiveness')
+    ? livenessLane({
+      handler: deps.handlers.getLiveness, headers: apiSecurityHeaders(deps.publicUrl), logger: deps.logger,
+      onRequestDone: deps.onRequestDone, shutdownSignal: deps.shutdownSignal,
+    })
+    : undefined;
+  if (liveness) app.use(liveness);
 
   // 1. Request id, the request log line and metrics.
   app.use(requestLog(deps.logger, deps.onRequestDone));

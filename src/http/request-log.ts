@@ -58,10 +58,46 @@ function operationLabel(req: Request, res: Response, pageRoute: string | undefin
   return pageRoute !== undefined ? 'page' : 'unmatched';
 }
 
+/** The request's id: the caller's X-Request-ID when it is a sensible one, else a new one. */
+export function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newRequestId();
+}
+
+/** What is known of a request when its answer is done: its log line (at its level) and metrics. */
+export interface RequestReport {
+  requestId: string;
+  method: string;
+  operationId: string | undefined;
+  route: string | undefined;
+  /** The metric label (operationLabel). */
+  operation: string;
+  userId: string | undefined;
+  status: number;
+  seconds: number;
+  aborted: boolean;
+}
+
+/** The log line of a finished request (only built when its level is on) and its metrics. */
+export function reportRequest(logger: Logger, onRequestDone: ((info: RequestDone) => void) | undefined, r: RequestReport): void {
+  const quiet = r.operationId !== undefined && QUIET_OPERATIONS.has(r.operationId) && r.status < 400;
+  // 501 (not built yet) and 503 from the readiness probe are answers, not faults.
+  const expected = r.status === 501 || (r.operationId === 'getReadiness' && r.status === 503);
+  const level = quiet ? 'debug' : expected ? 'warn' : r.status >= 500 ? 'error' : 'info';
+  // A line below the level is not even built.
+  if (logger.isLevelEnabled(level)) {
+    logger.log(level, 'http request', {
+      request_id: r.requestId, method: r.method, route: r.route ?? 'unmatched', operation_id: r.operationId,
+      status: r.status, duration_ms: Math.round(r.seconds * 1000), user_id: r.userId,
+      ...(r.aborted ? { aborted: true } : {}),
+    });
+  }
+  onRequestDone?.({ operation: r.operation, method: METRIC_METHODS.has(r.method) ? r.method : 'OTHER', status: r.status, seconds: r.seconds });
+}
+
 export function requestLog(logger: Logger, onRequestDone: ((info: RequestDone) => void) | undefined): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newRequestId();
+    const requestId = requestIdOf(req);
     localsOf(res).requestId = requestId;
     res.setHeader('X-Request-ID', requestId);
     const started = process.hrtime.bigint();
@@ -70,24 +106,11 @@ export function requestLog(logger: Logger, onRequestDone: ((info: RequestDone) =
     const done = () => {
       if (reported) return;
       reported = true;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const { operationId, route, userId } = localsOf(res);
       const pageRoute = route ?? pageRouteOf(req);
-      const quiet = operationId !== undefined && QUIET_OPERATIONS.has(operationId) && res.statusCode < 400;
-      // 501 (not built yet) and 503 from the readiness probe are answers, not faults.
-      const expected = res.statusCode === 501 || (operationId === 'getReadiness' && res.statusCode === 503);
-      const level = quiet ? 'debug' : expected ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
-      // A line below the level is not even built.
-      if (logger.isLevelEnabled(level)) {
-        logger.log(level, 'http request', {
-          request_id: requestId, method: req.method, route: pageRoute ?? 'unmatched', operation_id: operationId,
-          status: res.statusCode, duration_ms: Math.round(seconds * 1000), user_id: userId,
-          ...(res.writableFinished ? {} : { aborted: true }),
-        });
-      }
-      onRequestDone?.({
-        operation: operationLabel(req, res, pageRoute), method: METRIC_METHODS.has(req.method) ? req.method : 'OTHER',
-        status: res.statusCode, seconds,
+      reportRequest(logger, onRequestDone, {
+        requestId, method: req.method, operationId, route: pageRoute, operation: operationLabel(req, res, pageRoute), userId,
+        status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9, aborted: !res.writableFinished,
       });
     };
     res.on('finish', done);

@@ -38,7 +38,12 @@ export function pagePolicy(publicUrl: string): string {
 /** Marks an HTML answer (and what it loads) with the page policy instead of the API's. */
 export const usePagePolicy = (res: Response, policy: string): void => { res.setHeader('Content-Security-Policy', policy); };
 
-export function securityHeaders(publicUrl: string): RequestHandler {
+/**
+ * The headers every API answer carries (helmet's, with the API's policy). helmet's headers depend
+ * on its options only: taken once from it, then set as they are on every answer (one loop
+ * instead of ten chained middleware calls per request).
+ */
+export function apiSecurityHeaders(publicUrl: string): ReadonlyArray<readonly [string, string]> {
   const https = publicUrl.startsWith('https:');
   const base = helmet({
     contentSecurityPolicy: false, // set below: one policy for the API, another for pages
@@ -51,8 +56,6 @@ export function securityHeaders(publicUrl: string): RequestHandler {
     strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
     xPoweredBy: false,
   });
-  // helmet's headers depend on its options only: taken once from it, then set as they are on
-  // every answer (one loop instead of ten chained middleware calls per request).
   const headers: Array<[string, string]> = [['Content-Security-Policy', API_POLICY]];
   let synchronous = false;
   base({ headers: {} } as Request, {
@@ -60,6 +63,11 @@ export function securityHeaders(publicUrl: string): RequestHandler {
     removeHeader: () => undefined,
   } as unknown as Response, () => { synchronous = true; });
   if (!synchronous) throw new Error('helmet did not set its headers at once');
+  return headers;
+}
+
+export function securityHeaders(publicUrl: string): RequestHandler {
+  const headers = apiSecurityHeaders(publicUrl);
   return (_req, res, next) => {
     for (const [name, value] of headers) res.setHeader(name, value);
     next();

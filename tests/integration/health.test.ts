@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import request from 'supertest';
 import { startHerald, type Herald } from '../support/harness.js';
 import { isolate, type Isolated } from '../support/isolation.js';
 
@@ -40,6 +41,35 @@ describe('GET /health/live', () => {
     const res = await h.http.get('/health/live');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('is answered ahead of the edge with every header an API answer has, no validator (no-store), and its metric; HEAD without a body', async () => {
+    const h = await start();
+    const res = await h.http.get('/health/live').set('X-Request-ID', 'probe-4711-abcd');
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('{"status":"ok"}\n');
+    expect(res.headers['x-request-id']).toBe('probe-4711-abcd');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    // The lane writes no ETag: an answer never stored is never revalidated (Express's send would add one).
+    expect(res.headers.etag).toBeUndefined();
+    // The same security headers as an answer that went the ordinary way.
+    const ordinary = await h.http.get('/health/ready');
+    for (const name of ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-resource-policy', 'cross-origin-opener-policy']) {
+      expect([name, res.headers[name]]).toEqual([name, ordinary.headers[name]]);
+    }
+    expect(ordinary.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const head = await request(h.process.app!).head('/health/live');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe('16');
+    expect(head.text ?? '').toBe('');
+    // Credentials or an Origin take the ordinary way (its rules apply): there Express's send adds its ETag.
+    const withCookie = await h.http.get('/health/live').set('Cookie', 'unrelated=1');
+    expect(withCookie.status).toBe(200);
+    expect(withCookie.headers.etag).toBeDefined();
+    const metrics = (await h.http.get('/metrics')).text;
+    expect(metrics).toMatch(/^svc_http_requests_total\{operation="getLiveness",method="GET",status="200"\} [2-9]$/m);
+    expect(metrics).toMatch(/^svc_http_requests_total\{operation="getLiveness",method="HEAD",status="200"\} 1$/m);
   });
 });
 
