@@ -1,8 +1,10 @@
 /**
  * What the deliveries of one run share: the attachment made once from the run's result file
- * (also when they ask for it at the same moment), and each template parsed once.
+ * (also when they ask for it at the same moment), each template parsed once, and each channel's
+ * sealed settings opened once.
  */
-import { createAttachmentCache } from '../../src/domain/deliveries/sender.js';
+import { createAttachmentCache, openedOnce } from '../../src/domain/deliveries/sender.js';
+import type { Secrets } from '../../src/core/secrets.js';
 import { renderTemplates, type TemplateVariables } from '../../src/domain/deliveries/templates.js';
 
 describe('the attachment cache', () => {
@@ -48,5 +50,42 @@ describe('delivery templates', () => {
     expect(await renderTemplates(subject, body, vars('First'))).toEqual({ subject: 'First: 2 rows', body: '1;2;' });
     expect(await renderTemplates(subject, body, vars('Second'))).toEqual({ subject: 'Second: 2 rows', body: '1;2;' });
     await expect(renderTemplates('{% if %}', body, vars('Bad'))).rejects.toMatchObject({ code: 'delivery.template_failed' });
+  });
+});
+
+describe('sealed settings opened once', () => {
+  /** Seals by reversing (enough to tell values apart) and counts the opens. */
+  const counting = () => {
+    const opens: string[] = [];
+    const secrets: Secrets = {
+      seal: (plain, context) => `${context}:${[...plain].reverse().join('')}`,
+      open: (sealed, context) => { opens.push(sealed); return [...sealed.slice(context.length + 1)].reverse().join(''); },
+    };
+    return { secrets, opens };
+  };
+
+  it('opens a sealed value once per value and context; a re-sealed or changed value is opened again', () => {
+    const { secrets, opens } = counting();
+    const once = openedOnce(secrets, 2);
+    const a = secrets.seal('{"token":"a"}', 'channels.secrets:1');
+    for (let i = 0; i < 5; i += 1) expect(once.open(a, 'channels.secrets:1')).toBe('{"token":"a"}');
+    expect(opens).toEqual([a]);
+    // Another context (another channel) with the same bytes is its own entry.
+    const a2 = `channels.secrets:2:${a.slice('channels.secrets:1:'.length)}`;
+    expect(once.open(a2, 'channels.secrets:2')).toBe('{"token":"a"}');
+    const b = secrets.seal('{"token":"b"}', 'channels.secrets:1');
+    expect(once.open(b, 'channels.secrets:1')).toBe('{"token":"b"}');
+    expect(opens).toEqual([a, a2, b]);
+    // At most 2 kept: the least recently used (a) went first.
+    expect(once.open(a, 'channels.secrets:1')).toBe('{"token":"a"}');
+    expect(opens).toEqual([a, a2, b, a]);
+    expect(once.seal('x', 'c')).toBe(secrets.seal('x', 'c'));
+  });
+
+  it('keeps nothing of a value that does not open', () => {
+    const secrets: Secrets = { seal: (p) => p, open: () => { throw new Error('cannot open'); } };
+    const once = openedOnce(secrets);
+    expect(() => once.open('v2:x:y', 'ctx')).toThrow('cannot open');
+    expect(() => once.open('v2:x:y', 'ctx')).toThrow('cannot open');
   });
 });

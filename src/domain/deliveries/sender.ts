@@ -70,6 +70,31 @@ export function createAttachmentCache(limits: { entries: number; bytes: number; 
   };
 }
 
+/**
+ * Secrets opened once per sealed value: the deliveries of one channel (each of its runs' sends)
+ * decrypt its sealed settings once, not on every send. A changed or re-sealed value is another
+ * key; at most `entries` are kept (the least recently used go), in this process's memory only,
+ * as the plaintext a send holds anyway.
+ */
+export function openedOnce(secrets: Secrets, entries = 64): Secrets {
+  const opened = new Map<string, string>();
+  return {
+    seal: (plaintext, context) => secrets.seal(plaintext, context),
+    open(sealed, context) {
+      const key = `${context}\n${sealed}`;
+      let plain = opened.get(key);
+      if (plain === undefined) {
+        plain = secrets.open(sealed, context);
+        if (opened.size >= entries) opened.delete(opened.keys().next().value!);
+      } else {
+        opened.delete(key);
+      }
+      opened.set(key, plain);
+      return plain;
+    },
+  };
+}
+
 export interface DeliveryMetrics {
   sent(channelType: string, status: 'sent' | 'failed', seconds: number): void;
 }
@@ -101,6 +126,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
   });
   const base = deps.publicUrl.replace(/\/+$/, '');
   const attachments = createAttachmentCache({ entries: 32, bytes: 64 * 1024 * 1024, ageMs: 5 * 60_000 });
+  const secrets = openedOnce(deps.secrets);
 
   /** The first rows of the stored result (for templates and inline tables). */
   async function firstRows(run: RunRecord, count: number): Promise<CellValue[][]> {
@@ -216,7 +242,7 @@ export function createDeliverySender(deps: DeliverySenderDeps) {
         if (!ctx.callerEmail) throw new DomainError('delivery.invalid', 'A test run sends email only to whoever queued it, and that user is gone');
         target = plugin.testTarget(ctx.callerEmail);
       }
-      const settings = fullSettingsOf(channel, deps.secrets);
+      const settings = fullSettingsOf(channel, secrets);
       return ended(await sendWithRetries(plugin, settings, target, message, attempt.id, signal, made, hooks));
     } catch (err) {
       if (signal.aborted) return { kind: 'stopped', reason: signal.reason, sends: made.sends, history: made.history };
