@@ -254,7 +254,7 @@ export function createAttemptsRepo(db: Tx): AttemptsRepo {
                  count(*) filter (where status = 'failed')::int as failed, count(*) filter (where status = 'preview')::int as previewed
           from delivery_attempts where run_id = ${runId} and id <> ${id}
         ),
-        prev as (select c.id, c.health from channels c join f on f.channel_id = c.id where ${end.status} in ('sent', 'failed') for no key update of c),
+        prev as (select c.id, c.health from channels c join f on f.channel_id = c.id where ${end.status} in ('sent', 'failed') for update of c),
         h as (
           update channels c set health = ${end.status === 'sent' ? 'healthy' : 'failing'}, last_attempt_at = ${fin}::timestamptz,
             last_error = coalesce(${end.status === 'failed' && end.error ? JSON.stringify({ code: end.error.code, message: end.error.message, at: fin }) : null}::jsonb, c.last_error)

@@ -43,13 +43,8 @@ const TAKE_SQL = `update delivery_attempts x set status = 'sending', started_at 
   returning to_jsonb(x) as a_row, to_jsonb(r) as r_row, p.title as report_title, p.description as report_description, q.id as query_id,
     q.name as query_name, u.email as caller_email, to_jsonb(d) as d_row, to_jsonb(c) as c_row`;
 
-/**
- * Locks the run's row ($1) for the end that follows in the same transaction. FOR NO KEY UPDATE,
- * as the end's own UPDATE would: ends (and the unit of work's FOR UPDATE) still wait for each
- * other, but the key-share locks of foreign-key checks (a hand-over's attempts of another run,
- * the channel's) neither wait for nor hold up an end.
- */
-const LOCK_SQL = 'select 1 from runs where id = $1::uuid for no key update';
+/** Locks the run's row ($1) for the end that follows in the same transaction. */
+const LOCK_SQL = 'select 1 from runs where id = $1::uuid for update';
 
 /**
  * $1 attempt id, $2 run id, $3 status, $4 sends, $5 finished at (ISO text), $6 status code,
@@ -72,7 +67,7 @@ const END_SQL = `with r as (select * from runs where id = $2::uuid),
       (count(*) filter (where a.status = 'failed') + ($3::text = 'failed')::int)::int as failed,
       (count(*) filter (where a.status = 'preview') + ($3::text = 'preview')::int)::int as previewed
     from delivery_attempts a where a.run_id = $2::uuid and a.id <> $1::uuid and exists (select 1 from f)),
-  prev as (select c.id, c.health from channels c join f on f.channel_id = c.id where $3::text in ('sent', 'failed') for no key update of c),
+  prev as (select c.id, c.health from channels c join f on f.channel_id = c.id where $3::text in ('sent', 'failed') for update of c),
   h as (
     update channels c set health = case when $3::text = 'sent' then 'healthy' else 'failing' end, last_attempt_at = $5::timestamptz,
       last_error = coalesce($15::jsonb, c.last_error)

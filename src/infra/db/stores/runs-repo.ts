@@ -165,7 +165,7 @@ export function createRunsRepo(db: Tx, client?: Sql): RunsRepo {
     },
 
     async settleDeliveries(runId: string, now: Date): Promise<RunRecordRow | undefined> {
-      await db.execute(rawSql`select 1 from runs where id = ${runId} for no key update`);
+      await db.execute(rawSql`select 1 from runs where id = ${runId} for update`);
       const [row] = await db.execute<{ id: string }>(rawSql`
         with tally as (
           select count(*) filter (where status = 'sent') as sent,
