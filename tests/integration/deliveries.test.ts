@@ -756,5 +756,33 @@ describe('ending an attempt in one round trip (delivery-statements.ts)', () => {
     await sql`update runs set cancel_requested_at = null where id = ${run.id}`;
     expect((await end(0, 'sent')).kind).toBe('ended');
     expect(await end(0, 'sent')).toEqual({ kind: 'gone' });
+
+    // An end caught in a deadlock is tried again rather than failed (its job's retry would send
+    // the message a second time). A transaction of the test holds channel A's row, waits until
+    // the end waits for it (holding the run's), then asks for the run's row: PostgreSQL's
+    // detector (the end's session, 1 s; the test's set to 60 s) rolls the end back.
+    await reset();
+    const holder = h.process.container.sql;
+    const waitingEnd = async () => {
+      for (let i = 0; i < 200; i += 1) {
+        const [w] = await sql`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query like 'with r as (select * from runs%'`;
+        if (w!.n > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('the end never waited for the channel');
+    };
+    const sendsBefore = (await sql`select sends from delivery_attempts where id = ${attempts[0]!}`)[0]!.sends as number;
+    let ended: Promise<Awaited<ReturnType<typeof end>>> | undefined;
+    await holder.begin(async (tx) => {
+      await tx`set local deadlock_timeout = '60s'`;
+      await tx`select 1 from channels where id = ${channelIds[0]!} for update`;
+      ended = end(0, 'sent');
+      await waitingEnd();
+      await tx`select 1 from runs where id = ${run.id} for update`;
+    });
+    expect((await ended!).kind).toBe('ended');
+    // Recorded once: the rolled-back try left nothing.
+    expect((await sql`select status, sends from delivery_attempts where id = ${attempts[0]!}`)[0]).toMatchObject({ status: 'sent', sends: sendsBefore + 1 });
   });
 });

@@ -108,6 +108,10 @@ const END_SQL = `with r as (select * from runs where id = $2::uuid),
   from (select 1) one left join t on true`;
 
 const iso = (d: Date) => d.toISOString();
+/** deadlock_detected and serialization_failure: PostgreSQL rolled the end back, and it may simply be tried again. */
+const CONFLICTS = new Set(['40P01', '40001']);
+/** Tries of an end that met one of them. */
+const END_TRIES = 3;
 
 /** `client`: the store's postgres.js client (the statements are never part of a unit of work). */
 export function createDeliveryStatements(client: Sql): SendingContextSource & AttemptEnds {
@@ -141,22 +145,30 @@ export function createDeliveryStatements(client: Sql): SendingContextSource & At
         end.retry ? iso(end.retry.at) : null, end.retry?.retries ?? null, end.retry?.jobId ?? null,
         end.status === 'failed' && end.error ? JSON.stringify({ code: end.error.code, message: end.error.message, at: fin }) : null, fin,
       ] as never[];
-      const tx = await client.reserve();
       let rows: Array<Record<string, unknown>>;
-      try {
-        // One write: each statement is prepared (after its first use) or simple, so postgres.js
-        // pipelines them; a failure in one aborts the transaction and COMMIT then rolls it back.
-        const settled = await Promise.allSettled([
-          tx.unsafe('begin'),
-          tx.unsafe(LOCK_SQL, [runId], { prepare: true }),
-          tx.unsafe<Array<Record<string, unknown>>>(END_SQL, params, { prepare: true }),
-          tx.unsafe('commit'),
-        ]);
-        const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-        if (failed) throw failed.reason;
-        rows = (settled[2] as PromiseFulfilledResult<Array<Record<string, unknown>>>).value;
-      } finally {
-        tx.release();
+      for (let tries = 1; ; tries += 1) {
+        const tx = await client.reserve();
+        try {
+          // One write: each statement is prepared (after its first use) or simple, so postgres.js
+          // pipelines them; a failure in one aborts the transaction and COMMIT then rolls it back.
+          const settled = await Promise.allSettled([
+            tx.unsafe('begin'),
+            tx.unsafe(LOCK_SQL, [runId], { prepare: true }),
+            tx.unsafe<Array<Record<string, unknown>>>(END_SQL, params, { prepare: true }),
+            tx.unsafe('commit'),
+          ]);
+          const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+          if (failed) throw failed.reason;
+          rows = (settled[2] as PromiseFulfilledResult<Array<Record<string, unknown>>>).value;
+          break;
+        } catch (err) {
+          // The send is done: a deadlock or a serialisation failure is the end's to try again,
+          // or the job would fail and its retry send the message a second time.
+          if (tries < END_TRIES && CONFLICTS.has(String((err as { code?: unknown }).code))) continue;
+          throw err;
+        } finally {
+          tx.release();
+        }
       }
       const row = rows[0]!;
       if (row.run_found === 0) return { kind: 'gone' };
