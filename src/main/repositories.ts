@@ -19,7 +19,7 @@ import { createReportsReadModel } from '../infra/db/stores/reports-read-model.js
 import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from '../infra/db/stores/channels-repo.js';
 import { createRunsRepo } from '../infra/db/stores/runs-repo.js';
 import { createRunEngineRepo } from '../infra/db/stores/run-engine-repo.js';
-import { createDeliveryStatements } from '../infra/db/stores/delivery-statements.js';
+import { createDeliveryPlanReads, createDeliveryStatements } from '../infra/db/stores/delivery-statements.js';
 import { createSchedulingRepo } from '../infra/db/stores/scheduling-repo.js';
 import { createLinksRepo } from '../infra/db/stores/links-repo.js';
 import { createStorageRepo } from '../infra/db/stores/storage-repo.js';
@@ -41,6 +41,8 @@ export function createRepositories(sql: Sql, pool: Db) {
     reportReads: createReportsReadModel(sql),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
+    /** A run's deliveries as its hand-over reads them: one prepared statement on the pool (never in a unit of work). */
+    deliveryPlans: createDeliveryPlanReads(sql),
     /** With the delivery worker's two prepared statements (take with what a send reads; end with the run's settling). */
     attempts: { ...createAttemptsRepo(db), ...createDeliveryStatements(sql) },
     runs: createRunsRepo(db, sql),

@@ -160,7 +160,7 @@ export function deliveryServices(c: DeliveryContainer) {
   return {
     context,
     sender,
-    deliveryPlanner: createDeliveryPlanner({ deliveries: repos.deliveries, queue }),
+    deliveryPlanner: createDeliveryPlanner({ deliveries: repos.deliveryPlans, queue }),
     deliveryWorker: createDeliveryWorker({
       attempts: repos.attempts, sender,
       gate: createChannelGate({

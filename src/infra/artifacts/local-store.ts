@@ -95,7 +95,8 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
         },
         async finish() {
           if (failure) throw failure;
-          let bytes: number;
+          /** The file's size when it was written in one go. */
+          let bytes: number | undefined;
           if (held) {
             const compressed = gzipSync(held.join(''), { level: 1 });
             held = undefined;
@@ -106,11 +107,10 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
             stream!.gzip.end();
             await closed;
             if (failure) throw failure;
-            bytes = -1;
           }
           await rename(temp, final);
           done = true;
-          return { bytes: bytes >= 0 ? bytes : (await stat(final)).size };
+          return { bytes: bytes ?? (await stat(final)).size };
         },
         async abort() {
           if (done) return;

@@ -21,7 +21,7 @@ import { rowMapper, runRecordOf, runRowOf } from './runs-repo.js';
 import { RUN_UPDATED_DATA } from './run-engine-repo.js';
 import { attemptOf, channelOf, deliveryOf } from './channels-repo.js';
 import { ATTEMPT_WRITES, RUN_WRITES } from './status-writes.js';
-import type { AttemptEnd } from '../../../domain/channels/ports.js';
+import type { AttemptEnd, DeliveriesRepo } from '../../../domain/channels/ports.js';
 import type { ChannelHealth } from '../../../domain/channels/model.js';
 import type { AttemptEnds, EndRecorded, SendingContextSource } from '../../../domain/deliveries/ports.js';
 
@@ -107,6 +107,10 @@ const END_SQL = `with r as (select * from runs where id = $2::uuid),
     t.open, t.sent, t.failed, t.previewed, (select before from h) as before, (select after from h) as after, (select to_jsonb(e) from e) as ended
   from (select 1) one left join t on true`;
 
+/** $1 report id: its deliveries in order, each with its channel's type and name (DeliveriesRepo.list's rows). */
+const PLAN_SQL = `select to_jsonb(d) as d_row, c.type as channel_type, c.name as channel_name
+  from deliveries d join channels c on c.id = d.channel_id where d.report_id = $1::uuid order by d.position`;
+
 const iso = (d: Date) => d.toISOString();
 /** deadlock_detected and serialization_failure: PostgreSQL rolled the end back, and it may simply be tried again. */
 const CONFLICTS = new Set(['40P01', '40001']);
@@ -182,6 +186,20 @@ export function createDeliveryStatements(client: Sql): SendingContextSource & At
         health: before && after ? { before, after } : undefined,
         runEnded: row.ended ? runRecordOf(runRowOf(jsonOf(row.ended))) : undefined,
       };
+    },
+  };
+}
+
+/**
+ * A run's deliveries as its hand-over plans them (DeliveriesRepo.list's answer), one prepared
+ * statement of the store's client: never inside a unit of work (the API's list, which may be,
+ * stays the repository's).
+ */
+export function createDeliveryPlanReads(client: Sql): Pick<DeliveriesRepo, 'list'> {
+  return {
+    async list(reportId: string) {
+      const rows = await client.unsafe<Array<Record<string, unknown>>>(PLAN_SQL, [reportId], { prepare: true });
+      return rows.map((r) => deliveryOf({ ...deliveryRowOf(jsonOf(r.d_row)), channelType: r.channel_type as string, channelName: r.channel_name as string }));
     },
   };
 }
