@@ -44,13 +44,53 @@ export async function run(args: string[], settings: Record<string, string>) {
 }
 
 /** Distinct free ports: each is held open until all are known. */
+/**
+ * Ports of this test worker's own range. A port the system hands out (listen on 0) is free only
+ * until it is closed again: two workers asking at the same moment may be handed the same one,
+ * and the second Herald then never listens while the first answers its probes (a web test once
+ * met the other worker's instance: "setup already done"). So each worker draws from a range no
+ * other worker uses (Playwright's TEST_PARALLEL_INDEX from 20000, Jest's JEST_WORKER_ID from
+ * 25000, 250 ports each; below the system's ephemeral range), checked free by listening on it;
+ * outside a worker, or when its range is taken, the system's choice as before.
+ */
+const PORT_RANGE = 250;
+function workerRange(): number | undefined {
+  const playwright = process.env.TEST_PARALLEL_INDEX;
+  if (playwright !== undefined && /^\d+$/.test(playwright) && Number(playwright) < 20) return 20000 + Number(playwright) * PORT_RANGE;
+  const jest = process.env.JEST_WORKER_ID;
+  if (jest !== undefined && /^\d+$/.test(jest) && Number(jest) < 20) return 25000 + Number(jest) * PORT_RANGE;
+  return undefined;
+}
+
+/** Listens on `port` (0: the system's choice) and closes again: the port, or undefined when taken. */
+function probe(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const got = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(got));
+    });
+  });
+}
+
 export async function freePorts(n: number): Promise<number[]> {
-  const servers = Array.from({ length: n }, () => net.createServer());
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
-  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  const base = workerRange();
+  const ports: number[] = [];
+  for (let tries = 0; ports.length < n && base !== undefined && tries < PORT_RANGE; tries += 1) {
+    const candidate = base + Math.floor(Math.random() * PORT_RANGE);
+    if (ports.includes(candidate)) continue;
+    const got = await probe(candidate);
+    if (got !== undefined) ports.push(got);
+  }
+  while (ports.length < n) {
+    const got = await probe(0);
+    if (got !== undefined && !ports.includes(got)) ports.push(got);
+  }
   return ports;
 }
+
+export const freePort = async (): Promise<number> => (await freePorts(1))[0]!;
 
 /** Polls /health/live until it answers 200 (for up to `seconds`); fails early if the child exits. */
 export async function waitUntilLive(h: Herald, port: number, seconds = 30): Promise<void> {

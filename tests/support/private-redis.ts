@@ -8,6 +8,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { until } from './wait.js';
+import { freePort } from './child-process.js';
 
 function redisServerBinary(): string {
   // PATH first, then where packages put it (Debian: /usr/bin; some distributions: /usr/sbin).
@@ -20,14 +21,7 @@ function redisServerBinary(): string {
   throw new Error('redis-server is not installed: this test starts and stops a Redis of its own (make test installs it through scripts/ensure-services.sh when run as root; otherwise apt-get install redis-server)');
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export { until } from './wait.js';
 
