@@ -94,8 +94,6 @@ export interface StuckAttempt {
 }
 
 export interface AttemptsRepo {
-  /** Inserts the planned attempts (pending); an attempt of the same run and delivery is left as it is. */
-  plan(attempts: PlannedAttempt[]): Promise<void>;
   /**
    * pending, sending (a stopped worker's) or queued → sending, or failed → sending when an
    * automatic retry is planned: only for the job the attempt names. Undefined otherwise.

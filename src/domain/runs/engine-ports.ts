@@ -156,14 +156,10 @@ export interface RunEngineStore {
   /** Ends a lost run failed (with `leaseMs`: only a pending one or one whose lease ran out); the record after, or undefined. */
   markLost(runId: string, error: RunError, now: Date, leaseMs?: number): Promise<RunRecord | undefined>;
   /**
-   * The run's query and result file are done and its deliveries become jobs: saves the progress
-   * and marks it delivering (it stays running, no longer held by a worker: start, the lease sweep
-   * and markLost leave it alone). Undefined when it is no longer running in attempt `attempt`.
-   */
-  beginDeliveries(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<RunRecord | undefined>;
-  /**
-   * The worker's hand-over in one statement: beginDeliveries, the run's attempts planned (pending,
-   * each naming its job) and the run.updated event of the record after, committed together.
+   * The run's query and result file are done and its deliveries become jobs, in one statement:
+   * saves the progress and marks it delivering (it stays running, no longer held by a worker:
+   * start, the lease sweep and markLost leave it alone), plans its attempts (pending, each naming
+   * its job) and writes the run.updated event of the record after, committed together.
    * Undefined (nothing written) when the run is no longer running in attempt `attempt`.
    */
   handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]): Promise<RunRecord | undefined>;

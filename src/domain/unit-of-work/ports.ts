@@ -26,7 +26,7 @@ export interface TxRepos {
   attempts: AttemptsRepo;
   securityEvents: SecurityEventsRepo;
   outbox: Outbox;
-  runEngine: Pick<RunEngineStore, 'start' | 'finish' | 'markLost' | 'beginDeliveries'>;
+  runEngine: Pick<RunEngineStore, 'start' | 'finish' | 'markLost'>;
   runs: RunsRepo;
   scheduleClaims: ScheduleClaims;
   reports: ReportsRepo;

@@ -121,19 +121,14 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
     return this.runs.put({ ...run, status: 'failed', error, finishedAt: now, steps });
   }
 
-  async beginDeliveries(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<RunRecord | undefined> {
-    const run = this.holding(runId, attempt);
-    if (!run || run.deliveringSince) return undefined;
-    return this.runs.put({ ...run, ...progress, deliveringSince: now });
-  }
-
   /** Attempts planned by hand-overs, in order. */
   readonly planned: PlannedAttempt[] = [];
 
   async handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]): Promise<RunRecord | undefined> {
     this.statements += 1;
-    const run = await this.beginDeliveries(runId, attempt, progress, now);
-    if (!run) return undefined;
+    const held = this.holding(runId, attempt);
+    if (!held || held.deliveringSince) return undefined;
+    const run = this.runs.put({ ...held, ...progress, deliveringSince: now });
     this.planned.push(...attempts);
     await this.repos.outbox?.add([runUpdated(run)]);
     return run;

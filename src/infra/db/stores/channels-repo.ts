@@ -12,7 +12,7 @@ import { updateVersioned } from '../versioned.js';
 import { keysLike, refuseTakenKey } from '../resource-keys.js';
 import { DomainError, notFound, versionConflict } from '../../../core/errors.js';
 import { decodeStringCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
-import type { AttemptEnd, AttemptsRepo, AttemptTally, ChannelsRepo, DeliveriesRepo, PlannedAttempt, StuckAttempt } from '../../../domain/channels/ports.js';
+import type { AttemptEnd, AttemptsRepo, AttemptTally, ChannelsRepo, DeliveriesRepo, StuckAttempt } from '../../../domain/channels/ports.js';
 import type { AttemptRecord, AttemptSend, ChannelAttemptRecord } from '../../../domain/channels/model.js';
 
 type ChannelColumns = typeof channels.$inferSelect;
@@ -218,13 +218,6 @@ const appended = (history: AttemptSend[] | undefined) => (history && history.len
 
 export function createAttemptsRepo(db: Tx): AttemptsRepo {
   return {
-    async plan(planned: PlannedAttempt[]): Promise<void> {
-      if (planned.length === 0) return;
-      await db.insert(deliveryAttempts).values(planned.map((a) => ({
-        id: a.id, runId: a.runId, deliveryId: a.deliveryId, channelId: a.channelId, channelName: a.channelName, channelType: a.channelType,
-        position: a.position, status: ATTEMPT_WRITES.plan.to[0], jobId: a.jobId, createdAt: a.now, updatedAt: a.now,
-      }))).onConflictDoNothing({ target: [deliveryAttempts.runId, deliveryAttempts.deliveryId] });
-    },
     async take(id: string, jobId: string, now: Date) {
       // Only the job the attempt names; a failed one only when its automatic retry is planned.
       const [row] = await db.update(deliveryAttempts).set({ status: 'sending', startedAt: now, nextRetryAt: null, updatedAt: now })

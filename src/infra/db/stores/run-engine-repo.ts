@@ -57,8 +57,8 @@ const END_SQL = `with t as (
   select * from t`;
 /**
  * $1 progress (jsonb text), $2 now, $3 run id, $4 attempt, $5 the attempts (jsonb text: id,
- * delivery_id, channel_id, channel_name, channel_type, position, job_id): beginDeliveries, the
- * attempts planned (as AttemptsRepo.plan) and the run.updated of the record after, one statement.
+ * delivery_id, channel_id, channel_name, channel_type, position, job_id): the run's progress and
+ * delivering mark, its attempts planned (pending) and the run.updated of the record after, one statement.
  */
 const HAND_OVER_SQL = `with t as (
     update runs set ${PROGRESS_COLUMNS},
@@ -155,8 +155,8 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
     },
 
     /**
-     * The run's deliveries handed over in one statement (beginDeliveries, its attempts planned
-     * and its run.updated event, as the unit of work of before wrote them): the record after, or
+     * The run's deliveries handed over in one statement (its progress and delivering mark, its
+     * attempts planned and its run.updated event): the record after, or
      * undefined when the run is no longer running in attempt `attempt`. A prepared statement of
      * the store's client, like claim and end; the event is numbered by the relays.
      */
@@ -261,10 +261,5 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
       return row ? runRecordOf(row) : undefined;
     },
 
-    async beginDeliveries(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<RunRecordRow | undefined> {
-      const [row] = await db.update(runs).set({ ...columnsOf(progress), deliveringSince: now, updatedAt: now, heartbeatAt: rawSql`clock_timestamp()` })
-        .where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt), isNull(runs.deliveringSince))).returning();
-      return row ? runRecordOf(row) : undefined;
-    },
   };
 }
