@@ -22,7 +22,7 @@ import { sdkPackageRouter } from './sdk-package.js';
 import { isRedisUnavailable } from '../infra/queue/queues.js';
 import { SSE_HEARTBEAT_MS, writeResult } from './respond.js';
 import { apiSecurityHeaders, pagePolicy, securityHeaders } from './security-headers.js';
-import { livenessLane } from './liveness-lane.js';
+import { livenessLane, probeContext } from './liveness-lane.js';
 import { cors } from './cors.js';
 import { challengeOf, localsOf, requestLog, requestSignal, type RequestDone } from './request-log.js';
 
@@ -120,9 +120,10 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
 
   // 0. GET/HEAD /health/live without a query, credentials or an Origin, ahead of everything
   //    (liveness-lane.ts: the same answer and headers, its log line and metrics).
+  const apiHeaders = apiSecurityHeaders(deps.publicUrl);
   const liveness = !deps.only || deps.only.has('getLiveness')
     ? livenessLane({
-      handler: deps.handlers.getLiveness, headers: apiSecurityHeaders(deps.publicUrl), logger: deps.logger,
+      handler: deps.handlers.getLiveness, headers: apiHeaders, logger: deps.logger,
       onRequestDone: deps.onRequestDone, shutdownSignal: deps.shutdownSignal,
     })
     : undefined;
@@ -132,7 +133,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   app.use(requestLog(deps.logger, deps.onRequestDone));
 
   // 2. Security headers on every answer, and CORS (OPTIONS is answered there).
-  app.use(securityHeaders(deps.publicUrl));
+  app.use(securityHeaders(apiHeaders));
   app.use(cors({
     origins: deps.corsOrigins ?? [], methodsOf,
     notFound: (_req, res) => problem(res, 'not_found', 'There is nothing at this address'),
@@ -146,7 +147,6 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   //     header) takes the ordinary way, so that every rule about credentials still applies to it.
   const probeLane = new Map<string, OperationId>();
   for (const id of PROBE_LANE) if (!deps.only || deps.only.has(id)) probeLane.set(operationMeta[id].path, id);
-  const neverAborted = new AbortController().signal;
   app.use((req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || req.headers.cookie !== undefined || req.headers.authorization !== undefined) { next(); return; }
     const operationId = probeLane.get(req.path);
@@ -157,14 +157,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     locals.operationId = operationId;
     locals.route = operationMeta[operationId].path;
     res.setHeader('Cache-Control', 'no-store');
-    let requestLogger: Logger | undefined;
-    const ctx: RequestContext = {
-      requestId: locals.requestId, principal: null, get ip() { return req.ip ?? req.socket.remoteAddress ?? ''; },
-      userAgent: req.headers['user-agent'], sessionToken: undefined, deviceTokens: {},
-      get log() { return (requestLogger ??= deps.logger.child({ request_id: locals.requestId })); },
-      // A probe's work is a few milliseconds: it is not stopped when its client leaves.
-      signal: deps.shutdownSignal ?? neverAborted,
-    };
+    const ctx = probeContext(req, locals.requestId, deps.logger, deps.shutdownSignal);
     type ProbeRequest = HandlerRequest<'getLiveness' | 'getReadiness'>;
     (handler as unknown as (r: ProbeRequest) => Promise<AnyResult>)({ params: {}, query: {}, body: undefined, headers: {}, ctx } as ProbeRequest)
       .then((result) => writeResult(res, result, {

@@ -13,13 +13,27 @@
  * the ordinary way, so that every rule about those still applies to it (the probe lane of
  * http-app.ts, CORS).
  */
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../infra/log/logger.js';
 import type { RequestDone } from './request-log.js';
 import { localsOf, reportRequest, requestIdOf } from './request-log.js';
 import { NOT_IMPLEMENTED, type HandlerMap, type HandlerRequest, type RequestContext } from '../handlers/types.js';
 
 const neverAborted = new AbortController().signal;
+
+/**
+ * A public probe's request context: no principal, no session; its logger made on first use; its
+ * signal the process's stop only (a probe's work is a few milliseconds: it is not stopped when
+ * its client leaves).
+ */
+export function probeContext(req: Request, requestId: string, logger: Logger, shutdownSignal: AbortSignal | undefined): RequestContext {
+  let log: Logger | undefined;
+  return {
+    requestId, principal: null, get ip() { return req.ip ?? req.socket.remoteAddress ?? ''; }, userAgent: req.headers['user-agent'],
+    sessionToken: undefined, deviceTokens: {}, get log() { return (log ??= logger.child({ request_id: requestId })); },
+    signal: shutdownSignal ?? neverAborted,
+  };
+}
 
 export function livenessLane(deps: {
   handler: HandlerMap['getLiveness'];
@@ -40,12 +54,7 @@ export function livenessLane(deps: {
     const requestId = requestIdOf(req);
     const locals = localsOf(res);
     Object.assign(locals, { requestId, operationId: 'getLiveness', route });
-    let log: Logger | undefined;
-    const ctx: RequestContext = {
-      requestId, principal: null, get ip() { return req.ip ?? req.socket.remoteAddress ?? ''; }, userAgent: h['user-agent'],
-      sessionToken: undefined, deviceTokens: {}, get log() { return (log ??= deps.logger.child({ request_id: requestId })); },
-      signal: deps.shutdownSignal ?? neverAborted,
-    };
+    const ctx = probeContext(req, requestId, deps.logger, deps.shutdownSignal);
     handler({ params: {}, query: {}, body: undefined, headers: {}, ctx } as HandlerRequest<'getLiveness'>).then((result) => {
       // A final newline, as every JSON answer of the edge has.
       const body = Buffer.from(`${JSON.stringify(result.body)}\n`);

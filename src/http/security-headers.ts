@@ -66,8 +66,8 @@ export function apiSecurityHeaders(publicUrl: string): ReadonlyArray<readonly [s
   return headers;
 }
 
-export function securityHeaders(publicUrl: string): RequestHandler {
-  const headers = apiSecurityHeaders(publicUrl);
+/** Sets `headers` (apiSecurityHeaders) on every answer. */
+export function securityHeaders(headers: ReadonlyArray<readonly [string, string]>): RequestHandler {
   return (_req, res, next) => {
     for (const [name, value] of headers) res.setHeader(name, value);
     next();

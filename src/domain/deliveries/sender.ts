@@ -7,6 +7,7 @@
  */
 import type { Clock } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
+import { lruMemo } from '../../core/lru.js';
 import type { Log } from '../../core/log.js';
 import type { Secrets } from '../../core/secrets.js';
 import type { ArtifactStore } from '../artifacts/ports.js';
@@ -77,21 +78,10 @@ export function createAttachmentCache(limits: { entries: number; bytes: number; 
  * as the plaintext a send holds anyway.
  */
 export function openedOnce(secrets: Secrets, entries = 64): Secrets {
-  const opened = new Map<string, string>();
+  const opened = lruMemo<string, string>(entries);
   return {
     seal: (plaintext, context) => secrets.seal(plaintext, context),
-    open(sealed, context) {
-      const key = `${context}\n${sealed}`;
-      let plain = opened.get(key);
-      if (plain === undefined) {
-        plain = secrets.open(sealed, context);
-        if (opened.size >= entries) opened.delete(opened.keys().next().value!);
-      } else {
-        opened.delete(key);
-      }
-      opened.set(key, plain);
-      return plain;
-    },
+    open: (sealed, context) => opened(`${context}\n${sealed}`, () => secrets.open(sealed, context)),
   };
 }
 

@@ -12,6 +12,7 @@ import type * as LiquidJs from 'liquidjs';
 import type { Liquid } from 'liquidjs';
 import { DomainError, validationFailed } from '../../core/errors.js';
 import { onFirstUse } from '../../core/on-first-use.js';
+import { lruMemo } from '../../core/lru.js';
 
 const liquidjs = onFirstUse<typeof LiquidJs>('liquidjs');
 
@@ -77,18 +78,8 @@ export interface TemplateVariables {
  * template holds no variables (the render limits apply on every render).
  */
 const PARSED_LIMIT = 200;
-const parsed = new Map<string, ReturnType<Liquid['parse']>>();
-function parsedTemplate(source: string): ReturnType<Liquid['parse']> {
-  let tpl = parsed.get(source);
-  if (tpl) {
-    parsed.delete(source);
-  } else {
-    tpl = engineOf().parse(source);
-    if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
-  }
-  parsed.set(source, tpl);
-  return tpl;
-}
+const parsed = lruMemo<string, ReturnType<Liquid['parse']>>(PARSED_LIMIT);
+const parsedTemplate = (source: string): ReturnType<Liquid['parse']> => parsed(source, () => engineOf().parse(source));
 
 export async function renderTemplates(subject: string, body: string, vars: TemplateVariables): Promise<{ subject: string; body: string }> {
   try {
