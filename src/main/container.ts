@@ -118,6 +118,12 @@ export function connectorLimits(settings: Pick<Settings, 'connectorPoolSize' | '
   return { ...CONNECTOR_LIMITS, poolSize };
 }
 
+/**
+ * Connections of a worker's lane for its hot single statements. Measured with
+ * scripts/bench/deliveries.ts: with them on the pool of 10, each went out in a write of its own.
+ */
+const HOT_LANE_CONNECTIONS = 2;
+
 export function createContainer(settings: Settings, logger: Logger, options: ContainerOptions = {}): Container {
   const clock = options.clock ?? systemClock;
   const applicationName = `herald-${settings.roles.join('+')}`;
@@ -135,7 +141,13 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
       fix: missing.map((m) => `ALTER ROLE <herald's role> SET ${m.name} = '${m.want}';`).join(' '),
     });
   }, () => undefined);
-  const repos = createRepositories(sql, db);
+  // A worker's hot single statements (a run's claim, hand-over and end; a delivery's take and
+  // end) on two connections of their own, where postgres.js pipelines them: one socket write
+  // carries several, where the pool hands each its own idle connection (README: Deliveries).
+  const lane = settings.roles.includes('worker')
+    ? createDb(settings.databaseUrl, { max: HOT_LANE_CONNECTIONS, applicationName: `${applicationName}-lane`, ...limits, prepare: settings.databasePrepare }).sql
+    : undefined;
+  const repos = createRepositories(sql, db, lane);
   const connectionProblem = rateLimitedLog(logger, 'warn');
   const redis = createRedis(settings.redisUrl, 'client');
   redis.on('error', (err) => connectionProblem('redis', 'redis connection problem', { err }));
@@ -258,7 +270,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
       await bus.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
-      await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
+      await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 }), lane?.end({ timeout: 5 })]);
     },
   };
 }

@@ -29,7 +29,12 @@ import { createConfigRepo } from '../infra/db/stores/config-repo.js';
 import { createNotificationsRepo } from '../infra/db/stores/notifications-repo.js';
 import { createDashboardReadModel } from '../infra/db/stores/dashboard-read-model.js';
 
-export function createRepositories(sql: Sql, pool: Db) {
+/**
+ * `lane`: where the worker's hot single statements go (the run engine's, the delivery worker's
+ * take and end, the hand-over's plan read): a small client of their own in a worker, where they
+ * pipeline; the pool's client otherwise.
+ */
+export function createRepositories(sql: Sql, pool: Db, lane: Sql = sql) {
   const db = ambientDb(pool);
   return {
     identity: createIdentityStore(db),
@@ -41,12 +46,12 @@ export function createRepositories(sql: Sql, pool: Db) {
     reportReads: createReportsReadModel(sql),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
-    /** A run's deliveries as its hand-over reads them: one prepared statement on the pool (never in a unit of work). */
-    deliveryPlans: createDeliveryPlanReads(sql),
+    /** A run's deliveries as its hand-over reads them: one prepared statement on the lane (never in a unit of work). */
+    deliveryPlans: createDeliveryPlanReads(lane),
     /** With the delivery worker's two prepared statements (take with what a send reads; end with the run's settling). */
-    attempts: { ...createAttemptsRepo(db), ...createDeliveryStatements(sql) },
+    attempts: { ...createAttemptsRepo(db), ...createDeliveryStatements(lane) },
     runs: createRunsRepo(db, sql),
-    runEngine: createRunEngineRepo(db, sql),
+    runEngine: createRunEngineRepo(db, lane),
     scheduling: createSchedulingRepo(db),
     links: createLinksRepo(db),
     storage: createStorageRepo(db),

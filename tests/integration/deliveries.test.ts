@@ -21,6 +21,9 @@ import { judgeCondition } from '../../src/domain/reports/condition.js';
 import { RunCancelled } from '../../src/domain/runs/model.js';
 import { DeliveryTimedOut } from '../../src/domain/deliveries/delivery-worker.js';
 import { firstDeliveryJobId } from '../../src/domain/runs/engine-ports.js';
+import { ATTEMPT_WRITES, RUN_WRITES } from '../../src/infra/db/stores/status-writes.js';
+import { RUN_UPDATED_DATA } from '../../src/infra/db/stores/run-engine-repo.js';
+import { OPEN_ATTEMPT_STATUSES } from '../../src/domain/channels/model.js';
 
 const SECRET = `whsec_${Buffer.from('a'.repeat(32)).toString('base64')}`;
 const TOKEN_HEADER = 'Bearer very-secret-token-123';
@@ -766,7 +769,7 @@ describe('ending an attempt in one round trip (delivery-statements.ts)', () => {
     const waitingEnd = async () => {
       for (let i = 0; i < 200; i += 1) {
         const [w] = await sql`select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock' and query like 'with r as (select * from runs%'`;
+          where datname = current_database() and wait_event_type = 'Lock' and query like 'select * from herald_end_attempt(%'`;
         if (w!.n > 0) return;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
@@ -784,5 +787,32 @@ describe('ending an attempt in one round trip (delivery-statements.ts)', () => {
     expect((await ended!).kind).toBe('ended');
     // Recorded once: the rolled-back try left nothing.
     expect((await sql`select status, sends from delivery_attempts where id = ${attempts[0]!}`)[0]).toMatchObject({ status: 'sent', sends: sendsBefore + 1 });
+  });
+
+  it('sends a worker\'s hot statements on a lane of two connections of its own, where they pipeline', async () => {
+    const reportId = await report();
+    const channelId = await webhookChannel('Lane', `${peer.url}/lane`);
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: channelId, settings: {} }).expect(201);
+    expect((await runAndWait(reportId)).status).toBe('success');
+    const lane = await h.process.container.sql`select query from pg_stat_activity
+      where datname = current_database() and application_name like 'herald-%-lane'`;
+    expect(lane.length).toBeGreaterThan(0);
+    expect(lane.length).toBeLessThanOrEqual(2);
+    // What each last ran: a run's claim, hand-over or end, a delivery's take or end.
+    for (const { query } of lane) expect(query).toMatch(/^(with t as|with h as|select \* from herald_end_attempt|update delivery_attempts x|select to_jsonb\(d\))/);
+  });
+
+  it('keeps the end function (a migration) in step with the code: the state machine\'s statuses and the run.updated data', async () => {
+    // herald_end_attempt holds copies of what the code defines elsewhere; a change there needs a
+    // migration that replaces the function, which this names.
+    const [fn] = await h.process.container.sql`select prosrc from pg_proc where proname = 'herald_end_attempt'`;
+    const body = fn!.prosrc as string;
+    const quoted = (list: readonly string[]) => list.map((x) => `'${x}'`).join(', ');
+    expect(body).toContain(`where id = $1::uuid and status in (${quoted(ATTEMPT_WRITES.finish.from)})`);
+    expect(body).toContain(`x.status in (${quoted(RUN_WRITES.finish.from)})`);
+    expect(body).toContain(`count(*) filter (where a.status in (${quoted([...OPEN_ATTEMPT_STATUSES])}))`);
+    expect(body).toContain(`select 1 as n, 'run.updated' as type, ${RUN_UPDATED_DATA} as data from e t`);
+    // The lock comes first, in a statement of its own.
+    expect(body.indexOf('FOR UPDATE;')).toBeLessThan(body.indexOf('RETURN QUERY'));
   });
 });
