@@ -4,6 +4,7 @@
  * with a parameter takes the cursor), escapes and multi-byte text across chunks included; an
  * error with the first row or the time limit rejects as before and the connection stays usable.
  */
+import net, { type AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { postgresConnector } from '../../src/plugins/postgres/index.js';
 import { copyEligible, copyRows } from '../../src/plugins/postgres/copy.js';
@@ -89,4 +90,32 @@ it('stops a COPY on the server when the consumer leaves the loop (not read to it
   expect(await rows('select 7 as seven')).toEqual([[7]]);
   const left = await admin`select count(*)::int as n from pg_stat_activity where pid <> pg_backend_pid() and query like '%generate_series(1, 2000000)%'and state = 'active'`;
   expect(left[0]!.n).toBe(0);
+});
+
+it('sends a run in four writes: BEGIN with the Describe, its Sync, the COPY, the check with the ROLLBACK (six before)', async () => {
+  // A proxy on loopback counts what the connector writes; a write that waits for an answer
+  // arrives alone, so writes can only merge here, never split. postgres.js writes a Describe's
+  // Sync once the columns are back, and sends nothing else on the connection until its answer.
+  let writes = 0;
+  const proxy = net.createServer((client) => {
+    const server = net.connect(pg.config.port, pg.config.host);
+    client.on('data', (chunk) => { writes += 1; server.write(chunk); });
+    server.on('data', (chunk) => client.write(chunk));
+    client.on('close', () => server.destroy());
+    server.on('close', () => client.destroy());
+    client.on('error', () => undefined); server.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const proxied = postgresConnector.open({ ...pg.config, host: '127.0.0.1', port: (proxy.address() as AddressInfo).port }, { poolSize: 1, connectTimeoutMs: 5000 });
+  try {
+    const run = async () => (await collect(await proxied.execute({ sql: 'select 1 as one', params: [] }, options()))).rows;
+    expect(await run()).toEqual([[1]]); // the connection made, its types known
+    writes = 0;
+    expect(await run()).toEqual([[1]]);
+    expect(writes).toBeLessThanOrEqual(4);
+    expect(writes).toBeGreaterThan(0);
+  } finally {
+    await proxied.close();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  }
 });

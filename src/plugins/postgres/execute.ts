@@ -29,6 +29,9 @@ import { CopyReader, copyEligible, copyRows, copyStatement } from './copy.js';
 
 type Raw = Array<Buffer | null>;
 
+/** Every run ends with it: the transaction undone, and a session lock never outlives the statement. */
+const ROLLBACK = 'rollback; select pg_advisory_unlock_all()';
+
 const noop = (): void => undefined;
 
 /**
@@ -75,6 +78,8 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
   const cancelling = new Set<Promise<void>>();
   /** Cancel requests this run sent (a late one may still reach the server: see close()). */
   let cancelsSent = 0;
+  /** The ROLLBACK sent with the check, when it was: true once it succeeded. */
+  let rolledBack: Promise<boolean> = Promise.resolve(false);
   const track = (p: Promise<void>): void => {
     cancelsSent += 1;
     cancelling.add(p);
@@ -85,11 +90,16 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
     get columns() { return columns; },
 
     async open() {
-      await pgCancellable(conn.unsafe(
+      // BEGIN and the Describe in one write: postgres.js pipelines a reserved connection's
+      // queries, in the order they are awaited. Should BEGIN fail, the Describe after it only
+      // describes (nothing runs) and open() fails with BEGIN's error.
+      const beginning = pgCancellable(conn.unsafe(
         `begin transaction read only; set local statement_timeout = ${timeoutMs}; set local idle_in_transaction_session_timeout = ${idleMs}; ${settings}`,
       ), signal, track);
       const describing = extended(conn, statement.sql, params).describe();
-      const described = await pgCancellable(describing as unknown as Promise<{ columns?: unknown[]; types?: unknown[] }>, signal, track);
+      const [, described] = await Promise.all([
+        beginning, pgCancellable(describing as unknown as Promise<{ columns?: unknown[]; types?: unknown[] }>, signal, track),
+      ]);
       const expected = described.types?.length ?? 0;
       if (expected !== params.length) {
         throw new DomainError('query.failed', `The statement has ${expected} placeholders but ${params.length} values were given`);
@@ -173,10 +183,15 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
     },
 
     async check() {
-      const [check] = await extended(
+      // `.then` sends a postgres.js query, so the check is sent first and the ROLLBACK after it.
+      const checked = (extended(
         conn, `select txid_current_if_assigned() is not null as wrote,
                 exists (select 1 from pg_catalog.pg_locks where locktype = 'advisory' and pid = pg_backend_pid()) as locked`,
-      ) as unknown as Array<{ wrote: boolean; locked: boolean }>;
+      ) as unknown as Promise<Array<{ wrote: boolean; locked: boolean }>>).then((rows) => rows);
+      // The ROLLBACK rides in the check's write when no cancel request was sent (close() then
+      // has only to give the connection back); after one, close() rolls back as it always did.
+      if (cancelsSent === 0) rolledBack = conn.unsafe(ROLLBACK).then(() => true, () => false);
+      const [check] = await checked;
       if (check?.wrote) throw notReadOnly('Herald runs read-only statements only: this statement wrote to the database (it was rolled back)');
       if (check?.locked) throw notReadOnly('Herald runs read-only statements only: this statement took advisory locks (they were released)');
     },
@@ -189,8 +204,8 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
       try {
         const cancelled = cancelsSent > 0;
         await Promise.all([...cancelling]);
-        for (let attempt = 0; attempt < 3; attempt += 1) {
-          try { await conn.unsafe('rollback; select pg_advisory_unlock_all()'); break; } catch { /* retried */ }
+        for (let attempt = (await rolledBack) ? 3 : 0; attempt < 3; attempt += 1) {
+          try { await conn.unsafe(ROLLBACK); break; } catch { /* retried */ }
         }
         // A cancel request reaches the server's process through a process of its own, so it may
         // land after its request answered: on a connection that sent one, a short statement takes
