@@ -84,7 +84,9 @@ test('writes are refused and change nothing', async () => {
 
 test('a cancel stops the statement on the server, and the next one runs', async () => {
   const running = async () => await db.admin(
-    "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and query like '%pg_sleep(30)%' and pid <> pg_backend_pid()",
+    // The sleep itself (its wait event), not the Describe before it: a backend shows the statement
+    // 'active' while it parses and describes it too, then idle in its transaction until it runs.
+    "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and wait_event = 'PgSleep' and query like '%pg_sleep(30)%' and pid <> pg_backend_pid()",
   ) as Array<{ n: number }>;
   const controller = new AbortController();
   const pending = session.execute({ sql: 'select pg_sleep(30) is null as slept', params: [] }, options(controller.signal));
