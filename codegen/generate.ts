@@ -25,6 +25,7 @@ interface OperationObject {
   'x-min-role'?: string;
   'x-min-scope'?: string;
   'x-session-only'?: boolean;
+  responses?: Record<string, unknown>;
 }
 
 function operationsModule(doc: { paths: Record<string, Record<string, OperationObject>> }): string {
@@ -46,7 +47,9 @@ function operationsModule(doc: { paths: Record<string, Record<string, OperationO
       const access = isPublic
         ? `{ public: true }`
         : `{ public: false, minRole: '${role}', minScope: '${scope}', sessionOnly: ${op['x-session-only'] === true} }`;
-      rows.push(`  ${id}: { method: '${method}', path: '${p}', tag: '${op.tags?.[0] ?? ''}', access: ${access} },`);
+      // Conditional: it declares 304 (If-None-Match): the dispatcher tags what the handler did not.
+      const conditional = Object.prototype.hasOwnProperty.call(op.responses ?? {}, '304');
+      rows.push(`  ${id}: { method: '${method}', path: '${p}', tag: '${op.tags?.[0] ?? ''}', access: ${access}, conditional: ${conditional} },`);
     }
   }
   return `${HEADER}
@@ -61,6 +64,8 @@ export interface OperationMeta {
   readonly path: string;
   readonly tag: string;
   readonly access: Access;
+  /** Declares 304: answers carry an ETag and If-None-Match is honoured. */
+  readonly conditional: boolean;
 }
 
 export const operationMeta = {

@@ -20,7 +20,8 @@ import { pagesRouter } from './pages.js';
 import { webUiRouter } from './web-ui.js';
 import { sdkPackageRouter } from './sdk-package.js';
 import { isRedisUnavailable } from '../infra/queue/queues.js';
-import { SSE_HEARTBEAT_MS, writeResult } from './respond.js';
+import { SSE_HEARTBEAT_MS, conditionalAnswer, writeResult } from './respond.js';
+import { callerOf } from '../handlers/entity-tags.js';
 import { apiSecurityHeaders, pagePolicy, securityHeaders } from './security-headers.js';
 import { livenessLane, probeContext } from './liveness-lane.js';
 import { cors } from './cors.js';
@@ -281,7 +282,8 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       headers,
       ctx,
     } as HandlerRequest<typeof operationId>;
-    const result = await (handler as unknown as (r: typeof request) => Promise<AnyResult>)(request);
+    const answered = await (handler as unknown as (r: typeof request) => Promise<AnyResult>)(request);
+    const result = meta.conditional ? conditionalAnswer(answered, [operationId, callerOf(ctx), req.originalUrl], headers['if-none-match']) : answered;
     await writeResult(res, result, {
       secureCookies: deps.publicUrl.startsWith('https:'), head: req.method === 'HEAD',
       heartbeatMs: deps.sseHeartbeatMs ?? SSE_HEARTBEAT_MS, shutdown: deps.shutdownSignal,

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import { statusForCode, titleForCode } from '../handlers/error-status.js';
 import type { DomainErrorExtras } from '../core/errors.js';
 import type { components } from '../generated/openapi.js';
+import { endWith } from './respond.js';
 
 /** The Problem schema of openapi.yaml. */
 export type ProblemDocument = components['schemas']['Problem'];
@@ -29,5 +30,6 @@ export function buildProblem(
 
 export function sendProblem(res: Response, problem: ProblemDocument, retryAfterSeconds?: number): void {
   if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
-  res.status(problem.status).type('application/problem+json').send(`${JSON.stringify(problem)}\n`);
+  res.status(problem.status);
+  endWith(res, 'application/problem+json', `${JSON.stringify(problem)}\n`);
 }

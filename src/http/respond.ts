@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { Response } from 'express';
 import { serialize as serializeCookie } from 'cookie';
 import type { AnyResult, BodyResult, EmptyResult, EventStreamResult, FileResult, ServerSentEvent } from '../handlers/types.js';
+import { entityTag, noneMatchHolds } from '../handlers/entity-tags.js';
 
 export interface WriteOptions {
   secureCookies: boolean;
@@ -33,15 +34,47 @@ export async function writeResult(res: Response, result: AnyResult, options: Wri
   writeBody(res, result as BodyResult | EmptyResult);
 }
 
+/** A body's bytes as they go out: JSON with a final newline (a shell prompt after `curl` starts on its own line). */
+export function bodyText(body: unknown): string | Buffer {
+  return typeof body === 'string' || Buffer.isBuffer(body) ? body : `${JSON.stringify(body)}\n`;
+}
+
+/**
+ * A conditional operation's answer (its contract declares 304): a 200 whose handler made no tag
+ * of its own (the reports make theirs from the store's versions) is tagged from its bytes and
+ * from `parts` (the operation, the caller, the address with its query), and answers 304 with no
+ * body when If-None-Match names that tag. The body is serialised once, here.
+ */
+export function conditionalAnswer(result: AnyResult, parts: ReadonlyArray<string>, ifNoneMatch: string | undefined): AnyResult {
+  if (result.status !== 200 || result.body === undefined || result.stream !== undefined || result.events !== undefined) return result;
+  if (result.headers?.ETag !== undefined) return result;
+  const bytes = bodyText(result.body);
+  const tag = entityTag([...parts, typeof bytes === 'string' ? bytes : bytes.toString('base64')]);
+  const headers = { ...result.headers, ETag: tag };
+  if (noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers, cookies: result.cookies } as EmptyResult;
+  const text = typeof result.body === 'string' || Buffer.isBuffer(result.body);
+  return { ...result, headers, body: bytes, contentType: (result as BodyResult).contentType ?? (text ? 'text/plain' : 'application/json') } as BodyResult;
+}
+
+/**
+ * Written with res.end, not Express's res.send: that one would add an ETag of its own and answer
+ * 304 to operations whose contract declares neither (the conditional ones get theirs from the
+ * dispatcher, see conditionalAnswer).
+ */
 function writeBody(res: Response, result: BodyResult | EmptyResult): void {
   if (result.body === undefined) { res.end(); return; }
-  const contentType = (result as BodyResult).contentType;
-  if (typeof result.body === 'string' || Buffer.isBuffer(result.body)) {
-    res.type(contentType ?? 'text/plain').send(result.body);
-    return;
+  const text = typeof result.body === 'string' || Buffer.isBuffer(result.body);
+  endWith(res, (result as BodyResult).contentType ?? (text ? 'text/plain' : 'application/json'), bodyText(result.body));
+}
+
+/** Content-Type (UTF-8 for text), Content-Length and the bytes: what res.send does, without its ETag and 304. */
+export function endWith(res: Response, type: string, bytes: string | Buffer): void {
+  res.type(type);
+  if (typeof bytes === 'string' && !/;\s*charset=/i.test(String(res.getHeader('Content-Type')))) {
+    res.setHeader('Content-Type', `${String(res.getHeader('Content-Type'))}; charset=utf-8`);
   }
-  // A final newline, so that a shell prompt after `curl` starts on its own line.
-  res.type(contentType ?? 'application/json').send(`${JSON.stringify(result.body)}\n`);
+  res.setHeader('Content-Length', typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length);
+  res.end(bytes);
 }
 
 /**

@@ -1,13 +1,20 @@
 /**
- * ETags and 304 on the reports (issue 29, point 2): a second GET with the ETag answers 304 with no
- * body; a change (PATCH, a run that becomes the last run, a deleted report) changes the tag; a tag
- * never answers 304 to another caller, another query string or another report; a weak tag, a list
- * of tags and `*` are understood; without If-None-Match, or with a stale tag, the answer is 200.
+ * ETags and 304 (issue 29, point 2). On the reports, tags made from the store's versions: a second
+ * GET with the ETag answers 304 with no body; a change (PATCH, a run that becomes the last run, a
+ * deleted report) changes the tag; a tag never answers 304 to another caller, another query
+ * string or another report; a weak tag, a list of tags and `*` are understood; without
+ * If-None-Match, or with a stale tag, the answer is 200. On every other read whose contract
+ * declares 304, tags made from the answer's content, with the same rules; an operation that
+ * declares no 304 never answers one and carries no tag.
  */
+import request from 'supertest';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createKey, createSignedInUser, keyClient, setupAdmin, type SessionClient } from '../support/identity.js';
 import type { HttpClient } from '../support/harness.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { httpPeer, type HttpPeer } from '../support/peers.js';
+import { waitForRun } from '../support/runs.js';
+import { operationMeta } from '../../src/generated/operations.js';
 
 let h: Herald;
 let admin: SessionClient;
@@ -16,9 +23,12 @@ let otherEditor: HttpClient;
 let viewer: SessionClient;
 let src: PostgresSource;
 let queryId: string;
+let connectionId: string;
+let hook: HttpPeer;
 
 beforeAll(async () => {
-  h = await startHerald();
+  hook = await httpPeer();
+  h = await startHerald({ env: { SVC_ROLES: 'api,worker', SVC_OUTBOUND_ALLOW: '127.0.0.1' } });
   admin = await setupAdmin(h);
   const edna = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
   const eli = await createSignedInUser(h, admin, { name: 'Eli', email: 'eli@example.com', role: 'editor' });
@@ -26,13 +36,14 @@ beforeAll(async () => {
   otherEditor = keyClient(h, (await createKey(admin, { name: 'eli', scope: 'write', owner_id: eli.userId })).token);
   viewer = await createSignedInUser(h, admin, { name: 'Vic', email: 'vic@example.com', role: 'viewer' });
   src = await createPostgresSource(async (sql) => { await sql`create table t (id int)`; });
-  const connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
+  connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
   queryId = (await editor.post('/api/v1/queries').send({ name: 'Q', connection_id: connectionId, sql: 'select 1 as one' }).expect(201)).body.id as string;
 });
 
 afterAll(async () => {
   await h.stop();
   await src.drop();
+  await hook.close();
 });
 
 const create = async (title: string): Promise<{ id: string; version: number }> =>
@@ -85,10 +96,15 @@ describe('the reports list', () => {
   it('changes its tag when a run becomes a report\'s last run (no version of the report moves)', async () => {
     const delta = await create('Delta');
     const before = etagOf(await editor.get('/api/v1/reports').expect(200));
-    await editor.post(`/api/v1/reports/${delta.id}/run`).send({}).expect(202);
+    const runId = (await editor.post(`/api/v1/reports/${delta.id}/run`).send({}).expect(202)).body.id as string;
     const after = await editor.get('/api/v1/reports').set('If-None-Match', before).expect(200);
     expect(etagOf(after)).not.toBe(before);
     expect(after.body.items.find((r: { id: string }) => r.id === delta.id).last_run).not.toBeNull();
+    // And again when that run ends (its status and end are part of the tag).
+    await waitForRun(editor, runId);
+    const ended = await editor.get('/api/v1/reports').set('If-None-Match', etagOf(after));
+    const shown = ended.status === 200 ? ended.body.items.find((r: { id: string }) => r.id === delta.id).last_run : undefined;
+    expect({ status: ended.status, last: shown?.status }).toEqual({ status: 200, last: 'success' });
   });
 
   it('never answers 304 to another caller, another query string or another page', async () => {
@@ -154,5 +170,118 @@ describe('one report', () => {
     await editor.delete(`/api/v1/reports/${eta.id}`).expect(204);
     await editor.get(`/api/v1/reports/${eta.id}`).set('If-None-Match', tag).expect(404);
     await editor.get(`/api/v1/reports/${eta.id}`).set('If-None-Match', '*').expect(404);
+  });
+});
+
+describe('every other read that declares 304: tags from the content', () => {
+  /** Each conditional operation but the reports', with an address to read it at and who may. */
+  async function addresses(): Promise<Record<string, { url: string; as: HttpClient }>> {
+    const channelId = (await admin.post('/api/v1/channels').send({ name: 'Tag hook', type: 'webhook', settings: { url: `${hook.url}/tags` } }).expect(201)).body.id as string;
+    const report = (await editor.post('/api/v1/reports').send({ title: 'Tagged', query_id: queryId }).expect(201)).body as { id: string };
+    await editor.post(`/api/v1/reports/${report.id}/deliveries`).send({ channel_id: channelId, settings: {} }).expect(201);
+    const runId = (await editor.post(`/api/v1/reports/${report.id}/run`).send({}).expect(202)).body.id as string;
+    await waitForRun(editor, runId);
+    const linkId = (await editor.post('/api/v1/links').send({ run_id: runId, format: 'csv' }).expect(201)).body.id as string;
+    const me = (await admin.get('/api/v1/me').expect(200)).body as { id: string };
+    return {
+      getGitopsStatus: { url: '/api/v1/gitops/status', as: admin },
+      getAiStatus: { url: '/api/v1/ai/status', as: viewer },
+      getSetupStatus: { url: '/api/v1/setup/status', as: h.http },
+      getSignInMethods: { url: '/api/v1/auth/methods', as: h.http },
+      getMe: { url: '/api/v1/me', as: viewer },
+      listMySessions: { url: '/api/v1/me/sessions', as: viewer },
+      listMyPasskeys: { url: '/api/v1/me/passkeys', as: viewer },
+      listUsers: { url: '/api/v1/users', as: admin },
+      getUser: { url: `/api/v1/users/${me.id}`, as: admin },
+      listApiKeys: { url: '/api/v1/api-keys', as: admin },
+      getSettings: { url: '/api/v1/settings', as: admin },
+      getOidcSettings: { url: '/api/v1/settings/oidc', as: admin },
+      getAlertSettings: { url: '/api/v1/settings/alerts', as: admin },
+      getAiSettings: { url: '/api/v1/settings/ai', as: admin },
+      listSecurityEvents: { url: '/api/v1/security-events', as: admin },
+      getAbout: { url: '/api/v1/system/about', as: admin },
+      getStorage: { url: '/api/v1/system/storage', as: admin },
+      listSystemProblems: { url: '/api/v1/system/problems', as: admin },
+      listPlugins: { url: '/api/v1/plugins', as: viewer },
+      listConnections: { url: '/api/v1/connections', as: editor },
+      getConnection: { url: `/api/v1/connections/${connectionId}`, as: editor },
+      getConnectionSchema: { url: `/api/v1/connections/${connectionId}/schema`, as: editor },
+      listQueries: { url: '/api/v1/queries', as: editor },
+      getQuery: { url: `/api/v1/queries/${queryId}`, as: editor },
+      listQueryVersions: { url: `/api/v1/queries/${queryId}/versions`, as: editor },
+      getQueryVersion: { url: `/api/v1/queries/${queryId}/versions/1`, as: editor },
+      listChannels: { url: '/api/v1/channels', as: editor },
+      getChannel: { url: `/api/v1/channels/${channelId}`, as: editor },
+      listChannelAttempts: { url: `/api/v1/channels/${channelId}/attempts`, as: admin },
+      listLinks: { url: '/api/v1/links', as: editor },
+      getLink: { url: `/api/v1/links/${linkId}`, as: editor },
+      listDeliveries: { url: `/api/v1/reports/${report.id}/deliveries`, as: editor },
+      listRuns: { url: '/api/v1/runs', as: editor },
+      getRun: { url: `/api/v1/runs/${runId}`, as: editor },
+      listNotifications: { url: '/api/v1/notifications', as: viewer },
+      getDashboard: { url: '/api/v1/dashboard', as: viewer },
+    };
+  }
+  /** A problem id exists only once something went wrong: its list is read above, and the one is not. */
+  const unreachable = new Set(['getSystemProblem', 'listReports', 'getReport']);
+
+  it('tags every one: 304 with no body to its own tag, among others and to `*`; 200 again to a stale one', async () => {
+    const at = await addresses();
+    const conditional = Object.entries(operationMeta).filter(([, m]) => m.conditional).map(([id]) => id).filter((id) => !unreachable.has(id));
+    expect(Object.keys(at).sort()).toEqual(conditional.sort());
+    for (const [operationId, { url, as }] of Object.entries(at)) {
+      const first = await as.get(url);
+      expect({ operationId, status: first.status }).toEqual({ operationId, status: 200 });
+      const tag = etagOf(first);
+      const again = await as.get(url).set('If-None-Match', tag);
+      expect({ operationId, status: again.status, text: again.text ?? '', etag: again.headers.etag }).toEqual({ operationId, status: 304, text: '', etag: tag });
+      await as.get(url).set('If-None-Match', `W/"other", ${tag}`).expect(304);
+      await as.get(url).set('If-None-Match', '*').expect(304);
+      const stale = await as.get(url).set('If-None-Match', 'W/"stale"');
+      expect({ operationId, status: stale.status, etag: stale.headers.etag }).toEqual({ operationId, status: 200, etag: tag });
+    }
+    // HEAD: the same tag and 304, no body.
+    const tag = etagOf(await h.http.get('/api/v1/auth/methods').expect(200));
+    const head = await request(h.process.app!).head('/api/v1/auth/methods').expect(200);
+    expect({ etag: head.headers.etag, text: head.text ?? '' }).toEqual({ etag: tag, text: '' });
+    await request(h.process.app!).head('/api/v1/auth/methods').set('If-None-Match', tag).expect(304);
+  });
+
+  it('a change gives the list and the single resource new tags', async () => {
+    const one = await editor.get(`/api/v1/connections/${connectionId}`).expect(200);
+    const list = await editor.get('/api/v1/connections').expect(200);
+    await editor.get(`/api/v1/connections/${connectionId}`).set('If-None-Match', etagOf(one)).expect(304);
+    await admin.patch(`/api/v1/connections/${connectionId}`).send({ version: one.body.version, name: 'Src renamed' }).expect(200);
+    const changed = await editor.get(`/api/v1/connections/${connectionId}`).set('If-None-Match', etagOf(one)).expect(200);
+    expect(changed.body.name).toBe('Src renamed');
+    expect(etagOf(changed)).not.toBe(etagOf(one));
+    const listed = await editor.get('/api/v1/connections').set('If-None-Match', etagOf(list)).expect(200);
+    expect(etagOf(listed)).not.toBe(etagOf(list));
+    // A run that ends changes the runs list's tag.
+    const runs = await editor.get('/api/v1/runs').expect(200);
+    const report = (await editor.post('/api/v1/reports').send({ title: 'Another', query_id: queryId }).expect(201)).body as { id: string };
+    await waitForRun(editor, (await editor.post(`/api/v1/reports/${report.id}/run`).send({}).expect(202)).body.id as string);
+    expect(etagOf(await editor.get('/api/v1/runs').set('If-None-Match', etagOf(runs)).expect(200))).not.toBe(etagOf(runs));
+  });
+
+  it('never answers 304 to another caller, even where the content is the same, nor for another query string', async () => {
+    const mine = await editor.get('/api/v1/plugins').expect(200);
+    const theirs = await otherEditor.get('/api/v1/plugins').set('If-None-Match', etagOf(mine)).expect(200);
+    expect(theirs.body).toEqual(mine.body);
+    expect(etagOf(theirs)).not.toBe(etagOf(mine));
+    await editor.get('/api/v1/runs?limit=49').set('If-None-Match', etagOf(await editor.get('/api/v1/runs').expect(200))).expect(200);
+    // Access is checked first.
+    await h.http.get('/api/v1/connections').set('If-None-Match', '*').expect(401);
+  });
+
+  it('an operation that declares no 304 carries no tag and never answers one', async () => {
+    const runId = ((await editor.get('/api/v1/runs?limit=1').expect(200)).body.items as Array<{ id: string }>)[0]!.id;
+    for (const url of [`/api/v1/runs/${runId}/result?format=json`, '/health/ready']) {
+      const res = await editor.get(url).set('If-None-Match', '*');
+      expect({ url, status: res.status, etag: res.headers.etag }).toEqual({ url, status: 200, etag: undefined });
+    }
+    // Nor does an answer other than 200.
+    const missing = await editor.get('/api/v1/runs/00000000-0000-7000-8000-000000000000').set('If-None-Match', '*');
+    expect({ status: missing.status, etag: missing.headers.etag }).toEqual({ status: 404, etag: undefined });
   });
 });

@@ -4632,7 +4632,7 @@ export interface components {
         Limit: number;
         /** @description Opaque cursor from a previous page's next_cursor */
         Cursor: string;
-        /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from the versions of what the answer shows and of the caller, so a tag of another address or another caller never matches. */
+        /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
         IfNoneMatch: string;
         /** @description Any unique string (a UUID is good); repeats within 24 hours answer the first result */
         IdempotencyKey: string;
@@ -4665,7 +4665,7 @@ export interface components {
     headers: {
         /** @description The request's id, also in every log line about it and in problem documents */
         XRequestId: string;
-        /** @description A weak entity tag of this answer, made from the store's versions of what it shows (and of the caller, the address and its query): send it back in If-None-Match to get 304 while nothing changed. Computing it costs less than the answer: a 304 reads the versions only. */
+        /** @description A weak entity tag of this answer, made from what it shows and from the caller (and the operation, the address and its query): send it back in If-None-Match to get 304 while nothing changed. The reports (list and single) make it from the store's versions of what they show, so that a 304 reads the versions only; the other reads make it from the answer's content, so that a 304 saves the transfer and the client's parsing. */
         ETag: string;
     };
     pathItems: never;
@@ -4812,7 +4812,10 @@ export interface operations {
     getGitopsStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4821,12 +4824,14 @@ export interface operations {
             /** @description The configuration directory's state */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GitopsStatus"];
                 };
             };
+            304: components["responses"]["NotModified"];
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -4835,7 +4840,10 @@ export interface operations {
     getAiStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4844,12 +4852,14 @@ export interface operations {
             /** @description The assistant's availability */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AiStatus"];
                 };
             };
+            304: components["responses"]["NotModified"];
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -4961,7 +4971,10 @@ export interface operations {
     getSetupStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4970,12 +4983,14 @@ export interface operations {
             /** @description Whether the first-run wizard must run */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SetupStatus"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5143,7 +5158,10 @@ export interface operations {
     getSignInMethods: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5152,12 +5170,14 @@ export interface operations {
             /** @description The sign-in methods */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SignInMethods"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5293,7 +5313,10 @@ export interface operations {
     getMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5302,12 +5325,14 @@ export interface operations {
             /** @description The signed-in user with preferences */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Me"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5365,7 +5390,10 @@ export interface operations {
     listMySessions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5374,12 +5402,14 @@ export interface operations {
             /** @description Active sessions, newest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5527,7 +5557,10 @@ export interface operations {
     listMyPasskeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5536,12 +5569,14 @@ export interface operations {
             /** @description The caller's passkeys, oldest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PasskeyList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5652,7 +5687,10 @@ export interface operations {
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5661,12 +5699,14 @@ export interface operations {
             /** @description Members ordered by name; emails and account details only for admins */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5700,7 +5740,10 @@ export interface operations {
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 userId: components["parameters"]["UserId"];
             };
@@ -5711,12 +5754,14 @@ export interface operations {
             /** @description One member; email and account details only for admins and the user themself */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5809,7 +5854,10 @@ export interface operations {
                 /** @description Only the keys of this user */
                 owner_id?: components["schemas"]["Uuid"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5818,12 +5866,14 @@ export interface operations {
             /** @description API keys, newest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5881,7 +5931,10 @@ export interface operations {
     getSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5890,12 +5943,14 @@ export interface operations {
             /** @description The workspace settings */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkspaceSettings"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -5929,7 +5984,10 @@ export interface operations {
     getOidcSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5938,12 +5996,14 @@ export interface operations {
             /** @description The single sign-on settings (the client secret reads as {configured true}) */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OidcSettings"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6003,7 +6063,10 @@ export interface operations {
     getAlertSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6012,12 +6075,14 @@ export interface operations {
             /** @description The alert and heartbeat settings */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AlertSettings"];
                 };
             };
+            304: components["responses"]["NotModified"];
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -6075,7 +6140,10 @@ export interface operations {
     getAiSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6084,12 +6152,14 @@ export interface operations {
             /** @description The AI assistant settings */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AiSettings"];
                 };
             };
+            304: components["responses"]["NotModified"];
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -6161,7 +6231,10 @@ export interface operations {
                 /** @description Only events where this user acted or was acted on */
                 user_id?: components["schemas"]["Uuid"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6170,12 +6243,14 @@ export interface operations {
             /** @description Events, newest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SecurityEventPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6183,7 +6258,10 @@ export interface operations {
     getAbout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6192,12 +6270,14 @@ export interface operations {
             /** @description This instance */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["About"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6205,7 +6285,10 @@ export interface operations {
     getStorage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6214,12 +6297,14 @@ export interface operations {
             /** @description Storage figures */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Storage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6234,7 +6319,10 @@ export interface operations {
                 state?: "open" | "resolved";
                 kind?: components["schemas"]["ProblemKind"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6243,12 +6331,14 @@ export interface operations {
             /** @description System problems, newest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SystemProblemPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6256,7 +6346,10 @@ export interface operations {
     getSystemProblem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 problemId: components["schemas"]["Uuid"];
             };
@@ -6267,12 +6360,14 @@ export interface operations {
             /** @description The problem and its alerts */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SystemProblemDetail"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6280,7 +6375,10 @@ export interface operations {
     listPlugins: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6289,12 +6387,14 @@ export interface operations {
             /** @description The installed plugins, by kind then id */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PluginList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6307,7 +6407,10 @@ export interface operations {
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6316,12 +6419,14 @@ export interface operations {
             /** @description Connections ordered by name; passwords read as {configured true} */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConnectionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6381,7 +6486,10 @@ export interface operations {
     getConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 connectionId: components["parameters"]["ConnectionId"];
             };
@@ -6392,12 +6500,14 @@ export interface operations {
             /** @description The connection */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Connection"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6479,7 +6589,10 @@ export interface operations {
     getConnectionSchema: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 connectionId: components["parameters"]["ConnectionId"];
             };
@@ -6490,12 +6603,14 @@ export interface operations {
             /** @description The cached schema */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConnectionSchema"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6532,7 +6647,10 @@ export interface operations {
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6541,12 +6659,14 @@ export interface operations {
             /** @description Queries, most recently changed first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QueryPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6606,7 +6726,10 @@ export interface operations {
     getQuery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 queryId: components["parameters"]["QueryId"];
             };
@@ -6617,12 +6740,14 @@ export interface operations {
             /** @description The query */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Query"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6685,7 +6810,10 @@ export interface operations {
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 queryId: components["parameters"]["QueryId"];
             };
@@ -6696,12 +6824,14 @@ export interface operations {
             /** @description The query's versions, newest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QueryVersionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6709,7 +6839,10 @@ export interface operations {
     getQueryVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 queryId: components["parameters"]["QueryId"];
                 number: components["parameters"]["VersionNumber"];
@@ -6721,12 +6854,14 @@ export interface operations {
             /** @description The version */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QueryVersion"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6767,7 +6902,10 @@ export interface operations {
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6776,12 +6914,14 @@ export interface operations {
             /** @description Channels ordered by name, with health; secret settings read as {configured true} */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6841,7 +6981,10 @@ export interface operations {
     getChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 channelId: components["parameters"]["ChannelId"];
             };
@@ -6852,12 +6995,14 @@ export interface operations {
             /** @description The channel */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -6948,7 +7093,10 @@ export interface operations {
                 /** @description Opaque cursor from a previous page's next_cursor */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 channelId: components["parameters"]["ChannelId"];
             };
@@ -6959,12 +7107,14 @@ export interface operations {
             /** @description A page of the channel's attempts */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelAttemptPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -7003,7 +7153,10 @@ export interface operations {
                 status?: "active" | "revoked" | "expired";
                 run_id?: components["schemas"]["Uuid"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7012,12 +7165,14 @@ export interface operations {
             /** @description Links, newest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LinkPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -7051,7 +7206,10 @@ export interface operations {
     getLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 linkId: components["parameters"]["LinkId"];
             };
@@ -7062,12 +7220,14 @@ export interface operations {
             /** @description The link with its latest downloads */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LinkDetail"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -7150,7 +7310,7 @@ export interface operations {
                 paused?: boolean;
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from the versions of what the answer shows and of the caller, so a tag of another address or another caller never matches. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7203,7 +7363,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from the versions of what the answer shows and of the caller, so a tag of another address or another caller never matches. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7386,7 +7546,10 @@ export interface operations {
     listDeliveries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 reportId: components["parameters"]["ReportId"];
             };
@@ -7397,12 +7560,14 @@ export interface operations {
             /** @description The report's deliveries in order of position */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -7551,7 +7716,10 @@ export interface operations {
                 /** @description Only runs with this trigger */
                 trigger?: components["schemas"]["RunTrigger"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7560,12 +7728,14 @@ export interface operations {
             /** @description Runs, newest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RunPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -7573,7 +7743,10 @@ export interface operations {
     getRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 runId: components["parameters"]["RunId"];
             };
@@ -7584,12 +7757,14 @@ export interface operations {
             /** @description The run */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -7713,7 +7888,10 @@ export interface operations {
                 /** @description true for unread notifications only, false for read ones only */
                 unread?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7722,12 +7900,14 @@ export interface operations {
             /** @description Notifications, newest first */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
@@ -7788,7 +7968,10 @@ export interface operations {
     getDashboard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7797,12 +7980,14 @@ export interface operations {
             /** @description The home summary */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Dashboard"];
                 };
             };
+            304: components["responses"]["NotModified"];
             501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
