@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   try {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const herald = spawnChild(['src/cli.ts', 'api'], { ...place.env, SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}`, ...(process.env.SVC_API_PROCESSES ? { SVC_API_PROCESSES: process.env.SVC_API_PROCESSES } : {}) });
+    const herald = spawnChild(['src/cli.ts', 'api'], { ...place.env, SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}`, ...(process.env.SVC_API_PROCESSES ? { SVC_API_PROCESSES: process.env.SVC_API_PROCESSES } : {}), ...(process.env.SVC_HEAP_SETTLE ? { SVC_HEAP_SETTLE: process.env.SVC_HEAP_SETTLE } : {}) });
     children.push(herald);
     await ready(herald, `${url}/health/live`);
     const { post: asAdmin, selfQuery } = await adminOf(url, place);

@@ -241,7 +241,7 @@ describe('the settings tables', () => {
   it('fill every field of Settings, flat', () => {
     const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir });
     expect(Object.keys(s).sort()).toEqual([
-      'apiProcesses', 'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseDirectUrl', 'databasePrepare', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
+      'apiProcesses', 'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseDirectUrl', 'databasePrepare', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'heapSettle', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
       'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'resultRetentionDays', 'roles',
       'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl', 'storageS3', 'storeLockSeconds',
       'storeTimeoutSeconds', 'trustProxy', 'webDir', 'workerConcurrency', 'workerLockSeconds',
@@ -334,5 +334,13 @@ describe('healthcheckAddress', () => {
     expect(healthcheckAddress({ SVC_LISTEN: '0.0.0.0:9000' })).toEqual({ host: '0.0.0.0', port: 9000 });
     expect(healthcheckAddress({ SVC_LISTEN: '0.0.0.0:9000', SVC_PROBE_LISTEN: '[::1]:9464' })).toEqual({ host: '::1', port: 9464 });
     expect(() => healthcheckAddress({ SVC_PROBE_LISTEN: 'nope' })).toThrow(/^SVC_PROBE_LISTEN:/);
+  });
+});
+
+describe('SVC_HEAP_SETTLE', () => {
+  it('is on by default, takes true or false, and refuses anything else naming the setting', () => {
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).heapSettle).toBe(true);
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_HEAP_SETTLE: 'false' }, { cwd: dir }).heapSettle).toBe(false);
+    expect(() => loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_HEAP_SETTLE: 'no' }, { cwd: dir })).toThrow(/SVC_HEAP_SETTLE/);
   });
 });

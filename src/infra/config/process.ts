@@ -31,4 +31,14 @@ export const processSettings = {
   }),
   shutdownTimeoutSeconds: integer('SVC_SHUTDOWN_TIMEOUT_SECONDS', { fallback: 30, min: 1, max: 3600 },
     'how long SIGTERM waits for in-flight requests and jobs'),
+  /** SVC_HEAP_SETTLE: src/main/start-heap.ts reads it itself, before the settings load; here it is checked and listed. */
+  heapSettle: setting({
+    env: 'SVC_HEAP_SETTLE',
+    description: 'keep V8\'s young generation small while the process starts and collect twice once it runs (a smaller idle process); false: V8\'s defaults',
+    default: 'true',
+    parse(v, ctx) {
+      if (v !== undefined && v !== 'true' && v !== 'false') ctx.fail('must be true or false');
+      return v !== 'false';
+    },
+  }),
 };
