@@ -126,7 +126,7 @@ const API_ENTRY = BUILT ? ['dist/src/cli.js'] : ['--import', 'tsx', 'src/cli.ts'
 async function spawnApi(place: BenchPlace, port: number): Promise<ChildProcess> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const child = spawn(process.execPath, [...API_ENTRY, 'api'], {
-    cwd: root, env: { ...place.env, PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: root, env: { ...place.env, PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}`, ...(process.env.SVC_HEAP_SETTLE ? { SVC_HEAP_SETTLE: process.env.SVC_HEAP_SETTLE } : {}) }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
     let seen = '';

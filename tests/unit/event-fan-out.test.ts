@@ -5,7 +5,7 @@
  * immediate listeners (cancellations, held principals) still get it at once. Streams share one
  * serialisation of an event.
  */
-import { createEventFeed, FAN_OUT_BATCH } from '../../src/domain/events/feed.js';
+import { createEventFeed, FAN_OUT_BATCH, FAN_OUT_SLICE_MS } from '../../src/domain/events/feed.js';
 import type { SequencedEvent } from '../../src/domain/events/ports.js';
 import { openLiveEvents } from '../../src/domain/events/live-stream.js';
 import { encodeEvent } from '../../src/http/respond.js';
@@ -40,6 +40,25 @@ describe('fan-out to event streams', () => {
     expect(got.filter((g) => g.length > 0)).toHaveLength(FAN_OUT_BATCH * 2);
     await nextTurn();
     expect(got.every((g) => g.length === 1)).toBe(true);
+    await feed.close();
+  });
+
+  it('ends a turn early once it took FAN_OUT_SLICE_MS: slow listeners are spread over more turns, each called once', async () => {
+    const { feed, event } = makeFeed();
+    const count = 40;
+    const calls: number[] = Array.from({ length: count }, () => 0);
+    // Each listener holds the loop for a whole slice: one listener per turn.
+    const slow = (i: number) => () => { calls[i]! += 1; const until = performance.now() + FAN_OUT_SLICE_MS; while (performance.now() < until) { /* busy */ } };
+    for (let i = 0; i < count; i += 1) await feed.subscribe(slow(i), { fanOut: true });
+    feed.offer([event(1)]);
+    const perTurn: number[] = [];
+    for (let turn = 0; turn < count * 2 && calls.some((c) => c === 0); turn += 1) {
+      const before = calls.reduce((a, b) => a + b, 0);
+      await nextTurn();
+      perTurn.push(calls.reduce((a, b) => a + b, 0) - before);
+    }
+    expect(calls.every((c) => c === 1)).toBe(true);
+    expect(Math.max(...perTurn)).toBe(1);
     await feed.close();
   });
 
