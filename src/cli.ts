@@ -6,5 +6,7 @@
  */
 import { holdYoungGenerationSmall } from './main/start-heap.js';
 
-holdYoungGenerationSmall();
+// Only for the commands that run roles (and call settleHeap once they run): migrate, config and
+// the admin commands keep V8's defaults for their whole, often allocation-heavy, life.
+if (['serve', 'api', 'scheduler', 'worker'].includes(process.argv[2] ?? '')) holdYoungGenerationSmall();
 await import('./commands.js');

@@ -162,7 +162,7 @@ async function runRoles(command: string): Promise<void> {
   const running = settings.apiProcesses > 1 && settings.roles.includes('api') && !isFleetMember()
     ? await startFleet(settings, logger)
     : await startProcess(settings, logger);
-  settleHeap();
+  settleHeap((reason) => logger.warn('the heap was not settled after start-up (it idles larger)', { reason }));
   let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (firstSignalAt !== undefined) {

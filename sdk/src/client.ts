@@ -30,8 +30,8 @@ export interface ClientOptions {
   /** Prepended to the User-Agent `herald-sdk/<version>`. */
   userAgent?: string;
   /**
-   * Conditional GETs (default off): keep the JSON answers that carry an ETag (reports, listed and
-   * one by one) and ask again with If-None-Match; a 304 is answered from what was kept, as a 200.
+   * Conditional GETs (default off): keep the JSON answers that carry an ETag (every list and
+   * single resource) and ask again with If-None-Match; a 304 is answered from what was kept, as a 200.
    * `true` keeps up to 200 answers; `{max}` sets how many.
    */
   etags?: boolean | EtagOptions;

@@ -1,6 +1,6 @@
 /**
- * Conditional GETs (ClientOptions.etags): a JSON answer that carries an ETag (Herald's reports,
- * listed and one by one) is kept in memory, and asking the same address again sends its tag in
+ * Conditional GETs (ClientOptions.etags): a JSON answer that carries an ETag (every JSON read of
+ * Herald's: each list and single resource) is kept in memory, and asking the same address again sends its tag in
  * If-None-Match. A 304 is then answered from what was kept, as the 200 it stands for, so `call`,
  * `paginate` and `raw` see the same body without Herald sending it again. Answers are kept per
  * address and credential; past `max`, the least recently used goes first. A request that sets

@@ -4632,7 +4632,7 @@ export interface components {
         Limit: number;
         /** @description Opaque cursor from a previous page's next_cursor */
         Cursor: string;
-        /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+        /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
         IfNoneMatch: string;
         /** @description Any unique string (a UUID is good); repeats within 24 hours answer the first result */
         IdempotencyKey: string;
@@ -4707,7 +4707,10 @@ export interface operations {
     getConfigSchema: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4716,6 +4719,7 @@ export interface operations {
             /** @description The schema */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4724,6 +4728,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             "4XX": components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
@@ -4813,7 +4818,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -4841,7 +4846,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -4972,7 +4977,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5159,7 +5164,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5314,7 +5319,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5391,7 +5396,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5558,7 +5563,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5688,7 +5693,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5741,7 +5746,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -5855,7 +5860,7 @@ export interface operations {
                 owner_id?: components["schemas"]["Uuid"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5932,7 +5937,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5985,7 +5990,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6064,7 +6069,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6141,7 +6146,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6232,7 +6237,7 @@ export interface operations {
                 user_id?: components["schemas"]["Uuid"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6259,7 +6264,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6286,7 +6291,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6320,7 +6325,7 @@ export interface operations {
                 kind?: components["schemas"]["ProblemKind"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6347,7 +6352,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6376,7 +6381,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6408,7 +6413,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6487,7 +6492,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6590,7 +6595,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6648,7 +6653,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6727,7 +6732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6811,7 +6816,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6840,7 +6845,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6903,7 +6908,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6982,7 +6987,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7094,7 +7099,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7154,7 +7159,7 @@ export interface operations {
                 run_id?: components["schemas"]["Uuid"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7207,7 +7212,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7310,7 +7315,7 @@ export interface operations {
                 paused?: boolean;
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7363,7 +7368,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7547,7 +7552,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7717,7 +7722,7 @@ export interface operations {
                 trigger?: components["schemas"]["RunTrigger"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7744,7 +7749,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7889,7 +7894,7 @@ export interface operations {
                 unread?: boolean;
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7969,7 +7974,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller, so a tag of another address or another caller never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;

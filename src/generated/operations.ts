@@ -17,7 +17,7 @@ export interface OperationMeta {
 
 export const operationMeta = {
   exportConfig: { method: 'post', path: '/api/v1/export', tag: 'config', access: { public: false, minRole: 'editor', minScope: 'read', sessionOnly: false }, conditional: false },
-  getConfigSchema: { method: 'get', path: '/api/v1/config.schema.json', tag: 'config', access: { public: true }, conditional: false },
+  getConfigSchema: { method: 'get', path: '/api/v1/config.schema.json', tag: 'config', access: { public: true }, conditional: true },
   importConfig: { method: 'post', path: '/api/v1/import', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false }, conditional: false },
   detachManagedResource: { method: 'post', path: '/api/v1/gitops/detach', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false }, conditional: false },
   attachManagedResource: { method: 'post', path: '/api/v1/gitops/attach', tag: 'config', access: { public: false, minRole: 'admin', minScope: 'admin', sessionOnly: false }, conditional: false },

@@ -10,9 +10,9 @@
  */
 import type { RequestHandler } from 'express';
 
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-CSRF-Token, X-Request-ID';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-CSRF-Token, X-Request-ID';
 /** Answer headers a listed origin's script may read (beyond the CORS-safelisted ones). */
-const EXPOSED_HEADERS = 'X-Request-ID, Retry-After, Allow, Content-Disposition, WWW-Authenticate';
+const EXPOSED_HEADERS = 'X-Request-ID, Retry-After, Allow, Content-Disposition, WWW-Authenticate, ETag';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 export interface CorsOptions {

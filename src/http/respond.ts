@@ -47,7 +47,7 @@ export function bodyText(body: unknown): string | Buffer {
  */
 export function conditionalAnswer(result: AnyResult, parts: ReadonlyArray<string>, ifNoneMatch: string | undefined): AnyResult {
   if (result.status !== 200 || result.body === undefined || result.stream !== undefined || result.events !== undefined) return result;
-  if (result.headers?.ETag !== undefined) return result;
+  if (Object.keys(result.headers ?? {}).some((h) => h.toLowerCase() === 'etag')) return result;
   const bytes = bodyText(result.body);
   const tag = entityTag([...parts, typeof bytes === 'string' ? bytes : bytes.toString('base64')]);
   const headers = { ...result.headers, ETag: tag };
@@ -70,8 +70,9 @@ function writeBody(res: Response, result: BodyResult | EmptyResult): void {
 /** Content-Type (UTF-8 for text), Content-Length and the bytes: what res.send does, without its ETag and 304. */
 export function endWith(res: Response, type: string, bytes: string | Buffer): void {
   res.type(type);
-  if (typeof bytes === 'string' && !/;\s*charset=/i.test(String(res.getHeader('Content-Type')))) {
-    res.setHeader('Content-Type', `${String(res.getHeader('Content-Type'))}; charset=utf-8`);
+  // A string goes out as UTF-8, and says so (whatever charset the type carried, as res.send did).
+  if (typeof bytes === 'string') {
+    res.setHeader('Content-Type', `${String(res.getHeader('Content-Type')).replace(/;\s*charset=[^;]*/i, '')}; charset=utf-8`);
   }
   res.setHeader('Content-Length', typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length);
   res.end(bytes);

@@ -17,27 +17,39 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-const enabled = process.env.SVC_HEAP_SETTLE !== 'false';
+/** Off by the setting, or when the operator sizes the young generation through node's own flags. */
+const enabled = process.env.SVC_HEAP_SETTLE !== 'false'
+  && !/semi-space/.test(`${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`);
+let holding = false;
 /** V8's default: the young generation doubles when it grows. */
 const V8_GROWTH_FACTOR = 2;
 
 export function holdYoungGenerationSmall(): void {
-  if (enabled) v8.setFlagsFromString('--semi-space-growth-factor=1');
+  if (!enabled) return;
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+  holding = true;
 }
 
-/** Two full collections, then the young generation may grow again; at most once per process. */
+/**
+ * Two full collections, then the young generation may grow again; at most once per process, and
+ * only where it was held. Best effort: a node where `gc` cannot be had this way only skips the
+ * collections (`onSkipped` says why); the growth factor goes back to V8's in any case.
+ */
 let settled = false;
-export function settleHeap(): void {
-  if (!enabled || settled) return;
+export function settleHeap(onSkipped: (reason: string) => void = () => undefined): void {
+  if (!holding || settled) return;
   settled = true;
   try {
     // `gc` of a fresh context once --expose-gc is set (what the expose-gc package does): a
     // collection on demand without starting node with the flag; the flag is unset again at once.
     v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
+    const gc: unknown = vm.runInNewContext('typeof gc === "function" ? gc : undefined');
     v8.setFlagsFromString('--no-expose-gc');
+    if (typeof gc !== 'function') { onSkipped('this node does not expose gc on demand'); return; }
     gc();
     gc();
+  } catch (err) {
+    onSkipped((err as Error).message);
   } finally {
     v8.setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
   }

@@ -24,6 +24,8 @@ describe('with SVC_CORS_ORIGINS', () => {
     expect(res.headers['access-control-allow-origin']).toBe(APP);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(res.headers['access-control-expose-headers']).toMatch(/(^|, )X-Request-ID(,|$)/);
+    // A page's script may read the tag and send it back (conditional reads).
+    expect(res.headers['access-control-expose-headers']).toMatch(/(^|, )ETag(,|$)/);
     expect(res.headers.vary).toMatch(/Origin/);
     const local = await h.http.get('/health/live').set('Origin', 'http://localhost:5173');
     expect(local.headers['access-control-allow-origin']).toBe('http://localhost:5173');
@@ -46,7 +48,7 @@ describe('with SVC_CORS_ORIGINS', () => {
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(res.headers['access-control-allow-methods']).toBe('GET, POST, HEAD');
     const allowed = (res.headers['access-control-allow-headers'] as string).split(', ');
-    expect(allowed).toEqual(expect.arrayContaining(['Authorization', 'Content-Type', 'Idempotency-Key', 'X-CSRF-Token']));
+    expect(allowed).toEqual(expect.arrayContaining(['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'X-CSRF-Token']));
     expect(Number(res.headers['access-control-max-age'])).toBeGreaterThan(0);
     expect(res.headers.allow).toBe('GET, POST, HEAD, OPTIONS');
   });

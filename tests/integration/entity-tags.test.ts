@@ -184,6 +184,7 @@ describe('every other read that declares 304: tags from the content', () => {
     const linkId = (await editor.post('/api/v1/links').send({ run_id: runId, format: 'csv' }).expect(201)).body.id as string;
     const me = (await admin.get('/api/v1/me').expect(200)).body as { id: string };
     return {
+      getConfigSchema: { url: '/api/v1/config.schema.json', as: h.http },
       getGitopsStatus: { url: '/api/v1/gitops/status', as: admin },
       getAiStatus: { url: '/api/v1/ai/status', as: viewer },
       getSetupStatus: { url: '/api/v1/setup/status', as: h.http },

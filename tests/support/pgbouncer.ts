@@ -131,9 +131,14 @@ export async function startPgBouncerWith(opts: { upstreamPort?: number; poolSize
     let exited = false;
     started.once('exit', () => { exited = true; });
     const deadline = Date.now() + 15_000;
+    // Ours listens: its own log line says so (setpriv execs PgBouncer, so the pid is the child's),
+    // not only something answering on the port (an earlier listener there would answer while
+    // this one failed to bind, and then go: CI once saw ECONNREFUSED in the middle of a test).
+    const listening = `[${started.pid}] LOG listening on 127.0.0.1:${port}`;
+    const logged = () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes(listening);
     while (Date.now() < deadline) {
       if (exited) break;
-      if (await accepts(port)) return;
+      if (logged() && await accepts(port)) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '(no log)';
