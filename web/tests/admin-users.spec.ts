@@ -240,6 +240,7 @@ test('an API key made in the browser is copied from the page, lists reports thro
 
   await row.getByRole('button', { name: 'Revoke nightly export' }).click();
   const ask = page.getByRole('dialog', { name: 'Revoke the API key nightly export?' });
+  await expect(ask).toBeVisible();
   await checkA11y(page);
   await ask.getByRole('button', { name: 'Revoke' }).click();
   await expect(row).toContainText('Revoked');

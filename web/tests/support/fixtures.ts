@@ -27,6 +27,11 @@ export async function signIn(page: Page, user: { email: string; password: string
 
 /** axe on the page as it is now: serious and critical violations fail the test, with their targets. */
 export async function checkA11y(page: Page): Promise<void> {
+  // Once what moves has settled: a dialog's fade-in measured halfway has colours it never keeps
+  // (CI once saw a contrast "violation" on a button of a dialog still fading in).
+  // (An endless one, a spinner, never settles: it is not waited for.)
+  await page.waitForFunction(() => document.getAnimations()
+    .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity));
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
