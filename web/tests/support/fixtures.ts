@@ -25,12 +25,17 @@ export async function signIn(page: Page, user: { email: string; password: string
   expect(res.status(), await res.text()).toBe(200);
 }
 
+/** What checkA11y reads of the page's animations (this file is typed without the DOM's library). */
+interface PageWithAnimations {
+  document: { getAnimations(): Array<{ playState: string; effect: { getComputedTiming(): { endTime?: number | string } } | null }> };
+}
+
 /** axe on the page as it is now: serious and critical violations fail the test, with their targets. */
 export async function checkA11y(page: Page): Promise<void> {
   // Once what moves has settled: a dialog's fade-in measured halfway has colours it never keeps
   // (CI once saw a contrast "violation" on a button of a dialog still fading in).
   // (An endless one, a spinner, never settles: it is not waited for.)
-  await page.waitForFunction(() => document.getAnimations()
+  await page.waitForFunction(() => (globalThis as unknown as PageWithAnimations).document.getAnimations()
     .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity));
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
