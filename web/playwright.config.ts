@@ -23,6 +23,9 @@ export default defineConfig({
     headless: true,
     locale: 'en-GB',
     timezoneId: 'Europe/Berlin',
+    // The app honours it (theme.respectReducedMotion): no fades, so the accessibility checks
+    // never measure a dialog's colours halfway through one (CI saw contrast "violations" so).
+    reducedMotion: 'reduce',
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {

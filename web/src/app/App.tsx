@@ -63,6 +63,8 @@ function themeFor(language: string) {
   return createTheme({
     primaryColor: 'indigo',
     primaryShade: { light: 8, dark: 8 },
+    // A user who asked their system for less motion gets dialogs and menus without their fades.
+    respectReducedMotion: true,
     components: {
       Notification: Notification.extend({ defaultProps: { closeButtonProps: close } }),
       Modal: Modal.extend({ defaultProps: { closeButtonProps: close } }),
