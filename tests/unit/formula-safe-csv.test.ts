@@ -2,17 +2,26 @@
  * Formula-safe csv (src/domain/results/streams.ts) by column type, for the type names both
  * connectors give: text that spreadsheet programs would run gets a leading quote; values of
  * numeric columns never change, whatever their text (PostgreSQL's money, NaN and -Infinity,
- * MySQL's unsigned decimals), nor do booleans and nulls.
+ * MySQL's unsigned decimals), nor do booleans and nulls. Each case is run both ways a csv is
+ * made: from the rows' values, and from the stored file's NDJSON bytes (ndjson-bytes.ts).
  */
 import { csvStream, formulaSafeText } from '../../src/domain/results/streams.js';
 import type { StoredResult } from '../../src/domain/artifacts/ports.js';
 import type { CellValue, ResultColumn } from '../../src/domain/plugins/connector.js';
 
-async function csvOf(columns: ResultColumn[], rows: CellValue[][], formulaSafe: boolean): Promise<string[]> {
+async function csvWay(columns: ResultColumn[], rows: CellValue[][], formulaSafe: boolean, bytes: boolean): Promise<string[]> {
   const result: StoredResult = { columns, batches: (async function* batches() { yield rows; })() };
+  if (bytes) result.lines = (async function* lines() { yield Buffer.from(rows.map((row) => `${JSON.stringify(row)}\n`).join('')); })();
   const parts: Buffer[] = [];
   for await (const chunk of csvStream(result, { formulaSafe })) parts.push(chunk);
   return Buffer.concat(parts).toString('utf8').split('\r\n').slice(0, -1);
+}
+
+/** The csv both ways; they must agree. */
+async function csvOf(columns: ResultColumn[], rows: CellValue[][], formulaSafe: boolean): Promise<string[]> {
+  const values = await csvWay(columns, rows, formulaSafe, false);
+  expect(await csvWay(columns, rows, formulaSafe, true)).toEqual(values);
+  return values;
 }
 
 it('prefixes text that starts a formula, and only that', () => {

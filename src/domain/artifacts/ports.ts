@@ -23,6 +23,12 @@ export interface StoredResult {
   columns: ResultColumn[];
   /** Batches of rows in column order. Breaking out of the loop closes the file. */
   batches: AsyncIterable<CellValue[][]>;
+  /**
+   * The same rows as the stored file's bytes, when the store can hand them: chunks of whole
+   * NDJSON lines, each `JSON.stringify(row)` and a newline. csv and json downloads are made from
+   * these without a value per cell (results/ndjson-bytes.ts). Read either this or `batches`.
+   */
+  lines?: AsyncIterable<Buffer>;
 }
 
 export interface ArtifactStore {

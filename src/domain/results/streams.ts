@@ -20,13 +20,10 @@ import type { StoredResult } from '../artifacts/ports.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import type { ResultFormat } from '../channels/model.js';
 import { zipStream, type ZipEntry } from './zip.js';
+import { csvCell, formulaSafeText, NUMERIC_TYPE } from './cells.js';
+import { csvOfNdjson, jsonRowsOfNdjson } from './ndjson-bytes.js';
 
-/** A csv field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
-export function csvCell(value: CellValue): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
+export { csvCell, formulaSafeText } from './cells.js';
 
 /** Bytes handed on at once (batches of rows are joined up to about this size). */
 const CHUNK = 64 * 1024;
@@ -35,21 +32,6 @@ const CHUNK = 64 * 1024;
 export interface StreamOptions {
   /** csv: text cells that spreadsheet programs would run as formulas get a leading single quote. */
   formulaSafe?: boolean;
-}
-
-/** What starts a formula in spreadsheet programs (OWASP, CSV injection): =, +, -, @, tab, carriage return. */
-const FORMULA_START = /^[=+\-@\t\r]/;
-/** A plain decimal number (-5, +1.5, -2e3): spreadsheets read it as that number, never run it. */
-const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-/**
- * Database types whose values are numbers (PostgreSQL's and MySQL's names): their values are
- * never changed, whether they arrive as numbers or, beyond what a double carries, as text.
- */
-const NUMERIC_TYPE = /^(int[248]?|smallint|mediumint|tinyint|integer|bigint|numeric|decimal|float[48]?|real|double( precision)?|money|oid|year)( unsigned)?$/i;
-
-/** A text as OWASP advises against CSV injection: a formula's start is prefixed with a single quote. */
-export function formulaSafeText(text: string): string {
-  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
 }
 
 /** The csv writer of one cell per column: formula-safe for text columns when asked. */
@@ -67,6 +49,14 @@ export async function* csvStream(result: StoredResult, options: StreamOptions = 
   const name = (text: string) => csvCell(options.formulaSafe ? formulaSafeText(text) : text);
   const cells = options.formulaSafe ? csvWriters(result, options) : undefined;
   yield Buffer.from(`${result.columns.map((c) => name(c.name)).join(',')}\r\n`);
+  if (result.lines) {
+    const safe = options.formulaSafe ? result.columns.map((column) => !NUMERIC_TYPE.test(column.type)) : undefined;
+    for await (const lines of result.lines) {
+      const bytes = csvOfNdjson(lines, safe);
+      if (bytes.length > 0) yield bytes;
+    }
+    return;
+  }
   for await (const batch of result.batches) {
     let chunk = '';
     for (const row of batch) {
@@ -92,6 +82,15 @@ export async function* csvStream(result: StoredResult, options: StreamOptions = 
 export async function* jsonStream(result: StoredResult): AsyncGenerator<Buffer> {
   yield Buffer.from(`{"columns":${JSON.stringify(result.columns)},"rows":[`);
   let first = true;
+  if (result.lines) {
+    for await (const lines of result.lines) {
+      const rows = jsonRowsOfNdjson(lines, first);
+      first = rows.first;
+      if (rows.bytes.length > 0) yield rows.bytes;
+    }
+    yield Buffer.from(']}');
+    return;
+  }
   for await (const batch of result.batches) {
     let chunk = '';
     for (const row of batch) {

@@ -26,6 +26,7 @@ const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
  */
 const SMALL_TEXT = 32 * 1024;
 const SMALL_FILE = 16 * 1024;
+const NEWLINE = 0x0a;
 
 /** A file descriptor for a new file (the callback open: lighter than a FileHandle, which the stream does not need). */
 const openForWriting = (file: string) => new Promise<number>((resolve, reject) => {
@@ -138,7 +139,7 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
         } catch {
           return undefined; // removed since
         }
-        return storedResultOfText(gunzipSync(bytes).toString('utf8'), key);
+        return storedResultOfBytes(gunzipSync(bytes), key);
       }
       return readStoredResult(createReadStream(file), key);
     },
@@ -149,76 +150,92 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
   };
 }
 
-/** A whole small result file's text: its columns and its rows in one batch. */
-function storedResultOfText(text: string, key: string): StoredResult {
-  const lines = text.split('\n');
-  const header = lines[0];
+/** A whole small result file: its columns and its rows in one batch (or one chunk of lines). */
+function storedResultOfBytes(bytes: Buffer, key: string): StoredResult {
+  const end = bytes.indexOf(NEWLINE);
+  const header = (end === -1 ? bytes : bytes.subarray(0, end)).toString('utf8');
   if (!header) throw new Error(`result file ${key} is empty`);
   const { columns } = JSON.parse(header) as { columns: ResultColumn[] };
-  const rows = lines.slice(1).filter((line) => line !== '');
+  const body = end === -1 ? Buffer.alloc(0) : bytes.subarray(end + 1);
   async function* batches(): AsyncGenerator<CellValue[][]> {
-    if (rows.length > 0) yield JSON.parse(`[${rows.join(',')}]`) as CellValue[][];
+    const rows = rowsOf(body);
+    if (rows.length > 0) yield rows;
   }
-  return { columns, batches: batches() };
+  async function* lines(): AsyncGenerator<Buffer> {
+    if (body.length > 0) yield body;
+  }
+  return { columns, batches: batches(), lines: lines() };
+}
+
+/** The rows of whole NDJSON lines: one JSON.parse of the lines as an array, not one per row. */
+function rowsOf(lines: Buffer): CellValue[][] {
+  const rows = lines.toString('utf8').split('\n').filter((line) => line !== '');
+  return rows.length > 0 ? JSON.parse(`[${rows.join(',')}]`) as CellValue[][] : [];
 }
 
 /** Bytes the gunzip hands on at once (its default is 16 KiB). */
 const READ_CHUNK = 128 * 1024;
-const NEWLINE = 0x0a;
 
 /**
  * Reads a gzip NDJSON result file from any byte stream (a local file, an S3 object). Lines are
- * cut from the decompressed bytes (a newline byte never occurs inside a UTF-8 sequence) and the
- * rows of each chunk parsed by one JSON.parse of the chunk's lines as an array: a batch is the
- * rows of one chunk (about READ_CHUNK bytes), not a string and a parse per row.
+ * cut from the decompressed bytes (a newline byte never occurs inside a UTF-8 sequence): each
+ * chunk of whole lines is either parsed by one JSON.parse of its lines as an array (a batch is
+ * the rows of one chunk, about READ_CHUNK bytes, not a string and a parse per row), or handed on
+ * as bytes (`lines`) for the downloads that are made from them.
  */
 export async function readStoredResult(source: NodeJS.ReadableStream & { destroy(): void }, key: string): Promise<StoredResult> {
   const input = source.pipe(createGunzip({ chunkSize: READ_CHUNK }));
   const chunks = (input as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   let carry: Buffer = Buffer.alloc(0);
-  /** The complete lines of the next chunk (undefined at the end of the file). */
-  const nextLines = async (): Promise<string[] | undefined> => {
+  /** The next chunk of whole lines, with its last newline (undefined at the end of the file). */
+  const nextLines = async (): Promise<Buffer | undefined> => {
     for (;;) {
       const next = await chunks.next();
       if (next.done) {
         if (carry.length === 0) return undefined;
-        const last = carry.toString('utf8');
+        const last = carry;
         carry = Buffer.alloc(0);
-        return [last];
+        return last;
       }
       const chunk = next.value;
       const end = chunk.lastIndexOf(NEWLINE);
       if (end === -1) { carry = Buffer.concat([carry, chunk]); continue; }
-      const text = (carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, end)]) : chunk.subarray(0, end)).toString('utf8');
-      carry = Buffer.from(chunk.subarray(end + 1));
-      return text.split('\n');
+      const whole = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, end + 1)]) : chunk.subarray(0, end + 1);
+      carry = end + 1 < chunk.length ? Buffer.from(chunk.subarray(end + 1)) : Buffer.alloc(0);
+      return whole;
     }
   };
   const close = () => { input.destroy(); source.destroy(); };
-  let pending: string[] = [];
+  let first: Buffer | undefined;
   let header: string | undefined;
   try {
     while (header === undefined) {
-      const lines = await nextLines();
-      if (!lines) break;
-      header = lines[0];
-      pending = lines.slice(1);
+      const block = await nextLines();
+      if (!block) break;
+      const end = block.indexOf(NEWLINE);
+      header = (end === -1 ? block : block.subarray(0, end)).toString('utf8');
+      first = end === -1 ? undefined : block.subarray(end + 1);
     }
   } catch (err) {
     close();
     throw err;
   }
-  if (header === undefined) { close(); throw new Error(`result file ${key} is empty`); }
+  if (!header) { close(); throw new Error(`result file ${key} is empty`); }
   const { columns } = JSON.parse(header) as { columns: ResultColumn[] };
-  async function* batches(): AsyncGenerator<CellValue[][]> {
+  async function* lines(): AsyncGenerator<Buffer> {
     try {
-      for (let lines: string[] | undefined = pending; lines; lines = await nextLines()) {
-        const rows = lines.filter((line) => line !== '');
-        if (rows.length > 0) yield JSON.parse(`[${rows.join(',')}]`) as CellValue[][];
+      for (let block = first; block; block = await nextLines()) {
+        if (block.length > 0) yield block;
       }
     } finally {
       close();
     }
   }
-  return { columns, batches: batches() };
+  async function* batches(): AsyncGenerator<CellValue[][]> {
+    for await (const block of lines()) {
+      const rows = rowsOf(block);
+      if (rows.length > 0) yield rows;
+    }
+  }
+  return { columns, batches: batches(), lines: lines() };
 }

@@ -1,0 +1,130 @@
+/**
+ * csv and json downloads made from the stored file's bytes (src/domain/results/ndjson-bytes.ts)
+ * give the very bytes the value-by-value writers give (streams.ts), for every kind of value a
+ * result holds: text with quotes, commas, line breaks, tabs, backslashes, control characters,
+ * lone surrogates and non-ASCII letters, formula starts, numbers in every JSON spelling, booleans,
+ * nulls, empty text and empty rows; and through the local store, for a small file (read whole)
+ * and a large one (read through the stream, rows cut across chunks).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { csvStream, jsonStream } from '../../src/domain/results/streams.js';
+import { csvOfNdjson, jsonRowsOfNdjson } from '../../src/domain/results/ndjson-bytes.js';
+import { createLocalArtifactStore } from '../../src/infra/artifacts/local-store.js';
+import type { StoredResult } from '../../src/domain/artifacts/ports.js';
+import type { CellValue, ResultColumn } from '../../src/domain/plugins/connector.js';
+
+const COLUMNS: ResultColumn[] = [
+  { name: 'id', type: 'int4' }, { name: 'label', type: 'text' }, { name: 'amount', type: 'numeric' },
+  { name: 'ok', type: 'bool' }, { name: 'note', type: 'varchar' }, { name: 'ratio', type: 'float8' },
+];
+
+const TEXTS = [
+  '', 'plain', 'a,b', 'say "hi"', 'line\nbreak', 'cr\rhere', 'tab\tin', '\ttab first', '\rcr first', 'back\\slash',
+  'ctrl\u0001\u001f', 'lone \ud800 high', 'lone \udc00 low', 'pair 😀', 'é, ü and 漢字', '=1+1', '+x', '-y', '-5', '+1.5',
+  '@SUM(A1)', '=A1,B1', '="q"', '-', '/slash/', '\\', '"', ',', 'null', 'true', '[1]', '{"a":1}', '\u2028\u2029',
+];
+const NUMBERS = [0, -0, 1, -1, 42, 1.5, -2.25, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 123456789012345680000, Number.MAX_SAFE_INTEGER];
+
+/** Rows that cycle through every text and number in every column, with nulls and booleans. */
+function rowsOf(count: number): CellValue[][] {
+  const rows: CellValue[][] = [];
+  for (let i = 0; i < count; i++) {
+    const text = (k: number) => TEXTS[(i + k) % TEXTS.length]!;
+    rows.push([
+      NUMBERS[i % NUMBERS.length]!, text(0), i % 5 === 0 ? null : String(i * 1.25), i % 3 === 0 ? null : i % 2 === 0,
+      i % 7 === 0 ? null : text(3), i % 4 === 0 ? text(5) : NUMBERS[(i + 3) % NUMBERS.length]!,
+    ]);
+  }
+  return rows;
+}
+
+const ndjson = (rows: CellValue[][]) => Buffer.from(rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+
+async function bytesOf(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of stream) parts.push(chunk);
+  return Buffer.concat(parts);
+}
+
+function byValues(rows: CellValue[][]): StoredResult {
+  return { columns: COLUMNS, batches: (async function* batches() { yield rows; })() };
+}
+
+/** The same rows as bytes, cut into chunks of whole lines of about `size` bytes. */
+function byLines(rows: CellValue[][], size: number): StoredResult {
+  const lines = rows.map((row) => `${JSON.stringify(row)}\n`);
+  async function* chunks() {
+    let chunk = '';
+    for (const line of lines) {
+      chunk += line;
+      if (chunk.length >= size) { yield Buffer.from(chunk); chunk = ''; }
+    }
+    if (chunk) yield Buffer.from(chunk);
+  }
+  const never: AsyncIterable<CellValue[][]> = { [Symbol.asyncIterator]: () => { throw new Error('the byte path reads lines, not values'); } };
+  return { columns: COLUMNS, batches: never, lines: chunks() };
+}
+
+it('makes the same csv from the bytes as from the values, plain and formula-safe, whatever the chunks', async () => {
+  const rows = rowsOf(TEXTS.length * NUMBERS.length);
+  for (const formulaSafe of [false, true]) {
+    const expected = await bytesOf(csvStream(byValues(rows), { formulaSafe }));
+    for (const size of [1, 100, 4096, 1 << 20]) {
+      const got = await bytesOf(csvStream(byLines(rows, size), { formulaSafe }));
+      expect([formulaSafe, size, got.toString('utf8')]).toEqual([formulaSafe, size, expected.toString('utf8')]);
+      expect(got.equals(expected)).toBe(true);
+    }
+  }
+  // The formula-safe csv did change something, and quoted something: the cases are exercised.
+  const safe = (await bytesOf(csvStream(byValues(rows), { formulaSafe: true }))).toString('utf8');
+  expect(safe).toContain("'=1+1");
+  expect(safe).toContain('"say ""hi"""');
+  expect(safe).toContain('\ufffd');
+});
+
+it('makes the same json from the bytes as from the values', async () => {
+  const rows = rowsOf(TEXTS.length * 3);
+  const expected = await bytesOf(jsonStream(byValues(rows)));
+  for (const size of [1, 300, 1 << 20]) {
+    expect((await bytesOf(jsonStream(byLines(rows, size)))).equals(expected)).toBe(true);
+  }
+  expect(JSON.parse(expected.toString('utf8'))).toEqual({ columns: COLUMNS, rows: JSON.parse(JSON.stringify(rows)) });
+  // No rows at all: an empty array either way.
+  expect((await bytesOf(jsonStream(byLines([], 10)))).toString()).toBe((await bytesOf(jsonStream(byValues([])))).toString());
+});
+
+it('writes an empty row as an empty line, skips blank lines, and refuses what is not a row', () => {
+  expect(csvOfNdjson(Buffer.from('[]\n\n[1,null,"a"]\n')).toString()).toBe('\r\n1,,a\r\n');
+  expect(jsonRowsOfNdjson(Buffer.from('[1]\n\n[2]\n'), true)).toEqual({ bytes: Buffer.from('[1],[2]'), first: false });
+  expect(jsonRowsOfNdjson(Buffer.from('[3]\n'), false).bytes.toString()).toBe(',[3]');
+  for (const bad of ['{"a":1}\n', '[1,2\n', '[1,2\n[3]\n', '["open\n', '["open\n[3]\n']) expect(() => csvOfNdjson(Buffer.from(bad))).toThrow('not a JSON array');
+});
+
+describe('through the local store', () => {
+  let dir: string;
+  beforeAll(() => { dir = mkdtempSync(path.join(tmpdir(), 'herald-ndjson-')); });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([['small (read whole)', 40], ['large (read through the stream)', 20_000]])('gives the same downloads from a %s file', async (_name, count) => {
+    const store = createLocalArtifactStore(dir);
+    const rows = rowsOf(count);
+    const writer = await store.createResult(`r/${count}`, COLUMNS);
+    for (let i = 0; i < rows.length; i += 1000) await writer.write(rows.slice(i, i + 1000));
+    await writer.finish();
+    for (const formulaSafe of [false, true]) {
+      const stored = (await store.readResult(`r/${count}`))!;
+      expect(stored.lines).toBeDefined();
+      expect((await bytesOf(csvStream(stored, { formulaSafe }))).equals(await bytesOf(csvStream(byValues(rows), { formulaSafe })))).toBe(true);
+    }
+    const stored = (await store.readResult(`r/${count}`))!;
+    expect((await bytesOf(jsonStream(stored))).equals(await bytesOf(jsonStream(byValues(rows))))).toBe(true);
+    // The values are read back as they were written.
+    const again = (await store.readResult(`r/${count}`))!;
+    const back: CellValue[][] = [];
+    for await (const batch of again.batches) back.push(...batch);
+    expect(back).toEqual(JSON.parse(JSON.stringify(rows)));
+    expect(ndjson(back).length).toBeGreaterThan(0);
+  });
+});
