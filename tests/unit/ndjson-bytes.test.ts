@@ -3,13 +3,15 @@
  * give the very bytes the value-by-value writers give (streams.ts), for every kind of value a
  * result holds: text with quotes, commas, line breaks, tabs, backslashes, control characters,
  * lone surrogates and non-ASCII letters, formula starts, numbers in every JSON spelling, booleans,
- * nulls, empty text and empty rows; and through the local store, for a small file (read whole)
- * and a large one (read through the stream, rows cut across chunks).
+ * nulls, empty text and empty rows; xlsx sheets too (dates, timestamps, text that is an exact
+ * number, XML's special characters, rows across sheets); and through the local store, for a
+ * small file (read whole) and a large one (read through the stream, rows cut across chunks).
  */
+import JSZip from 'jszip';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { csvStream, jsonStream } from '../../src/domain/results/streams.js';
+import { csvStream, jsonStream, xlsxStream } from '../../src/domain/results/streams.js';
 import { csvOfNdjson, jsonRowsOfNdjson } from '../../src/domain/results/ndjson-bytes.js';
 import { createLocalArtifactStore } from '../../src/infra/artifacts/local-store.js';
 import type { StoredResult } from '../../src/domain/artifacts/ports.js';
@@ -18,12 +20,18 @@ import type { CellValue, ResultColumn } from '../../src/domain/plugins/connector
 const COLUMNS: ResultColumn[] = [
   { name: 'id', type: 'int4' }, { name: 'label', type: 'text' }, { name: 'amount', type: 'numeric' },
   { name: 'ok', type: 'bool' }, { name: 'note', type: 'varchar' }, { name: 'ratio', type: 'float8' },
+  { name: 'day', type: 'date' }, { name: 'at', type: 'timestamptz' },
 ];
 
 const TEXTS = [
   '', 'plain', 'a,b', 'say "hi"', 'line\nbreak', 'cr\rhere', 'tab\tin', '\ttab first', '\rcr first', 'back\\slash',
   'ctrl\u0001\u001f', 'lone \ud800 high', 'lone \udc00 low', 'pair 😀', 'é, ü and 漢字', '=1+1', '+x', '-y', '-5', '+1.5',
   '@SUM(A1)', '=A1,B1', '="q"', '-', '/slash/', '\\', '"', ',', 'null', 'true', '[1]', '{"a":1}', '\u2028\u2029',
+  '123', '-1.50', '0.00', '12345678901234567', '1e5', '007', '<b>&amp;</b>', 'a > b', 'non\ufffechar\uffff', 'del\u007f',
+];
+const TIMES = [
+  '2024-01-31', '1899-12-31', '1900-03-01', 'infinity', '2024-02-30x', '-0043-03-15', '2024-01-31T10:00:00Z',
+  '2024-06-01T12:34:56.789+05:30', '2024-06-01 12:34:56-08', '10000-01-01', 'not a date, "quoted"',
 ];
 const NUMBERS = [0, -0, 1, -1, 42, 1.5, -2.25, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 123456789012345680000, Number.MAX_SAFE_INTEGER];
 
@@ -35,6 +43,7 @@ function rowsOf(count: number): CellValue[][] {
     rows.push([
       NUMBERS[i % NUMBERS.length]!, text(0), i % 5 === 0 ? null : String(i * 1.25), i % 3 === 0 ? null : i % 2 === 0,
       i % 7 === 0 ? null : text(3), i % 4 === 0 ? text(5) : NUMBERS[(i + 3) % NUMBERS.length]!,
+      i % 6 === 0 ? null : TIMES[i % TIMES.length]!, i % 9 === 0 ? i : TIMES[(i + 4) % TIMES.length]!,
     ]);
   }
   return rows;
@@ -95,6 +104,32 @@ it('makes the same json from the bytes as from the values', async () => {
   expect((await bytesOf(jsonStream(byLines([], 10)))).toString()).toBe((await bytesOf(jsonStream(byValues([])))).toString());
 });
 
+/** Every part of an xlsx file, by name, as text. */
+async function xlsxParts(result: StoredResult, maxRows?: number): Promise<Record<string, string>> {
+  const zip = await JSZip.loadAsync(await bytesOf(xlsxStream(result, { maxRows })));
+  const parts: Record<string, string> = {};
+  for (const name of Object.keys(zip.files).sort()) parts[name] = await zip.file(name)!.async('string');
+  return parts;
+}
+
+it('makes the same xlsx sheets from the bytes as from the values, across sheets, whatever the chunks', async () => {
+  const rows = rowsOf(TEXTS.length * TIMES.length);
+  for (const maxRows of [undefined, 7]) {
+    const expected = await xlsxParts(byValues(rows), maxRows);
+    for (const size of [1, 500, 1 << 20]) {
+      expect(await xlsxParts(byLines(rows, size), maxRows)).toEqual(expected);
+    }
+  }
+  // The cases are exercised: date cells, numbers from text, escaped text, U+FFFD for U+FFFE.
+  const sheet = (await xlsxParts(byValues(rows)))['xl/worksheets/sheet1.xml']!;
+  for (const part of [' s="2"><v>', ' s="3"><v>', '<v>-1.5</v>', '&lt;b&gt;&amp;amp;&lt;/b&gt;', 'say &quot;hi&quot;', 'non\ufffdchar\ufffd', ' t="b"><v>1</v>']) {
+    expect([part, sheet.includes(part)]).toEqual([part, true]);
+  }
+  // An empty row is a row without cells either way.
+  const empty = async (result: StoredResult) => (await xlsxParts(result))['xl/worksheets/sheet1.xml'];
+  expect(await empty(byLines([[], [1]], 10))).toBe(await empty(byValues([[], [1]])));
+});
+
 it('writes an empty row as an empty line, skips blank lines, and refuses what is not a row', () => {
   expect(csvOfNdjson(Buffer.from('[]\n\n[1,null,"a"]\n')).toString()).toBe('\r\n1,,a\r\n');
   expect(jsonRowsOfNdjson(Buffer.from('[1]\n\n[2]\n'), true)).toEqual({ bytes: Buffer.from('[1],[2]'), first: false });
@@ -120,6 +155,7 @@ describe('through the local store', () => {
     }
     const stored = (await store.readResult(`r/${count}`))!;
     expect((await bytesOf(jsonStream(stored))).equals(await bytesOf(jsonStream(byValues(rows))))).toBe(true);
+    expect(await xlsxParts((await store.readResult(`r/${count}`))!, 1000)).toEqual(await xlsxParts(byValues(rows), 1000));
     // The values are read back as they were written.
     const again = (await store.readResult(`r/${count}`))!;
     const back: CellValue[][] = [];

@@ -1,8 +1,10 @@
 /**
  * A stored result as a download that streams: csv (RFC 4180, UTF-8, header row, CRLF), json
  * ({"columns": [...], "rows": [...]}, values as openapi.yaml's ResultValue) and xlsx. Each reads
- * the stored file batch by batch and yields bytes as it goes, so memory does not grow with the
- * row count.
+ * the stored file chunk by chunk and yields bytes as it goes, so memory does not grow with the
+ * row count. Where the store hands the file's NDJSON bytes (StoredResult.lines), each format is
+ * made from them without a value per cell (ndjson-bytes.ts, xlsx-bytes.ts); else from the rows'
+ * values. Both give the same bytes (tests/unit/ndjson-bytes.test.ts).
  *
  * csv may be formula-safe (on by default for attachments, asked for by downloads): text that a
  * spreadsheet program would run as a formula gets a leading single quote (formulaSafeText).
@@ -22,8 +24,11 @@ import type { ResultFormat } from '../channels/model.js';
 import { zipStream, type ZipEntry } from './zip.js';
 import { csvCell, formulaSafeText, NUMERIC_TYPE } from './cells.js';
 import { csvOfNdjson, jsonRowsOfNdjson } from './ndjson-bytes.js';
+import { cellXml, kindOf, xmlText, columnName, type CellKind } from './xlsx-cells.js';
+import { xlsxRowsOfNdjson } from './xlsx-bytes.js';
 
 export { csvCell, formulaSafeText } from './cells.js';
+export { columnName } from './xlsx-cells.js';
 
 /** Bytes handed on at once (batches of rows are joined up to about this size). */
 const CHUNK = 64 * 1024;
@@ -105,75 +110,6 @@ export async function* jsonStream(result: StoredResult): AsyncGenerator<Buffer> 
 
 // ---- xlsx ----
 
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
-/** Characters XML 1.0 cannot carry at all. */
-// eslint-disable-next-line no-control-regex
-const INVALID_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
-const xmlText = (s: string) => s.replace(INVALID_XML, '\ufffd').replace(/[&<>"]/g, (c) => XML_ESCAPES[c]!);
-
-/** The spreadsheet column name of a 0-based index: 0 → A, 26 → AA. */
-export function columnName(index: number): string {
-  let n = index + 1;
-  let name = '';
-  while (n > 0) { const r = (n - 1) % 26; name = String.fromCharCode(65 + r) + name; n = Math.floor((n - 1) / 26); }
-  return name;
-}
-
-type CellKind = 'date' | 'datetime' | 'other';
-
-/** How a column's values are written, from the database's type name. */
-function kindOf(column: ResultColumn): CellKind {
-  const t = column.type.toLowerCase();
-  if (t === 'date') return 'date';
-  if (/^(timestamp|timestamptz|datetime)/.test(t)) return 'datetime';
-  return 'other';
-}
-
-const DAY_MS = 86_400_000;
-/** Excel's day 0 (1899-12-30, so that 1900-03-01 is 61 as in every spreadsheet program). */
-const EPOCH_MS = Date.UTC(1899, 11, 30);
-
-/** A spreadsheet serial date for an ISO date or timestamp text; undefined when it is not one. */
-function serialOf(text: string, kind: 'date' | 'datetime'): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
-  if (!m) return undefined;
-  const year = Number(m[1]);
-  if (year < 1900 || year > 9999) return undefined;
-  let ms = Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), Math.round(Number(m[7] ?? 0) * 1000));
-  if (kind === 'datetime' && m[8] && m[8] !== 'Z') {
-    // An offset: the cell shows UTC, as every other time in Herald.
-    const sign = m[8][0] === '-' ? -1 : 1;
-    const [hh, mm] = [Number(m[8].slice(1, 3)), Number(m[8].slice(-2).replace(':', '') || 0)];
-    ms -= sign * (hh * 60 + (m[8].length > 3 ? mm : 0)) * 60_000;
-  }
-  return (ms - EPOCH_MS) / DAY_MS;
-}
-
-/** A decimal text that a double carries exactly as written (at most 15 significant digits). */
-function exactNumber(text: string): number | undefined {
-  const m = /^-?(\d+)(?:\.(\d+))?(?:[eE][+-]?\d+)?$/.exec(text);
-  if (!m) return undefined;
-  const digits = `${m[1]}${m[2] ?? ''}`.replace(/^0+/, '').replace(/0+$/, '');
-  if (digits.length > 15) return undefined;
-  const n = Number(text);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-/** Style indexes of styles.xml: 0 plain, 1 bold (header), 2 date, 3 date and time. */
-function cellXml(ref: string, value: CellValue, kind: CellKind): string {
-  if (value === null) return '';
-  if (typeof value === 'boolean') return `<c r="${ref}" t="b"><v>${value ? 1 : 0}</v></c>`;
-  if (typeof value === 'number') return Number.isFinite(value) ? `<c r="${ref}"><v>${value}</v></c>` : `<c r="${ref}" t="inlineStr"><is><t>${value}</t></is></c>`;
-  if (kind !== 'other') {
-    const serial = serialOf(value, kind);
-    if (serial !== undefined) return `<c r="${ref}" s="${kind === 'date' ? 2 : 3}"><v>${serial}</v></c>`;
-  } else {
-    const n = exactNumber(value);
-    if (n !== undefined) return `<c r="${ref}"><v>${n}</v></c>`;
-  }
-  return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(value)}</t></is></c>`;
-}
-
 /**
  * Rows a worksheet holds, the header included (Excel's limit: 2^20; rows past it are dropped
  * without a word when the file is opened). A longer result goes on to further sheets, each with
@@ -181,8 +117,17 @@ function cellXml(ref: string, value: CellValue, kind: CellKind): string {
  */
 export const XLSX_MAX_ROWS = 1_048_576;
 
-/** The rows of a stored result taken a sheet at a time (a batch may straddle two sheets). */
-class RowCursor {
+/** Where a sheet's rows come from: values or the stored bytes, taken a sheet at a time (a batch may straddle two sheets). */
+interface SheetRows {
+  /** Whether a row is left. */
+  more(): Promise<boolean>;
+  /** The XML of up to `max` rows numbered from `firstRow`, and how many rows it holds (none once every row is taken). */
+  next(max: number, firstRow: number, names: readonly string[], kinds: readonly CellKind[]): Promise<{ xml: Buffer[]; rows: number }>;
+  close(): Promise<void>;
+}
+
+/** Rows from the stored result's values, written cell by cell (xlsx-cells.ts). */
+class RowCursor implements SheetRows {
   private batch: CellValue[][] = [];
   private at = 0;
   private readonly source: AsyncIterator<CellValue[][]>;
@@ -200,19 +145,68 @@ class RowCursor {
     return this.at < this.batch.length;
   }
 
-  /** Up to `max` rows of the current batch (none once every row is taken). */
-  async take(max: number): Promise<CellValue[][]> {
-    if (!(await this.more())) return [];
-    const rows = this.at === 0 && this.batch.length <= max ? this.batch : this.batch.slice(this.at, this.at + max);
-    this.at += rows.length;
-    return rows;
+  async next(max: number, firstRow: number, names: readonly string[], kinds: readonly CellKind[]): Promise<{ xml: Buffer[]; rows: number }> {
+    if (!(await this.more())) return { xml: [], rows: 0 };
+    const batch = this.at === 0 && this.batch.length <= max ? this.batch : this.batch.slice(this.at, this.at + max);
+    this.at += batch.length;
+    const xml: Buffer[] = [];
+    let chunk = '';
+    let r = firstRow - 1;
+    for (const row of batch) {
+      r += 1;
+      let cells = '';
+      for (let i = 0; i < row.length; i++) cells += cellXml(`${names[i]}${r}`, row[i] ?? null, kinds[i]!);
+      chunk += `<row r="${r}">${cells}</row>`;
+      if (chunk.length >= CHUNK) { xml.push(Buffer.from(chunk)); chunk = ''; }
+    }
+    if (chunk) xml.push(Buffer.from(chunk));
+    return { xml, rows: batch.length };
+  }
+
+  async close(): Promise<void> { if (!this.ended) { this.ended = true; await this.source.return?.(); } }
+}
+
+const NEWLINE = 0x0a;
+
+/** Rows from the stored file's NDJSON lines, written from their bytes (xlsx-bytes.ts). */
+class LineCursor implements SheetRows {
+  private chunk: Buffer = Buffer.alloc(0);
+  private at = 0;
+  private readonly source: AsyncIterator<Buffer>;
+  private ended = false;
+
+  constructor(lines: AsyncIterable<Buffer>) { this.source = lines[Symbol.asyncIterator](); }
+
+  async more(): Promise<boolean> {
+    for (;;) {
+      while (this.at < this.chunk.length && this.chunk[this.at] === NEWLINE) this.at++;
+      if (this.at < this.chunk.length || this.ended) return this.at < this.chunk.length;
+      const next = await this.source.next();
+      if (next.done) this.ended = true;
+      else { this.chunk = next.value; this.at = 0; }
+    }
+  }
+
+  async next(max: number, firstRow: number, names: readonly string[], kinds: readonly CellKind[]): Promise<{ xml: Buffer[]; rows: number }> {
+    if (!(await this.more())) return { xml: [], rows: 0 };
+    let end = this.at;
+    for (let count = 0; count < max && end < this.chunk.length;) {
+      let nl = this.chunk.indexOf(NEWLINE, end);
+      if (nl === -1) nl = this.chunk.length;
+      if (nl > end) count++;
+      end = nl + 1;
+    }
+    end = Math.min(end, this.chunk.length);
+    const { xml, rows } = xlsxRowsOfNdjson(this.chunk.subarray(this.at, end), names, kinds, firstRow);
+    this.at = end;
+    return { xml: [xml], rows };
   }
 
   async close(): Promise<void> { if (!this.ended) { this.ended = true; await this.source.return?.(); } }
 }
 
 /** One worksheet: the header, then at most `rows` rows from the cursor. */
-async function* sheetXml(columns: ResultColumn[], cursor: RowCursor, rows: number): AsyncGenerator<Buffer> {
+async function* sheetXml(columns: ResultColumn[], cursor: SheetRows, rows: number): AsyncGenerator<Buffer> {
   const names = columns.map((_, i) => columnName(i));
   const kinds = columns.map(kindOf);
   const lastCol = names[names.length - 1] ?? 'A';
@@ -225,17 +219,10 @@ async function* sheetXml(columns: ResultColumn[], cursor: RowCursor, rows: numbe
   let r = 1;
   const last = rows + 1;
   for (;;) {
-    const batch = await cursor.take(last - r);
-    if (batch.length === 0) break;
-    let chunk = '';
-    for (const row of batch) {
-      r += 1;
-      let cells = '';
-      for (let i = 0; i < row.length; i++) cells += cellXml(`${names[i]}${r}`, row[i] ?? null, kinds[i]!);
-      chunk += `<row r="${r}">${cells}</row>`;
-      if (chunk.length >= CHUNK) { yield Buffer.from(chunk); chunk = ''; }
-    }
-    if (chunk) yield Buffer.from(chunk);
+    const next = await cursor.next(last - r, r + 1, names, kinds);
+    if (next.rows === 0) break;
+    r += next.rows;
+    for (const xml of next.xml) yield xml;
   }
   yield Buffer.from(`</sheetData><autoFilter ref="A1:${lastCol}${Math.max(1, r)}"/></worksheet>`);
 }
@@ -296,7 +283,7 @@ export interface XlsxOptions {
  */
 async function* xlsxParts(result: StoredResult, maxRows: number): AsyncGenerator<ZipEntry> {
   if (!(maxRows >= 2)) throw new Error('an xlsx sheet needs room for the header and a row');
-  const cursor = new RowCursor(result.batches);
+  const cursor: SheetRows = result.lines ? new LineCursor(result.lines) : new RowCursor(result.batches);
   let sheets = 0;
   try {
     do {
