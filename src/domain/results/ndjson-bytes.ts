@@ -16,21 +16,53 @@
  */
 import { csvCell, formulaSafeText } from './cells.js';
 
-const OPEN = 0x5b; // [
-const CLOSE = 0x5d; // ]
-const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c;
+export const OPEN = 0x5b; // [
+export const CLOSE = 0x5d; // ]
+export const QUOTE = 0x22; // "
+export const BACKSLASH = 0x5c;
 const SLASH = 0x2f;
-const COMMA = 0x2c;
-const NEWLINE = 0x0a;
+export const COMMA = 0x2c;
+export const NEWLINE = 0x0a;
 const CR = 0x0d;
-const LETTER_N = 0x6e; // null
+export const LETTER_N = 0x6e; // null
 
 /** First bytes of a string that formula-safe csv may prefix (=, +, -, @; a tab or CR is escaped in JSON, so a backslash). */
 const MAY_START_FORMULA = new Uint8Array(256);
 for (const c of '=+-@') MAY_START_FORMULA[c.charCodeAt(0)] = 1;
 
-const malformed = () => new Error('a stored result row is not a JSON array of values');
+export const malformed = () => new Error('a stored result row is not a JSON array of values');
+
+/** What the last stringEnd saw of its string (one object for every call: no allocation per cell). */
+export const scanned = {
+  /** An escape other than \" \\ and \/: the string is decoded by JSON.parse. */
+  decode: false,
+  /** A comma or a quote: csv quotes the field. */
+  quoted: false,
+};
+
+/** The index of the closing quote of the JSON string whose opening quote is at `i`; sets `scanned`. */
+export function stringEnd(input: Buffer, i: number): number {
+  let j = i + 1;
+  let decode = false;
+  let quoted = false;
+  for (;;) {
+    const b = input[j];
+    if (b === QUOTE) break;
+    if (b === BACKSLASH) {
+      const e = input[j + 1];
+      if (e === QUOTE) quoted = true;
+      else if (e !== BACKSLASH && e !== SLASH) decode = true;
+      j += 2;
+      continue;
+    }
+    if (b === COMMA) quoted = true;
+    else if (b === NEWLINE || b === undefined) throw malformed();
+    j++;
+  }
+  scanned.decode = decode;
+  scanned.quoted = quoted;
+  return j;
+}
 
 /**
  * csv rows (CRLF after each) of a chunk of whole NDJSON lines. `safe[i]`: column i's text is made
@@ -53,24 +85,8 @@ export function csvOfNdjson(input: Buffer, safe?: readonly boolean[]): Buffer {
       for (;;) {
         c = input[i];
         if (c === QUOTE) {
-          let j = i + 1;
-          /** An escape other than \" \\ and \/: decoded by JSON.parse. */
-          let decode = false;
-          let quoted = false;
-          for (;;) {
-            const b = input[j];
-            if (b === QUOTE) break;
-            if (b === BACKSLASH) {
-              const e = input[j + 1];
-              if (e === QUOTE) quoted = true;
-              else if (e !== BACKSLASH && e !== SLASH) decode = true;
-              j += 2;
-              continue;
-            }
-            if (b === COMMA) quoted = true;
-            else if (b === NEWLINE || b === undefined) throw malformed();
-            j++;
-          }
+          const j = stringEnd(input, i);
+          const { decode, quoted } = scanned;
           if (decode || (safe !== undefined && safe[col] === true && MAY_START_FORMULA[input[i + 1]!] === 1)) {
             const text = JSON.parse(input.toString('utf8', i, j + 1)) as string;
             const cell = Buffer.from(csvCell(safe?.[col] === true ? formulaSafeText(text) : text));

@@ -7,25 +7,16 @@
  * \" \\ and \/ (a line break, a control character, a lone surrogate). So both give the same XML.
  */
 import { cellXml, type CellKind } from './xlsx-cells.js';
+import { BACKSLASH, CLOSE, COMMA, LETTER_N, malformed, NEWLINE, OPEN, QUOTE, scanned, stringEnd } from './ndjson-bytes.js';
 
-const OPEN = 0x5b; // [
-const CLOSE = 0x5d; // ]
-const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c;
-const SLASH = 0x2f;
-const COMMA = 0x2c;
-const NEWLINE = 0x0a;
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
-const LETTER_N = 0x6e; // null
 const LETTER_T = 0x74; // true
 const LETTER_F = 0x66; // false
 const AMP = 0x26;
 const LT = 0x3c;
 const GT = 0x3e;
-
-const malformed = () => new Error('a stored result row is not a JSON array of values');
 
 /** A growing byte buffer. */
 class Bytes {
@@ -86,21 +77,8 @@ export function xlsxRowsOfNdjson(input: Buffer, names: readonly string[], kinds:
         const name = String(names[col]);
         const kind = kinds[col];
         if (c === QUOTE) {
-          let j = i + 1;
-          /** An escape other than \" \\ and \/: decoded by JSON.parse. */
-          let decode = false;
-          for (;;) {
-            const b = input[j];
-            if (b === QUOTE) break;
-            if (b === BACKSLASH) {
-              const e = input[j + 1];
-              if (e !== QUOTE && e !== BACKSLASH && e !== SLASH) decode = true;
-              j += 2;
-              continue;
-            }
-            if (b === NEWLINE || b === undefined) throw malformed();
-            j++;
-          }
+          const j = stringEnd(input, i);
+          const { decode } = scanned;
           const first = input[i + 1]!;
           const mayBeNumber = first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9);
           if (decode || kind !== 'other' || mayBeNumber) {
