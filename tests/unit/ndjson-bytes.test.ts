@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { csvStream, jsonStream, xlsxStream } from '../../src/domain/results/streams.js';
 import { csvOfNdjson, jsonRowsOfNdjson } from '../../src/domain/results/ndjson-bytes.js';
+import { exactNumberAt, serialAt } from '../../src/domain/results/xlsx-bytes.js';
+import { exactNumber, serialOf } from '../../src/domain/results/xlsx-cells.js';
 import { createLocalArtifactStore } from '../../src/infra/artifacts/local-store.js';
 import type { StoredResult } from '../../src/domain/artifacts/ports.js';
 import type { CellValue, ResultColumn } from '../../src/domain/plugins/connector.js';
@@ -128,6 +130,34 @@ it('makes the same xlsx sheets from the bytes as from the values, across sheets,
   // An empty row is a row without cells either way.
   const empty = async (result: StoredResult) => (await xlsxParts(result))['xl/worksheets/sheet1.xml'];
   expect(await empty(byLines([[], [1]], 10))).toBe(await empty(byValues([[], [1]])));
+});
+
+it('reads an exact number from text bytes as the value code does', () => {
+  const texts = ['0', '-0', '7', '007', '0.00', '-1.50', '1.', '.5', '1.2.3', '1e5', '1E+5', '-2e-3', '1e', '1e+', '1e400', '-', '--1', '+1',
+    '123456789012345', '1234567890123456', '0.000000000000001234567890123456', '1234567890.12345', '1234567890.123456', '10000000000000000000',
+    '12a', 'a12', '1 ', ' 1', '1,5', '١٢', ''];
+  for (const text of texts) {
+    const bytes = Buffer.from(`"${text}"`);
+    expect([text, exactNumberAt(bytes, 1, bytes.length - 1)]).toEqual([text, exactNumber(text)]);
+  }
+  expect(exactNumberAt(Buffer.from('"-1.50"'), 1, 6)).toBe(-1.5);
+});
+
+it('reads the common date and timestamp forms from text bytes as the value code does, and leaves the rest to it', () => {
+  const handled = ['2024-01-31', '1900-01-01', '9999-12-31', '2024-02-30', '2024-01-31T10:00:00Z', '2024-01-31 10:00:00', '2024-01-31T10:00:00.5Z',
+    '2024-01-31T10:00:00.123456Z', '2024-01-31T23:59:59.9995'];
+  for (const text of handled) {
+    const bytes = Buffer.from(text);
+    const serial = serialAt(bytes, 0, bytes.length);
+    expect([text, serial]).toEqual([text, serialOf(text, 'datetime')]);
+    expect(serial).toBe(serialOf(text, 'date'));
+  }
+  // Left to the value code: offsets, infinities, other years, other shapes, not dates.
+  for (const text of ['2024-01-31T10:00:00+05:30', '2024-01-31T10:00:00-08', '2024-01-31Z', 'infinity', '1899-12-31', '10000-01-01', '-0043-03-15',
+    '2024-01-31T10:00', '2024-01-31T10:00:00.', '2024-1-31', '2024-01-31x', 'not a date', '']) {
+    const bytes = Buffer.from(text);
+    expect([text, serialAt(bytes, 0, bytes.length)]).toEqual([text, undefined]);
+  }
 });
 
 it('writes an empty row as an empty line, skips blank lines, and refuses what is not a row', () => {

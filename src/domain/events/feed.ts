@@ -47,7 +47,10 @@ export interface EventFeed {
 
 export function createEventFeed(deps: {
   bus: EventBusSource; history: EventHistory; onError(err: unknown): void; pollMs?: number; gapWaitMs?: number;
+  /** How long a fan-out turn may take (FAN_OUT_SLICE_MS; tests that count turns lift it). */
+  sliceMs?: number;
 }): EventFeed {
+  const sliceMs = deps.sliceMs ?? FAN_OUT_SLICE_MS;
   const listeners = new Set<(event: SequencedEvent) => void>();
   /** The fanned-out listeners, each with the position it subscribed at (it gets only what comes after). */
   const fanned = new Map<(event: SequencedEvent) => void, number>();
@@ -77,7 +80,7 @@ export function createEventFeed(deps: {
     const turn = (): void => {
       if (closed) { fanning = false; return; }
       const end = Math.min(targets.length, i + FAN_OUT_BATCH);
-      const until = performance.now() + FAN_OUT_SLICE_MS;
+      const until = performance.now() + sliceMs;
       for (; i < end; i += 1) {
         const listener = targets[i]!;
         const from = fanned.get(listener);
