@@ -73,6 +73,53 @@ it('gives the same values through COPY as through the cursor, escapes and multi-
   expect(viaCopy[1]).toEqual([2, 'tab\there2', 'line\nbreak\r\\back', '\\N', null, '', 'é漢😀üü', '3.0', true, '2024-01-03T08:00:00Z', 'AP8=', '{"a": [1, 2]}']);
 });
 
+/** A statement's rows through executeNdjson: its NDJSON text and row count, and how it came (lines or values). */
+async function ndjson(sql: string, params: Array<string | number> = []): Promise<{ text: string; rows: number; as: 'lines' | 'values' }> {
+  const stream = await session.executeNdjson!({ sql, params }, options(700));
+  if (!('ndjson' in stream)) {
+    const { rows: values } = await collect(stream);
+    return { text: values.map((row) => `${JSON.stringify(row)}\n`).join(''), rows: values.length, as: 'values' };
+  }
+  const parts: Buffer[] = [];
+  let count = 0;
+  for await (const batch of stream.ndjson) { parts.push(batch.lines); count += batch.rows; }
+  return { text: Buffer.concat(parts).toString('utf8'), rows: count, as: 'lines' };
+}
+
+it('writes COPY\'s rows straight as NDJSON lines, byte for byte the JSON of the values the cursor gives (every type, random floats and text)', async () => {
+  await admin.unsafe(`create table mixed as select g, $$tab\there$$ || g as t, E'line\\nbreak\\r\\\\back' || chr(11) || chr(1 + g % 31) as e, '\\N' as n_text,
+      null::text as nothing, '' as empty, 'é漢😀"' || repeat('ü', g % 7) as multi, (g * 1.5)::numeric as dec, (g % 2 = 0) as even,
+      '2024-01-01 10:00:00+02'::timestamptz + g * interval '1 day 1.5 second' as at, '2024-01-01 10:00:00'::timestamp - g * interval '3 months' as naive,
+      date '2000-01-01' - g * 3 as day, '\\x00ff'::bytea as bin, jsonb_build_object('a', g, 'b', 'q"' || g) as doc,
+      (random() * 10 ^ (random() * 80 - 40))::float8 * (case when random() < 0.5 then -1 else 1 end) as f8,
+      (random() * 10 ^ (random() * 20 - 10))::float4 as f4, (random() - 0.5)::float8 * 1e300 as huge,
+      case g % 4 when 0 then 'NaN'::float8 when 1 then '-0'::float8 when 2 then 'infinity'::float8 else g / 7.0::float8 end as odd,
+      (9007199254740000 + g * 7)::bigint as big, g::int2 as small, (g::oid) as o, array[g, g + 1] as arr, interval '1 day' * g as span,
+      '10:00:00+05:30'::timetz as tz, md5(g::text)::uuid as id, (g * 0.1)::float8 as tenth,
+      (select string_agg(chr(32 + ((g * 7 + i * 13) % 95)), '') from generate_series(1, g % 40) i) as printable
+    from generate_series(1, 20000) g`);
+  const viaLines = await ndjson('select * from mixed order by g');
+  const viaCursor = await ndjson('select * from mixed where g > $1 order by g', [0]);
+  expect(viaLines.as).toBe('lines');
+  expect(viaCursor.as).toBe('values');
+  expect(viaLines.rows).toBe(20000);
+  expect(viaLines.text).toBe(viaCursor.text);
+  expect((JSON.parse(viaLines.text.split('\n')[1]!) as unknown[]).slice(0, 4)).toEqual([2, 'tab\there2', 'line\nbreak\r\\back\v\u0003', '\\N']);
+});
+
+it('stops a COPY read as NDJSON lines when the consumer leaves the loop, and answers a statement with parameters as values', async () => {
+  const stream = await session.executeNdjson!({ sql: "select g, repeat('x', 1000), case when g > 200 then pg_sleep(30) end from generate_series(1, 2000000) g", params: [] }, options(100, 120_000));
+  if (!('ndjson' in stream)) throw new Error('expected NDJSON lines');
+  let seen = 0;
+  for await (const batch of stream.ndjson) { seen += batch.rows; if (seen >= 100) break; }
+  expect(seen).toBeGreaterThanOrEqual(100);
+  expect(await rows('select 7 as seven')).toEqual([[7]]);
+  const left = await admin`select count(*)::int as n from pg_stat_activity where pid <> pg_backend_pid() and query like '%generate_series(1, 2000000)%'and state = 'active'`;
+  expect(left[0]!.n).toBe(0);
+  expect(await ndjson('select $1::int + 1 as n', [41])).toEqual({ text: '[42]\n', rows: 1, as: 'values' });
+  expect(await ndjson('select 41 + 1 as n')).toEqual({ text: '[42]\n', rows: 1, as: 'lines' });
+});
+
 it('rejects an error with the first row, and the time limit, as before; the connection is used again after', async () => {
   expect(await outcome(session, 'select 1 / (g - 1) from generate_series(1, 3) g')).toBe('query.failed');
   await expect(session.execute({ sql: 'select pg_sleep(5)', params: [] }, options(100, 300))).rejects.toMatchObject({ code: 'query.timeout' });

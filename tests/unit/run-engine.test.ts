@@ -3,6 +3,7 @@
  * its events; a failing statement; the time limit and a cancellation, each in milliseconds of
  * real time (the clock is moved, not waited for); a shutdown hands the run back unrecorded.
  */
+import { createHash } from 'node:crypto';
 import { manualClock, type ManualClock } from '../../src/core/clock.js';
 import { newId } from '../../src/core/ids.js';
 import { judgeCondition } from '../../src/domain/reports/condition.js';
@@ -11,7 +12,7 @@ import type { DeliveryJob } from '../../src/domain/runs/engine-ports.js';
 import { RunCancelled, type RunRecord } from '../../src/domain/runs/model.js';
 import { FakeArtifacts } from '../support/fakes/artifacts.js';
 import { FakeConnections } from '../support/fakes/connections.js';
-import { fails, fakeConnector, fakePlugins, fakePools, rows, runsUntilAborted, type FakeConnector } from '../support/fakes/connectors.js';
+import { fails, fakeConnector, fakePlugins, fakePools, ndjsonRows, rows, runsUntilAborted, type FakeConnector } from '../support/fakes/connectors.js';
 import { FakeOutbox } from '../support/fakes/events.js';
 import { memoryLog } from '../support/fakes/log.js';
 import { FakeQueries } from '../support/fakes/queries.js';
@@ -84,6 +85,26 @@ it('runs the query into a result file: steps, columns, a 20-row sample, the row 
   expect(w.outbox.events[1]!.data).toMatchObject({ id: run.id, status: 'success' });
   expect(w.finished).toEqual([{ status: 'success', seconds: 0 }]);
   expect(w.clock.pendingTimers()).toBe(0);
+});
+
+it('takes the rows as NDJSON lines where the connector gives them: the same file, sample, row count and hash as rows given as values', async () => {
+  const columns = [{ name: 'id', type: 'int4' }, { name: 'note', type: 'text' }, { name: 'ratio', type: 'float8' }];
+  const all = Array.from({ length: 45 }, (_, i) => [i + 1, i % 3 === 0 ? null : `n\u00e9 "${i}"\n`, i / 7]);
+  const outcomes = [];
+  for (const script of [ndjsonRows(columns, all, 7), rows(columns, all, 7)]) {
+    const w = world();
+    w.connector.script = script;
+    const queued = w.store.queue(w.reportId);
+    await w.engine.execute(queued.id, { signal: new AbortController().signal });
+    const run = runOf(w, queued.id);
+    expect(w.connector.executed.map((e) => e.ndjson)).toEqual([true]);
+    expect(run).toMatchObject({ status: 'success', rowCount: 45, columns });
+    expect(w.artifacts.files.get(run.resultKey!)!.rows).toEqual(all);
+    outcomes.push({ sample: run.sample, hash: run.resultHash });
+  }
+  expect(outcomes[0]!.sample).toEqual(all.slice(0, 20));
+  expect(outcomes[0]).toEqual(outcomes[1]);
+  expect(outcomes[0]!.hash).toBe(createHash('sha256').update(JSON.stringify(columns) + all.map((r) => `\n${JSON.stringify(r)}`).join('')).digest('hex'));
 });
 
 it('hands a run over to its deliveries in one statement: the delivery step running, an attempt per delivery naming its job, run.updated; then the jobs', async () => {

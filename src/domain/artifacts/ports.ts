@@ -13,6 +13,11 @@ export interface ResultWriter {
    * newline), so that a run hashes them without encoding each row twice.
    */
   write(rows: CellValue[][]): Promise<string | void>;
+  /**
+   * Appends rows already written as NDJSON lines (each row's `JSON.stringify` and a newline, as
+   * a connector's NdjsonBatch holds them), with the same backpressure.
+   */
+  writeLines(lines: Buffer): Promise<void>;
   /** Completes the file (it appears under its key only now) and answers its size in bytes. */
   finish(): Promise<{ bytes: number }>;
   /** Drops a half-written file. Safe to call after finish() or twice. */

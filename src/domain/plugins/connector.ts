@@ -70,6 +70,22 @@ export interface RowStream {
   batches: AsyncIterable<CellValue[][]>;
 }
 
+/**
+ * Rows already written as a result file's NDJSON lines: each row's `JSON.stringify` (of the
+ * CellValues the connector's `execute` would give) and a newline, byte for byte.
+ */
+export interface NdjsonBatch {
+  /** How many rows (lines) `lines` holds. */
+  rows: number;
+  lines: Buffer;
+}
+
+/** The rows of a statement as NDJSON lines (ConnectorSession.executeNdjson). Breaking out of it cancels. */
+export interface NdjsonStream {
+  columns: ResultColumn[];
+  ndjson: AsyncIterable<NdjsonBatch>;
+}
+
 export interface SchemaColumn {
   name: string;
   type: string;
@@ -93,6 +109,12 @@ export interface ConnectorSession {
   introspect(signal: AbortSignal): Promise<SchemaSnapshot>;
   /** Runs one read-only statement in a read-only transaction that is always rolled back. */
   execute(statement: Statement, options: ExecuteOptions): Promise<RowStream>;
+  /**
+   * The same, for a caller that writes the rows as NDJSON (a run's result file): a connector
+   * that can write the lines from the database's own bytes answers an NdjsonStream (no value per
+   * cell), otherwise the rows as execute gives them. Optional: without it, callers use execute.
+   */
+  executeNdjson?(statement: Statement, options: ExecuteOptions): Promise<RowStream | NdjsonStream>;
   close(): Promise<void>;
 }
 

@@ -68,6 +68,7 @@ export function createS3ArtifactStore(config: S3StorageConfig): ArtifactStore & 
       const file = path.join(dir, 'results', `${key}.ndjson.gz`);
       return {
         write: (rows) => writer.write(rows),
+        writeLines: (lines) => writer.writeLines(lines),
         async finish() {
           try {
             const { bytes } = await writer.finish();

@@ -33,7 +33,8 @@ export const copyStatement = (sql: string): string => `copy (\n${sql}\n) to stdo
 
 const ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
 const ESCAPED = /\\(.)/gs;
-const unescape = (value: string): string => value.replace(ESCAPED, (_, c: string) => ESCAPES[c] ?? c);
+/** A value's text of COPY's text format with its backslash escapes undone. */
+export const unescapeCopy = (value: string): string => value.replace(ESCAPED, (_, c: string) => ESCAPES[c] ?? c);
 
 /** The rows of complete lines of COPY's text format (no trailing newline), decoded per column. */
 export function copyRows(text: string, decoders: readonly TextDecoder[]): CellValue[][] {
@@ -49,7 +50,7 @@ export function copyRows(text: string, decoders: readonly TextDecoder[]): CellVa
       if (end === -1 || c === width - 1) end = line.length;
       const raw = line.slice(start, end);
       start = end + 1;
-      row[c] = raw === '\\N' ? null : decoders[c]!(raw.includes('\\') ? unescape(raw) : raw);
+      row[c] = raw === '\\N' ? null : decoders[c]!(raw.includes('\\') ? unescapeCopy(raw) : raw);
     }
     rows[l] = row;
   }
@@ -57,6 +58,7 @@ export function copyRows(text: string, decoders: readonly TextDecoder[]): CellVa
 }
 
 const NEWLINE = 0x0a;
+const NEWLINE_BYTE = Buffer.from('\n');
 
 /**
  * Reads a COPY stream chunk by chunk without the stream's async iterator (leaving its loop would
@@ -121,19 +123,25 @@ export class CopyReader {
 
   /** Complete lines (text, without the last newline), or null after the last row. */
   async lines(): Promise<string | null> {
+    const bytes = await this.lineBytes();
+    return bytes === null ? null : bytes.toString('utf8', 0, bytes.length - 1);
+  }
+
+  /** Complete lines as bytes, each ending in a newline (the last given one), or null after the last row. */
+  async lineBytes(): Promise<Buffer | null> {
     for (;;) {
       const chunk = await this.chunk();
       if (chunk === null) {
         if (this.carry.length === 0) return null;
-        const rest = this.carry.toString('utf8');
+        const rest = this.carry;
         this.carry = Buffer.alloc(0);
-        return rest.endsWith('\n') ? rest.slice(0, -1) : rest;
+        return rest[rest.length - 1] === NEWLINE ? rest : Buffer.concat([rest, NEWLINE_BYTE]);
       }
       const end = chunk.lastIndexOf(NEWLINE);
       if (end === -1) { this.carry = Buffer.concat([this.carry, chunk]); continue; }
-      const text = (this.carry.length > 0 ? Buffer.concat([this.carry, chunk.subarray(0, end)]) : chunk.subarray(0, end)).toString('utf8');
+      const bytes = this.carry.length > 0 ? Buffer.concat([this.carry, chunk.subarray(0, end + 1)]) : chunk.subarray(0, end + 1);
       this.carry = Buffer.from(chunk.subarray(end + 1));
-      return text;
+      return bytes;
     }
   }
 

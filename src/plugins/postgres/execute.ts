@@ -16,7 +16,7 @@
  */
 import { DomainError } from '../../core/errors.js';
 import { abortReason } from '../../core/abort.js';
-import type { CellValue, ResultColumn, Statement } from '../../domain/plugins/connector.js';
+import type { CellValue, NdjsonBatch, ResultColumn, Statement } from '../../domain/plugins/connector.js';
 import type { SqlRunOptions } from '../shared/sql-connector.js';
 import { notReadOnly } from '../shared/sql-errors.js';
 import { cancellable, decodeRow, type SqlRun } from '../shared/sql-stream.js';
@@ -26,6 +26,7 @@ import type { Reserved } from './pool.js';
 import type { TypeCatalog } from './types.js';
 import { textDecoderFor, type Decoder, type TextDecoder } from './values.js';
 import { CopyReader, copyEligible, copyRows, copyStatement } from './copy.js';
+import { copyColumns, copyNdjson, type CopyColumns } from './copy-ndjson.js';
 
 type Raw = Array<Buffer | null>;
 
@@ -61,6 +62,19 @@ export function pgCancellable<T>(query: Promise<T>, signal: AbortSignal, track?:
 
 /** `settings`: the SET LOCALs every transaction starts with (client.ts transactionSettings). */
 export function postgresRun(conn: Reserved, types: TypeCatalog, statement: Statement, options: SqlRunOptions, settings: string): SqlRun {
+  return run(conn, types, statement, options, settings, false) as SqlRun;
+}
+
+/**
+ * The same, its rows written as NDJSON lines from COPY's bytes (copy-ndjson.ts): for a statement
+ * COPY takes; undefined for any other (the caller then uses postgresRun).
+ */
+export function postgresNdjsonRun(conn: Reserved, types: TypeCatalog, statement: Statement, options: SqlRunOptions, settings: string): SqlRun<NdjsonBatch> | undefined {
+  if (!copyEligible(statement.sql, statement.params)) return undefined;
+  return run(conn, types, statement, options, settings, true) as SqlRun<NdjsonBatch>;
+}
+
+function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: SqlRunOptions, settings: string, ndjson: boolean): SqlRun<CellValue[][] | NdjsonBatch> {
   const { signal, timeoutMs, batchSize } = options;
   const idleMs = Math.max(timeoutMs, 10_000);
   const params: readonly Param[] = statement.params;
@@ -69,8 +83,11 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
   let decoders: Decoder[] = [];
   let query: ReturnType<typeof extended>;
   let iterator: AsyncIterator<Raw[]>;
-  /** The COPY statement, its reader and the rows read past the last batch, when the rows come through COPY. */
-  let copy: { query: ReturnType<Reserved['unsafe']>; reader: CopyReader; decoders: TextDecoder[]; pending: CellValue[][] } | undefined;
+  /**
+   * The COPY statement, its reader and the rows read past the last batch, when the rows come
+   * through COPY; and its columns' NDJSON rules when the run answers NDJSON lines.
+   */
+  let copy: { query: ReturnType<Reserved['unsafe']>; reader: CopyReader; decoders: TextDecoder[]; pending: CellValue[][]; ndjson?: CopyColumns } | undefined;
   let inFlight: Promise<unknown> = Promise.resolve();
   let fetching = false; // a fetch is on its way
   let suspended = false; // a batch arrived and the portal waits for the next fetch
@@ -117,6 +134,7 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
         reader.watch(copyQuery);
         await cancellable(signal, () => copyQuery.readable() as unknown as Promise<Readable>, () => { track(cancelWhenSent(copyQuery)); });
         copy = { query: copyQuery, reader, decoders: fields.map((f) => textDecoderFor(f.type)), pending: [] };
+        if (ndjson) copy.ndjson = copyColumns(fields.map((f) => f.type));
         return;
       }
       query = extended(conn, statement.sql, params);
@@ -126,6 +144,17 @@ export function postgresRun(conn: Reserved, types: TypeCatalog, statement: State
     },
 
     async fetch() {
+      if (copy?.ndjson) {
+        const { reader, ndjson: lines } = copy;
+        fetching = true;
+        try {
+          // A chunk of whole lines as it arrived (its size is the driver's, not batchSize).
+          const bytes = await cancellable(signal, () => reader.lineBytes(), () => { track(cancelWhenSent(copy!.query)); });
+          return bytes === null ? null : copyNdjson(bytes, lines);
+        } finally {
+          fetching = false;
+        }
+      }
       if (copy) {
         const { reader, decoders: textDecoders } = copy;
         fetching = true;

@@ -8,7 +8,7 @@ import { DomainError } from '../../core/errors.js';
 import type { CatalogueRow, SqlConnection, SqlPool } from '../shared/sql-connector.js';
 import { extended, transactionSettings } from './client.js';
 import { createPgPool, type Reserved } from './pool.js';
-import { pgCancellable, postgresRun } from './execute.js';
+import { pgCancellable, postgresNdjsonRun, postgresRun } from './execute.js';
 import { createTypeCatalog, type TypeCatalog } from './types.js';
 
 const CATALOGUE_SQL = `
@@ -76,6 +76,7 @@ function connection(conn: Reserved, types: TypeCatalog, settings: string, where:
       }
     },
     run: (statement, options) => postgresRun(conn, types, statement, options, settings),
+    runNdjson: (statement, options) => postgresNdjsonRun(conn, types, statement, options, settings),
     release: () => conn.release(),
   };
 }

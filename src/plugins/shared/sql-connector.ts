@@ -24,7 +24,7 @@ import { abortReason, acquireUnlessAborted } from '../../core/abort.js';
 import { DomainError, validationFailed, type FieldProblem } from '../../core/errors.js';
 import { checkConnectionSettings, type SettingsLimits } from '../../domain/plugins/connection-rules.js';
 import type {
-  ConnectionConfig, Connector, ConnectorLimits, ConnectorSession, SchemaSnapshot, SchemaTable, Statement,
+  ConnectionConfig, Connector, ConnectorLimits, ConnectorSession, ExecuteOptions, NdjsonBatch, SchemaSnapshot, SchemaTable, Statement,
 } from '../../domain/plugins/connector.js';
 import type { PluginManifest } from '../../domain/plugins/plugin.js';
 import { refuseDeniedCalls, type DenyList } from './sql-calls.js';
@@ -64,6 +64,11 @@ export interface SqlConnection {
   catalogue(signal: AbortSignal, timeoutMs: number): Promise<CatalogueRow[]>;
   /** One user statement on this connection; the run gives the connection back when it closes. */
   run(statement: Statement, options: SqlRunOptions): SqlRun;
+  /**
+   * The same with its rows as NDJSON lines from the database's own bytes, when the dialect can
+   * for this statement (undefined: it cannot, and run() is used).
+   */
+  runNdjson?(statement: Statement, options: SqlRunOptions): SqlRun<NdjsonBatch> | undefined;
   /** Gives the connection back to the pool (or destroys it when it is in doubt). */
   release(): void;
 }
@@ -143,6 +148,23 @@ function openSession(dialect: SqlDialect, config: ConnectionConfig, limits: Conn
       (err) => (signal.aborted ? abortReason(signal) : connectError(err, where)));
   };
 
+  /**
+   * What execute does before the statement runs: the empty statement and the text refusals
+   * before a connection is taken; the connection; the timing hook; the run's whole-number limits.
+   */
+  const begin = async (statement: Statement, options: ExecuteOptions): Promise<{ conn: SqlConnection; runOptions: SqlRunOptions }> => {
+    if (statement.sql.trim().length === 0) throw new DomainError('query.failed', 'The statement is empty');
+    dialect.refuseText?.(statement.sql);
+    refuseDeniedCalls(dialect.deniedFunctions, statement.sql);
+    const { signal } = options;
+    const conn = await acquire(signal);
+    options.onConnected?.();
+    return {
+      conn,
+      runOptions: { signal, timeoutMs: Math.max(1, Math.floor(options.timeoutMs)), batchSize: Math.max(1, Math.floor(options.batchSize)) },
+    };
+  };
+
   return {
     async test(signal) {
       const conn = await acquire(signal);
@@ -173,18 +195,16 @@ function openSession(dialect: SqlDialect, config: ConnectionConfig, limits: Conn
     },
 
     async execute(statement, options) {
-      if (statement.sql.trim().length === 0) throw new DomainError('query.failed', 'The statement is empty');
-      dialect.refuseText?.(statement.sql);
-      refuseDeniedCalls(dialect.deniedFunctions, statement.sql);
-      const { signal } = options;
-      const conn = await acquire(signal);
-      options.onConnected?.();
-      const run = conn.run(statement, {
-        signal,
-        timeoutMs: Math.max(1, Math.floor(options.timeoutMs)),
-        batchSize: Math.max(1, Math.floor(options.batchSize)),
-      });
-      return streamRows(run, signal, statementError);
+      const { conn, runOptions } = await begin(statement, options);
+      return streamRows(conn.run(statement, runOptions), options.signal, statementError);
+    },
+
+    async executeNdjson(statement, options) {
+      const { conn, runOptions } = await begin(statement, options);
+      const lines = conn.runNdjson?.(statement, runOptions);
+      if (!lines) return streamRows(conn.run(statement, runOptions), options.signal, statementError);
+      const { columns, batches } = await streamRows(lines, options.signal, statementError);
+      return { columns, ndjson: batches };
     },
 
     async close() {

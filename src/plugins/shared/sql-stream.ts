@@ -13,13 +13,13 @@
  *     server, then close; an abort rejects at once with the signal's reason.
  */
 import { abortReason } from '../../core/abort.js';
-import type { CellValue, ResultColumn, RowStream } from '../../domain/plugins/connector.js';
+import type { CellValue, ResultColumn } from '../../domain/plugins/connector.js';
 import type { DomainError } from '../../core/errors.js';
 
 const noop = (): void => undefined;
 
-/** One user statement on one connection, as the dialect runs it. */
-export interface SqlRun {
+/** One user statement on one connection, as the dialect runs it; `B` is its batch (rows by default). */
+export interface SqlRun<B = CellValue[][]> {
   /**
    * Opens the read-only transaction with the statement's time limit, describes the statement
    * (refusing one that returns no rows, or whose placeholders do not match the values) and starts
@@ -29,7 +29,7 @@ export interface SqlRun {
   /** The result's columns, known once the first fetch has answered. */
   readonly columns: ResultColumn[];
   /** The next batch (at most batchSize decoded rows), or null after the last. Never called twice at once. */
-  fetch(): Promise<CellValue[][] | null>;
+  fetch(): Promise<B | null>;
   /**
    * Stops the statement early: cancels what runs on the server. When it resolves, nothing of the
    * statement runs on the connection any more, or the run has decided to destroy the connection
@@ -81,9 +81,9 @@ export function integerOrText(text: string): number | string {
 }
 
 /** Runs `run` and answers its rows as a RowStream (see the file comment). */
-export async function streamRows(
-  run: SqlRun, signal: AbortSignal, statementError: (err: unknown) => DomainError,
-): Promise<RowStream> {
+export async function streamRows<B = CellValue[][]>(
+  run: SqlRun<B>, signal: AbortSignal, statementError: (err: unknown) => DomainError,
+): Promise<{ columns: ResultColumn[]; batches: AsyncIterable<B> }> {
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => (closing ??= run.close());
 
@@ -99,12 +99,12 @@ export async function streamRows(
     try { await run.check(); } finally { await close(); }
   };
 
-  let pending: Promise<CellValue[][] | null> = Promise.resolve(null);
+  let pending: Promise<B | null> = Promise.resolve(null);
   let finishing: Promise<void> | null = null;
   let tearingDown: Promise<void> | null = null;
 
   /** Asks for the next batch (one ahead of the consumer); after the last, starts finish(). */
-  const fetchNext = (): Promise<CellValue[][] | null> => {
+  const fetchNext = (): Promise<B | null> => {
     const p = run.fetch().then((batch) => {
       // finish() may reject (a write, a lock) before the consumer comes for it: a handler now, so
       // that rejection is never unhandled; the consumer still awaits it.
@@ -143,7 +143,7 @@ export async function streamRows(
   const fail = (err: unknown): unknown => (signal.aborted ? abortReason(signal) : statementError(err));
 
   let columns: ResultColumn[];
-  let first: CellValue[][] | null = null;
+  let first: B | null = null;
   try {
     if (signal.aborted) throw abortReason(signal);
     const batch = await raced(fetchNext());
@@ -156,7 +156,7 @@ export async function streamRows(
     throw fail(err);
   }
 
-  async function* batches(): AsyncGenerator<CellValue[][]> {
+  async function* batches(): AsyncGenerator<B> {
     let complete = false;
     try {
       if (first) { const b = first; first = null; yield b; }

@@ -14,6 +14,9 @@ export class FakeArtifacts implements ArtifactStore {
     let done = false;
     return {
       write: async (batch) => { rows.push(...structuredClone(batch)); },
+      writeLines: async (lines) => {
+        for (const line of lines.toString('utf8').split('\n')) if (line) rows.push(JSON.parse(line) as CellValue[]);
+      },
       finish: async () => {
         done = true;
         this.files.set(key, { columns, rows });

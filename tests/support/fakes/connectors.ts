@@ -7,11 +7,14 @@ import { DomainError, type ProblemCode } from '../../../src/core/errors.js';
 import type { ConnectorPools } from '../../../src/domain/connections/pools.js';
 import type { PluginManifest, PluginRegistry } from '../../../src/domain/plugins/plugin.js';
 import type {
-  CellValue, Connector, ConnectorSession, ExecuteOptions, ResultColumn, RowStream, Statement,
+  CellValue, Connector, ConnectorSession, ExecuteOptions, NdjsonStream, ResultColumn, RowStream, Statement,
 } from '../../../src/domain/plugins/connector.js';
 
-/** What a statement answers: its rows, or an error, or a wait until the signal is aborted. */
-export type Script = (statement: Statement, options: ExecuteOptions) => Promise<RowStream>;
+/**
+ * What a statement answers: its rows, or an error, or a wait until the signal is aborted; or its
+ * rows as NDJSON lines (ndjsonRows), which only executeNdjson gives.
+ */
+export type Script = (statement: Statement, options: ExecuteOptions) => Promise<RowStream | NdjsonStream>;
 
 /** Columns and rows, streamed in batches of `batchSize`. */
 export const rows = (columns: ResultColumn[], all: CellValue[][], batchSize = 1000): Script => async (_s, options) => {
@@ -20,6 +23,20 @@ export const rows = (columns: ResultColumn[], all: CellValue[][], batchSize = 10
     columns,
     batches: (async function* () {
       for (let i = 0; i < all.length; i += batchSize) yield all.slice(i, i + batchSize);
+    })(),
+  };
+};
+
+/** Columns and rows as NDJSON lines (each row's JSON.stringify and a newline), `batchSize` rows a batch. */
+export const ndjsonRows = (columns: ResultColumn[], all: CellValue[][], batchSize = 1000): Script => async (_s, options) => {
+  options.onConnected?.();
+  return {
+    columns,
+    ndjson: (async function* () {
+      for (let i = 0; i < all.length; i += batchSize) {
+        const batch = all.slice(i, i + batchSize);
+        yield { rows: batch.length, lines: Buffer.from(batch.map((row) => `${JSON.stringify(row)}\n`).join('')) };
+      }
     })(),
   };
 };
@@ -61,8 +78,8 @@ export const fakeConnectorManifest: PluginManifest & { kind: 'connector' } = {
 export interface FakeConnector extends Connector {
   /** The next statements' answers, in order; the last one stays. */
   script: Script;
-  /** Every statement executed, with the time limit it was given. */
-  executed: Array<{ sql: string; params: Statement['params']; timeoutMs: number }>;
+  /** Every statement executed, with the time limit it was given, and whether as NDJSON lines. */
+  executed: Array<{ sql: string; params: Statement['params']; timeoutMs: number; ndjson?: true }>;
   opened: number;
   closed: number;
 }
@@ -85,6 +102,12 @@ export function fakeConnector(script: Script = rows([{ name: 'one', type: 'int4'
         introspect: async () => ({ tables: [{ schema: 'public', name: 'sales', kind: 'table', columns: [{ name: 'id', type: 'int4', nullable: false }] }] }),
         execute: async (statement, options) => {
           connector.executed.push({ sql: statement.sql, params: statement.params, timeoutMs: options.timeoutMs });
+          const answer = await connector.script(statement, options);
+          if ('ndjson' in answer) throw new Error('an NDJSON script answers executeNdjson only');
+          return answer;
+        },
+        executeNdjson: async (statement, options) => {
+          connector.executed.push({ sql: statement.sql, params: statement.params, timeoutMs: options.timeoutMs, ndjson: true });
           return connector.script(statement, options);
         },
         close: async () => { connector.closed += 1; },

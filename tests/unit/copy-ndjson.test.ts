@@ -1,0 +1,126 @@
+/**
+ * COPY's text lines written straight as NDJSON (src/plugins/postgres/copy-ndjson.ts) give the
+ * very bytes the value path gives: each line decoded by copy.ts and values.ts, then
+ * `JSON.stringify(row)` and a newline. Every rule (int, int8, bool, text, date, timestamp,
+ * timestamptz, float) and every way out of a rule to the value path is held side by side with
+ * the value path; tests/integration/connector-copy.test.ts does the same through a real
+ * PostgreSQL.
+ */
+import { copyColumns, copyNdjson } from '../../src/plugins/postgres/copy-ndjson.js';
+import { copyRows } from '../../src/plugins/postgres/copy.js';
+import { textDecoderFor } from '../../src/plugins/postgres/values.js';
+
+/** The value path: what the run wrote before (and writes for a cursor's rows). */
+function byValues(text: string, oids: number[]): string {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  return copyRows(body, oids.map(textDecoderFor)).map((row) => `${JSON.stringify(row)}\n`).join('');
+}
+
+function expectSame(lines: string[], oids: number[]): void {
+  const text = `${lines.join('\n')}\n`;
+  const { lines: bytes, rows } = copyNdjson(Buffer.from(text), copyColumns(oids));
+  expect(bytes.toString('utf8')).toBe(byValues(text, oids));
+  expect(rows).toBe(lines.length);
+}
+
+/** One column of the given type, a line per value (COPY's text: already escaped). */
+const column = (oid: number, values: string[]) => expectSame(values, [oid]);
+
+it('writes integers as they are, int8 past ±2^53 - 1 as text', () => {
+  column(23, ['0', '1', '-1', '2147483647', '-2147483648', '\\N']);
+  column(21, ['32767', '-32768']);
+  column(26, ['4294967295']);
+  column(20, [
+    '0', '-7', '999999999999999', '-999999999999999', '1000000000000000', '9007199254740991', '-9007199254740991',
+    '9007199254740992', '-9007199254740992', '9007199254740993', '9007199254740990', '8999999999999999', '9100000000000000',
+    '12345678901234567890', '-9223372036854775808', '\\N',
+  ]);
+});
+
+it('writes booleans and NULLs', () => {
+  column(16, ['t', 'f', '\\N']);
+  expectSame(['\\N\t\\N\t\\N', 't\t\\N\t1'], [16, 25, 23]);
+});
+
+it('writes text quoted, COPY\'s escapes turned into JSON\'s, and takes the value path for the rest', () => {
+  column(25, [
+    '', 'plain', 'a, "quoted" note', '\\\\', 'back\\\\slash', 'line\\nbreak', 'cr\\rlf', 'tab\\there', 'bs\\bff\\f',
+    'vt\\vhere', `ctl${String.fromCharCode(1)}x`, `unit${String.fromCharCode(0x1f)}`, `del${String.fromCharCode(0x7f)}`,
+    'é漢😀', 'line\u2028sep\u2029', '\\\\N', 'null', '"', '\\\\"', 'ends in \\\\', '\\N',
+  ]);
+  // Every type values.ts leaves as its text is written the same way.
+  column(1700, ['1.50', '-0.001', 'NaN', 'Infinity', '12345678901234567890.12345']);
+  column(790, ['$1,234.56', '-$0.01']);
+  column(2950, ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11']);
+  column(3802, ['{"a": [1, 2], "b": "c\\\\\\\\d"}', '{"quote": "\\\\""}']);
+  column(1009, ['{a,"b c",NULL}']);
+  column(1186, ['P1Y2M3DT4H5M6S']);
+  column(1083, ['10:00:00.5']);
+  column(1043, ['C1']);
+});
+
+it('writes dates and timestamps of the common forms as ISO text, and the value path the others', () => {
+  column(1082, ['2024-01-02', '0044-03-15', '0044-03-15 BC', '12345-01-01', 'infinity', '-infinity', '\\N']);
+  column(1114, [
+    '2024-01-02 03:04:05', '2024-01-02 03:04:05.123456', '0001-01-01 00:00:00', '0044-03-15 10:00:00 BC', '12345-01-01 00:00:00',
+    'infinity', '-infinity',
+  ]);
+  column(1184, [
+    '2024-01-02 03:04:05+00', '2024-01-02 03:04:05.5+00', '2023-11-14 22:13:20.000001+00', '2024-01-02 03:04:05+05:30',
+    '2024-01-02 03:04:05-08', '1883-11-18 12:00:00+00:53:28', '2024-01-02 03:04:05+00:00', '0044-03-15 10:00:00+00 BC',
+    '12345-01-01 00:00:00+00', 'infinity', '-infinity',
+  ]);
+  column(1266, ['10:00:00+02', '10:00:00+00']);
+});
+
+it('writes finite floats as JavaScript writes the number, and the value path the others', () => {
+  column(701, [
+    '0', '-0', '3', '0.1', '0.14285714285714285', '1e+20', '1e+21', '1.5e+300', '1e-05', '1.2345e-07', '5e-324',
+    '1.7976931348623157e+308', '-2.5', 'NaN', 'Infinity', '-Infinity', '123456789012345680000', '\\N',
+  ]);
+  column(700, ['0.1', '3.4028235e+38', '-1e-45', 'NaN']);
+});
+
+it('writes bytea and every other type through the value path', () => {
+  column(17, ['\\\\x', '\\\\x00ff', '\\\\xdeadbeef']);
+});
+
+it('writes rows of mixed columns, a value path cell among them, and a last line without its newline', () => {
+  const oids = [23, 25, 1700, 20, 1082, 1184, 16, 25, 701, 1043];
+  const lines = Array.from({ length: 50 }, (_, g) => [
+    g, `item ${g}`, `${g * 7}.0${g % 10}`, `${9007199254740990 + g}`, `2010-01-${String(1 + (g % 28)).padStart(2, '0')}`,
+    `2023-11-14 22:13:${String(g % 60).padStart(2, '0')}+00`, g % 3 === 0 ? 't' : 'f', g % 5 === 0 ? '\\N' : g % 7 === 0 ? 'v\\vt' : 'a, "quoted" note',
+    g % 4 === 0 ? '1e+20' : `${g / 7}`, `C${g}`,
+  ].join('\t'));
+  expectSame(lines, oids);
+  const text = lines.join('\n');
+  expect(copyNdjson(Buffer.from(text), copyColumns(oids)).lines.toString()).toBe(byValues(text, oids));
+});
+
+it('grows its output past its first guess (cells many times longer as JSON than as COPY text)', () => {
+  const oids = [701, 25, 701, 25];
+  const lines = Array.from({ length: 400 }, () => ['1e+20', '\\v\\v\\v\\v\\v\\v\\v\\v', '1e+20', `${'"'.repeat(40)}${'\\n'.repeat(20)}`].join('\t'));
+  expectSame(lines, oids);
+});
+
+it('goes the value path for a chunk that is not UTF-8 (a SQL_ASCII database), as the value path decodes it', () => {
+  const bytes = Buffer.concat([Buffer.from('1\tcaf'), Buffer.from([0xe9, 0xff]), Buffer.from('\t2024-01-02\n2\tok\t\\N\n')]);
+  const oids = [23, 25, 1082];
+  expect(copyNdjson(bytes, copyColumns(oids))).toEqual({ lines: Buffer.from(byValues(bytes.toString('utf8'), oids)), rows: 2 });
+});
+
+it('gives nothing for no lines', () => {
+  expect(copyNdjson(Buffer.alloc(0), copyColumns([23]))).toEqual({ lines: Buffer.alloc(0), rows: 0 });
+});
+
+it('holds for random text of every awkward character, escaped as COPY writes it', () => {
+  const alphabet = ['a', 'Z', ' ', ',', '"', '\\', '\n', '\r', '\t', '\b', '\f', '\v', '\u0001', '\u001f', '\u007f', 'é', '漢', '😀', '\u2028', 'N'];
+  const copyText = (s: string) => s.replace(/[\\\n\r\t\b\f\v]/g, (c) => ({ '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f', '\v': '\\v' })[c]!);
+  let seed = 7;
+  const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const lines = Array.from({ length: 2000 }, () => Array.from({ length: 3 }, () => {
+    const s = Array.from({ length: Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]!).join('');
+    return copyText(s);
+  }).join('\t'));
+  expectSame(lines, [25, 1043, 3802]);
+});
