@@ -6,7 +6,7 @@
  * the value path; tests/integration/connector-copy.test.ts does the same through a real
  * PostgreSQL.
  */
-import { copyColumns, copyNdjson } from '../../src/plugins/postgres/copy-ndjson.js';
+import { copyColumns, copyNdjson, shortestFloats } from '../../src/plugins/postgres/copy-ndjson.js';
 import { copyRows } from '../../src/plugins/postgres/copy.js';
 import { textDecoderFor } from '../../src/plugins/postgres/values.js';
 
@@ -16,9 +16,9 @@ function byValues(text: string, oids: number[]): string {
   return copyRows(body, oids.map(textDecoderFor)).map((row) => `${JSON.stringify(row)}\n`).join('');
 }
 
-function expectSame(lines: string[], oids: number[]): void {
+function expectSame(lines: string[], oids: number[], shortestFloats = false): void {
   const text = `${lines.join('\n')}\n`;
-  const { lines: bytes, rows } = copyNdjson(Buffer.from(text), copyColumns(oids));
+  const { lines: bytes, rows } = copyNdjson(Buffer.from(text), copyColumns(oids, shortestFloats));
   expect(bytes.toString('utf8')).toBe(byValues(text, oids));
   expect(rows).toBe(lines.length);
 }
@@ -79,6 +79,23 @@ it('writes finite floats as JavaScript writes the number, and the value path the
     '1.7976931348623157e+308', '-2.5', 'NaN', 'Infinity', '-Infinity', '123456789012345680000', '\\N',
   ]);
   column(700, ['0.1', '3.4028235e+38', '-1e-45', 'NaN']);
+  // Not PostgreSQL's canonical text (it never writes these): the value path, not the bytes.
+  column(701, ['1.0', '1.50', '01', '-00.5', '0.', '1..2', '-', '+1']);
+});
+
+it('copies a float\'s shortest digits as they are from a server that writes them (PostgreSQL 12+), the value path for the rest', () => {
+  const shortest = [
+    '0.14285714285714285', '0.30000000000000004', '-2.5', '0.0001', '99999999999999.98', '123456789012345.67', '1.7976931348623157e+308',
+    '-0', '0', 'NaN', '-Infinity', '1e+15', '1.2345678901234567e-05', '\\N',
+  ];
+  expectSame(shortest, [701], true);
+  expectSame(Array.from({ length: 5000 }, (_, i) => String((i * 7919) / 7 / 10 ** (i % 9))).filter((t) => !t.includes('e')), [701], true);
+  expect(shortestFloats('15.20 (Debian 15.20-0+deb12u1)')).toBe(true);
+  expect(shortestFloats('12.0')).toBe(true);
+  expect(shortestFloats('11.22')).toBe(false);
+  expect(shortestFloats('9.6.24')).toBe(false);
+  expect(shortestFloats(undefined)).toBe(false);
+  expect(shortestFloats('')).toBe(false);
 });
 
 it('writes bytea and every other type through the value path', () => {

@@ -16,8 +16,8 @@
  *   - date, timestamp, timestamptz of the common forms (four-digit year, not BC, and for
  *     timestamptz the +00 offset every run's TimeZone UTC gives): the ISO text values.ts makes,
  *     quoted;
- *   - float4, float8: the number's own JavaScript text when it is finite (what JSON.stringify
- *     writes for it);
+ *   - float4, float8: the text as it is when it is already what JavaScript writes for its number
+ *     (plainFloat), else the number's JavaScript text when it is finite;
  *   - everything else, and any cell a rule does not take (a raw control character, COPY's \v, a
  *     year past 9999, BC, an infinity, NaN): decoded by values.ts and written by JSON.stringify.
  * A chunk that is not valid UTF-8 (a SQL_ASCII database) goes the value path whole: its bytes
@@ -44,11 +44,54 @@ const RULES: Record<number, number> = {
   1700: TEXT, 790: TEXT, 1082: DATE, 1083: TEXT, 1114: TIMESTAMP, 1184: TIMESTAMPTZ, 1186: TEXT, 1266: VALUE,
 };
 
-/** The columns' rules and decoders for copyNdjson, by their type OIDs. */
-export interface CopyColumns { rules: Uint8Array; decoders: TextDecoder[] }
+/**
+ * The columns' rules and decoders for copyNdjson, by their type OIDs; `shortestFloats` when the
+ * server writes floats as their shortest exact digits (shortestFloats()).
+ */
+export interface CopyColumns { rules: Uint8Array; decoders: TextDecoder[]; shortestFloats: boolean }
 
-export function copyColumns(oids: readonly number[]): CopyColumns {
-  return { rules: Uint8Array.from(oids, (oid) => RULES[oid] ?? TEXT), decoders: oids.map(textDecoderFor) };
+export function copyColumns(oids: readonly number[], shortestFloats = false): CopyColumns {
+  return { rules: Uint8Array.from(oids, (oid) => RULES[oid] ?? TEXT), decoders: oids.map(textDecoderFor), shortestFloats };
+}
+
+/**
+ * Whether a server of this version (the server_version it reports) writes a float as the
+ * shortest digits that read back exactly: PostgreSQL 12 and later with extra_float_digits > 0,
+ * which every run's transaction sets (client.ts). JavaScript writes a number the same way (the
+ * shortest digits, the closest of them), so such a text in plain notation is already what
+ * JSON.stringify writes for it. Unknown or older: false.
+ */
+export function shortestFloats(serverVersion: string | undefined): boolean {
+  const major = Number.parseInt(serverVersion ?? '', 10);
+  return Number.isFinite(major) && major >= 12;
+}
+
+/**
+ * Whether a float's text is what JavaScript writes for its number: plain notation (digits, a
+ * minus, a point; no exponent, NaN or Infinity), not -0, and either at most 15 significant digits
+ * (any such decimal reads back from its double unchanged, so it is the shortest text of it) or
+ * from a server that writes the shortest digits. Plain text from PostgreSQL lies between 1e-4 and
+ * 1e17, where JavaScript writes plain notation too.
+ */
+function plainFloat(src: Buffer, s: number, e: number, shortest: boolean): boolean {
+  let q = src[s] === DASH ? s + 1 : s;
+  if (q === e) return false;
+  let significant = 0;
+  let points = 0;
+  let nonZero = false;
+  for (; q < e; q += 1) {
+    const b = src[q]!;
+    if (b === POINT) { points += 1; continue; }
+    if (b < ZERO || b > NINE) return false;
+    if (b !== ZERO) nonZero = true;
+    if (nonZero) significant += 1;
+  }
+  // Only the canonical form: one point at most, no trailing zero after it, no leading zero.
+  if (points > 1 || src[e - 1] === POINT || (points === 1 && src[e - 1] === ZERO)) return false;
+  const first = src[s] === DASH ? s + 1 : s;
+  if (src[first] === ZERO && first + 1 < e && src[first + 1] !== POINT) return false;
+  if (!nonZero) return src[s] !== DASH; // 0, but not -0 (JavaScript writes it 0)
+  return significant <= 15 || shortest;
 }
 
 const NEWLINE = 0x0a;
@@ -59,17 +102,24 @@ const COMMA = 0x2c;
 const NULL_MARK = 0x4e; // \N
 const PLUS = 0x2b;
 const ZERO = 0x30;
+const NINE = 0x39;
+const POINT = 0x2e;
 const DASH = 0x2d;
 const SPACE = 0x20;
 const NULL_JSON = Buffer.from('null');
 const TRUE_JSON = Buffer.from('true');
 const FALSE_JSON = Buffer.from('false');
+const NEWLINE_BYTE = Buffer.from('\n');
 
 const isDigit = (b: number): boolean => b >= 0x30 && b <= 0x39;
 
 /** COPY's escape letters JSON writes the same way after its backslash (\\ \n \r \t \b \f); 0 for the others. */
-const SAME_ESCAPE = new Uint8Array(128);
+const SAME_ESCAPE = new Uint8Array(256);
 for (const c of '\\nrtbf') SAME_ESCAPE[c.charCodeAt(0)] = c.charCodeAt(0);
+/** Bytes a text cell's JSON holds as they are: not a control character, a quote or a backslash. */
+const PLAIN = new Uint8Array(256).map((_, b) => (b >= SPACE && b !== QUOTE && b !== BACKSLASH ? 1 : 0));
+/** The bytes that end a cell: a tab or a newline. */
+const CELL_END = new Uint8Array(256).map((_, b) => (b === TAB || b === NEWLINE ? 1 : 0));
 
 /** Four-digit year, a dash, and (for timestamps) a space after the date: the forms the rules copy. */
 function isoDateAt(src: Buffer, s: number): boolean {
@@ -111,58 +161,75 @@ class Out {
 }
 
 /**
- * The NDJSON lines of `src`, complete COPY text lines each ending in a newline, for columns
- * `columns`; and how many rows they hold.
+ * The NDJSON lines of `input`, complete COPY text lines (each ending in a newline; one is added to
+ * a last line without), for columns `columns`; and how many rows they hold.
+ *
+ * One pass over the bytes: a cell ends at the first tab or newline (COPY escapes both inside a
+ * value), found by the same loop that copies it, with no call per cell (a native indexOf per
+ * cell cost more than the copying, measured).
  */
-export function copyNdjson(src: Buffer, columns: CopyColumns): { lines: Buffer; rows: number } {
-  const { rules, decoders } = columns;
+export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer; rows: number } {
+  const { rules, decoders, shortestFloats: shortest } = columns;
   const width = rules.length;
-  if (!isUtf8(src)) return valuePath(src, decoders);
-  const out = new Out(src.length + (src.length >> 1) + 1024);
+  if (!isUtf8(input)) return valuePath(input, decoders);
+  const src = input.length === 0 || input[input.length - 1] === NEWLINE ? input : Buffer.concat([input, NEWLINE_BYTE]);
   const n = src.length;
+  const out = new Out(n + (n >> 1) + 1024);
   let rows = 0;
   let p = 0;
   while (p < n) {
-    let eol = src.indexOf(NEWLINE, p);
-    if (eol === -1) eol = n;
+    const eol = src.indexOf(NEWLINE, p);
     out.room(3 * (eol - p) + 32 * width + 8);
     let buf = out.buf;
     let o = out.at;
     buf[o++] = 0x5b; // [
     for (let c = 0; c < width; c += 1) {
-      let e = c === width - 1 ? eol : src.indexOf(TAB, p);
-      if (e === -1 || e > eol) e = eol;
-      const s = p;
-      p = e + 1;
       if (c > 0) buf[o++] = COMMA;
-      if (e - s === 2 && src[s] === BACKSLASH && src[s + 1] === NULL_MARK) { NULL_JSON.copy(buf, o); o += 4; continue; }
-      const rule = rules[c]!;
-      if (rule === BARE && e > s) {
-        for (let q = s; q < e; q += 1) buf[o++] = src[q]!;
+      const s = p;
+      if (src[s] === BACKSLASH && src[s + 1] === NULL_MARK && CELL_END[src[s + 2]!] === 1) {
+        NULL_JSON.copy(buf, o);
+        o += 4;
+        p = s + 3;
         continue;
       }
+      const rule = rules[c]!;
       if (rule === TEXT) {
         const start = o;
         buf[o++] = QUOTE;
         let q = s;
-        for (; q < e; q += 1) {
-          const b = src[q]!;
-          if (b >= SPACE && b !== QUOTE && b !== BACKSLASH) { buf[o++] = b; continue; }
-          if (b === QUOTE) { buf[o++] = BACKSLASH; buf[o++] = QUOTE; continue; }
-          if (b === BACKSLASH && q + 1 < e) {
-            const next = src[q + 1]!;
-            const same = next < 128 ? SAME_ESCAPE[next]! : 0;
-            if (same !== 0) { buf[o++] = BACKSLASH; buf[o++] = same; q += 1; continue; }
-          }
-          break; // a control character or \v: the value path
+        let b = src[q]!;
+        for (;;) {
+          if (PLAIN[b] === 1) { buf[o++] = b; b = src[++q]!; continue; }
+          if (CELL_END[b] === 1) { buf[o++] = QUOTE; break; }
+          if (b === QUOTE) { buf[o++] = BACKSLASH; buf[o++] = QUOTE; b = src[++q]!; continue; }
+          const same = b === BACKSLASH ? SAME_ESCAPE[src[q + 1]!]! : 0;
+          if (same !== 0) { buf[o++] = BACKSLASH; buf[o++] = same; q += 2; b = src[q]!; continue; }
+          // A control character or \v: the whole cell the value path's way.
+          while (CELL_END[src[q]!] === 0) q += 1;
+          out.at = start;
+          out.value(src, s, q, decoders[c]!, 3 * (eol - q) + 32 * width + 8);
+          buf = out.buf;
+          o = out.at;
+          break;
         }
-        if (q === e) { buf[o++] = QUOTE; continue; }
-        out.at = start;
-        out.value(src, s, e, decoders[c]!, 3 * (eol - e) + 32 * width + 8);
+        p = q + 1;
+        continue;
+      }
+      if (rule === BARE) {
+        let q = s;
+        let b = src[q]!;
+        while (CELL_END[b] === 0) { buf[o++] = b; b = src[++q]!; }
+        p = q + 1;
+        if (q > s) continue;
+        out.at = o;
+        out.value(src, s, q, decoders[c]!, 3 * (eol - q) + 32 * width + 8);
         buf = out.buf;
         o = out.at;
         continue;
       }
+      let e = s;
+      while (CELL_END[src[e]!] === 0) e += 1;
+      p = e + 1;
       if (rule === BOOL) {
         const word = src[s] === 0x74 ? TRUE_JSON : FALSE_JSON;
         word.copy(buf, o);
@@ -170,13 +237,10 @@ export function copyNdjson(src: Buffer, columns: CopyColumns): { lines: Buffer; 
         continue;
       }
       if (rule === BIGINT) {
-        if (safeInteger(src, s, e)) {
-          for (let q = s; q < e; q += 1) buf[o++] = src[q]!;
-        } else {
-          buf[o++] = QUOTE;
-          for (let q = s; q < e; q += 1) buf[o++] = src[q]!;
-          buf[o++] = QUOTE;
-        }
+        const quoted = !safeInteger(src, s, e);
+        if (quoted) buf[o++] = QUOTE;
+        for (let q = s; q < e; q += 1) buf[o++] = src[q]!;
+        if (quoted) buf[o++] = QUOTE;
         continue;
       }
       if (rule === DATE && e - s === 10 && isoDateAt(src, s)) {
@@ -203,6 +267,10 @@ export function copyNdjson(src: Buffer, columns: CopyColumns): { lines: Buffer; 
         buf[o++] = QUOTE;
         continue;
       }
+      if (rule === FLOAT && plainFloat(src, s, e, shortest)) {
+        for (let q = s; q < e; q += 1) buf[o++] = src[q]!;
+        continue;
+      }
       if (rule === FLOAT) {
         const value = Number(src.toString('latin1', s, e));
         if (Number.isFinite(value)) { o += buf.write(String(value), o, 'latin1'); continue; }
@@ -212,11 +280,12 @@ export function copyNdjson(src: Buffer, columns: CopyColumns): { lines: Buffer; 
       buf = out.buf;
       o = out.at;
     }
+    // A line of fewer or more cells than columns is not COPY's: the value path decides.
+    if (p !== eol + 1) return valuePath(input, decoders);
     buf[o++] = 0x5d; // ]
     buf[o++] = NEWLINE;
     out.at = o;
     rows += 1;
-    p = eol + 1;
   }
   return { lines: out.buf.subarray(0, out.at), rows };
 }

@@ -26,7 +26,7 @@ import type { Reserved } from './pool.js';
 import type { TypeCatalog } from './types.js';
 import { textDecoderFor, type Decoder, type TextDecoder } from './values.js';
 import { CopyReader, copyEligible, copyRows, copyStatement } from './copy.js';
-import { copyColumns, copyNdjson, type CopyColumns } from './copy-ndjson.js';
+import { copyColumns, copyNdjson, shortestFloats, type CopyColumns } from './copy-ndjson.js';
 
 type Raw = Array<Buffer | null>;
 
@@ -134,7 +134,7 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
         reader.watch(copyQuery);
         await cancellable(signal, () => copyQuery.readable() as unknown as Promise<Readable>, () => { track(cancelWhenSent(copyQuery)); });
         copy = { query: copyQuery, reader, decoders: fields.map((f) => textDecoderFor(f.type)), pending: [] };
-        if (ndjson) copy.ndjson = copyColumns(fields.map((f) => f.type));
+        if (ndjson) copy.ndjson = copyColumns(fields.map((f) => f.type), shortestFloats(conn.server?.server_version));
         return;
       }
       query = extended(conn, statement.sql, params);

@@ -22,7 +22,8 @@ import net from 'node:net';
 import type { ConnectionConfig, ConnectorLimits } from '../../domain/plugins/connector.js';
 import { createClient, type PgSql } from './client.js';
 
-export type Reserved = Awaited<ReturnType<PgSql['reserve']>>;
+/** A reserved connection; `server`: the parameters its server reported (server_version, …), once connected. */
+export type Reserved = Awaited<ReturnType<PgSql['reserve']>> & { readonly server?: Readonly<Record<string, string>> };
 
 export interface PgPool {
   /** A connection of its own (opened if none is idle); give it back with release(). */
@@ -100,6 +101,7 @@ export function createPgPool(config: ConnectionConfig, limits: ConnectorLimits, 
       discard(slot);
       throw err;
     }
+    Object.defineProperty(conn, 'server', { get: () => slot.sql.parameters as Record<string, string> });
     const giveBack = conn.release.bind(conn);
     let released = false;
     conn.release = () => {
