@@ -114,7 +114,7 @@ it('writes rows of mixed columns, a value path cell among them, and a last line 
   expect(copyNdjson(Buffer.from(text), copyColumns(oids)).lines.toString()).toBe(byValues(text, oids));
 });
 
-it('grows its output past its first guess (cells many times longer as JSON than as COPY text)', () => {
+it('makes room for value path cells many times longer as JSON than as COPY text', () => {
   const oids = [701, 25, 701, 25];
   const lines = Array.from({ length: 400 }, () => ['1e+20', '\\v\\v\\v\\v\\v\\v\\v\\v', '1e+20', `${'"'.repeat(40)}${'\\n'.repeat(20)}`].join('\t'));
   expectSame(lines, oids);
@@ -140,4 +140,17 @@ it('holds for random text of every awkward character, escaped as COPY writes it'
     return copyText(s);
   }).join('\t'));
   expectSame(lines, [25, 1043, 3802]);
+});
+
+it('takes the value path for lines of fewer or more cells than columns', () => {
+  for (const text of ['1\ta\n2\n', '1\ta\tb\n', '1\n2\tb\n', '\\N\n2\tb\n', '1\t\\N\tx\n']) {
+    expect(copyNdjson(Buffer.from(text), copyColumns([23, 25])).lines.toString()).toBe(byValues(text, [23, 25]));
+  }
+});
+
+it('writes rows that grow the most (one short cell a line) and a chunk far larger than the last', () => {
+  expectSame(Array.from({ length: 3000 }, (_, i) => ['', 'f', '\\N', 't'][i % 4]!), [25]);
+  expectSame(Array.from({ length: 3000 }, (_, i) => ['f', 't'][i % 2]!), [16]);
+  expectSame(Array.from({ length: 20 }, () => 'x'.repeat(500_000)), [25]);
+  expectSame(['short'], [25]);
 });

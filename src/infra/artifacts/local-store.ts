@@ -70,8 +70,9 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
         const fd = await withFolder(() => openForWriting(temp));
         const out = createWriteStream(temp, { fd });
         // Level 1: 60% of level 6's CPU for a file 12% larger (measured on the bench's
-        // rows); the file is kept only until retention removes it.
-        const gzip = createGzip({ level: 1 });
+        // rows); the file is kept only until retention removes it. Output in 128 KiB pieces
+        // rather than zlib's 16 KiB: a 1M-row run's file 3.41 s against 3.65 s (medians of six).
+        const gzip = createGzip({ level: 1, chunkSize: 128 * 1024 });
         gzip.pipe(out);
         out.on('error', fail);
         gzip.on('error', fail);
