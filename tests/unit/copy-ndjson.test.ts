@@ -35,6 +35,9 @@ it('writes integers as they are, int8 past ±2^53 - 1 as text', () => {
     '9007199254740992', '-9007199254740992', '9007199254740993', '9007199254740990', '8999999999999999', '9100000000000000',
     '12345678901234567890', '-9223372036854775808', '\\N',
   ]);
+  // Not PostgreSQL's integer text (a server that only speaks its protocol might send it): the value path.
+  column(23, ['1B', '007', '-0', '-', '', '1-2', '+3', ' 4']);
+  column(20, ['12a', '00123456789012345678', '-', '-0012', '99999999999999999x']);
 });
 
 it('writes booleans and NULLs', () => {

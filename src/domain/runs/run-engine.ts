@@ -227,7 +227,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     log.info('run delivering', { deliveries: attempts.length, rows: handed.rowCount });
   }
 
-    /** The steps of one run; answers its outcome, or throws (a RunFailure, a DomainError, an abort). */
+  /** The steps of one run; answers its outcome, or throws (a RunFailure, a DomainError, an abort). */
   async function carryOut(
     run: RunRecord,
     found: RunSource | undefined,

@@ -128,6 +128,18 @@ function isoDateAt(src: Buffer, s: number): boolean {
 
 const MAX_SAFE = Buffer.from(String(Number.MAX_SAFE_INTEGER));
 
+/**
+ * Whether the text is an integer as PostgreSQL writes one (an optional minus, digits, no leading
+ * zero): what the integer rules copy. PostgreSQL always writes so; anything else (a server that
+ * only speaks its protocol) goes the value path, which decides.
+ */
+function canonicalInteger(src: Buffer, s: number, e: number): boolean {
+  const from = src[s] === DASH ? s + 1 : s;
+  if (from === e || (src[from] === ZERO && e - from > 1) || (src[s] === DASH && src[from] === ZERO)) return false;
+  for (let q = from; q < e; q += 1) if (!isDigit(src[q]!)) return false;
+  return true;
+}
+
 /** Whether an integer's text (int8out's: an optional minus, digits, no leading zero) is within ±2^53 - 1. */
 function safeInteger(src: Buffer, s: number, e: number): boolean {
   const from = src[s] === DASH ? s + 1 : s;
@@ -179,7 +191,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
   let p = 0;
   while (p < n) {
     const eol = src.indexOf(NEWLINE, p);
-    out.room(3 * (eol - p) + 32 * width + 8);
+    out.room(2 * (eol - p) + 32 * width + 8);
     let buf = out.buf;
     let o = out.at;
     buf[o++] = 0x5b; // [
@@ -207,7 +219,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
           // A control character or \v: the whole cell the value path's way.
           while (CELL_END[src[q]!] === 0) q += 1;
           out.at = start;
-          out.value(src, s, q, decoders[c]!, 3 * (eol - q) + 32 * width + 8);
+          out.value(src, s, q, decoders[c]!, 2 * (eol - q) + 32 * width + 8);
           buf = out.buf;
           o = out.at;
           break;
@@ -216,13 +228,14 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         continue;
       }
       if (rule === BARE) {
+        const start = o;
         let q = s;
         let b = src[q]!;
         while (CELL_END[b] === 0) { buf[o++] = b; b = src[++q]!; }
         p = q + 1;
-        if (q > s) continue;
-        out.at = o;
-        out.value(src, s, q, decoders[c]!, 3 * (eol - q) + 32 * width + 8);
+        if (canonicalInteger(src, s, q)) continue;
+        out.at = start;
+        out.value(src, s, q, decoders[c]!, 2 * (eol - q) + 32 * width + 8);
         buf = out.buf;
         o = out.at;
         continue;
@@ -236,7 +249,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         o += word.length;
         continue;
       }
-      if (rule === BIGINT) {
+      if (rule === BIGINT && canonicalInteger(src, s, e)) {
         const quoted = !safeInteger(src, s, e);
         if (quoted) buf[o++] = QUOTE;
         for (let q = s; q < e; q += 1) buf[o++] = src[q]!;
@@ -276,7 +289,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         if (Number.isFinite(value)) { o += buf.write(String(value), o, 'latin1'); continue; }
       }
       out.at = o;
-      out.value(src, s, e, decoders[c]!, 3 * (eol - e) + 32 * width + 8);
+      out.value(src, s, e, decoders[c]!, 2 * (eol - e) + 32 * width + 8);
       buf = out.buf;
       o = out.at;
     }
