@@ -8,6 +8,7 @@
  */
 import { cellXml, type CellKind } from './xlsx-cells.js';
 import { BACKSLASH, CLOSE, COMMA, LETTER_N, malformed, NEWLINE, OPEN, QUOTE, scanned, stringEnd } from './ndjson-bytes.js';
+import { GrowingBuffer } from '../../core/growing-buffer.js';
 
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
@@ -127,53 +128,41 @@ const TEXT_CLOSE = ascii('</t></is></c>');
 const TRUE_CELL = ascii('" t="b"><v>1</v></c>');
 const FALSE_CELL = ascii('" t="b"><v>0</v></c>');
 
-/** A growing byte buffer. */
-class Bytes {
-  buf: Buffer;
-  o = 0;
-
-  constructor(size: number) { this.buf = Buffer.allocUnsafe(size); }
-
-  room(more: number): void {
-    if (this.o + more <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.o + more));
-    this.buf.copy(bigger, 0, 0, this.o);
-    this.buf = bigger;
-  }
-
+/** The sheet's XML as it is written. */
+class Bytes extends GrowingBuffer {
   /** ASCII text (markup, cell references, row numbers), byte by byte: shorter than a Buffer.write call costs. */
   ascii(text: string): void {
     this.room(text.length);
     const { buf } = this;
-    let { o } = this;
+    let o = this.at;
     for (let k = 0; k < text.length; k++) buf[o++] = text.charCodeAt(k);
-    this.o = o;
+    this.at = o;
   }
 
   /** Bytes, byte by byte. */
   put(bytes: Uint8Array): void {
     this.room(bytes.length);
     const { buf } = this;
-    let { o } = this;
+    let o = this.at;
     for (let k = 0; k < bytes.length; k++) buf[o++] = bytes[k]!;
-    this.o = o;
+    this.at = o;
   }
 
   /** A cell's start: `<c r="` and its column's letters (`open`), the row's number, the rest of its markup. */
   cell(open: Uint8Array, row: Uint8Array, rest: Uint8Array): void {
     this.room(open.length + row.length + rest.length);
     const { buf } = this;
-    let { o } = this;
+    let o = this.at;
     for (let k = 0; k < open.length; k++) buf[o++] = open[k]!;
     for (let k = 0; k < row.length; k++) buf[o++] = row[k]!;
     for (let k = 0; k < rest.length; k++) buf[o++] = rest[k]!;
-    this.o = o;
+    this.at = o;
   }
 
   /** Any text, as UTF-8. */
   text(text: string): void {
     this.room(Buffer.byteLength(text));
-    this.o += this.buf.write(text, this.o);
+    this.at += this.buf.write(text, this.at);
   }
 }
 
@@ -225,7 +214,7 @@ export function xlsxRowsOfNdjson(input: Buffer, names: readonly string[], kinds:
             out.cell(open, digits, TEXT_CELL);
             out.room((j - i) * 6);
             const { buf } = out;
-            let { o } = out;
+            let o = out.at;
             for (let k = i + 1; k < j; k++) {
               let b = input[k]!;
               if (b === BACKSLASH) {
@@ -243,7 +232,7 @@ export function xlsxRowsOfNdjson(input: Buffer, names: readonly string[], kinds:
               }
               buf[o++] = b;
             }
-            out.o = o;
+            out.at = o;
             out.put(TEXT_CLOSE);
           }
           i = j + 1;
@@ -265,9 +254,9 @@ export function xlsxRowsOfNdjson(input: Buffer, names: readonly string[], kinds:
           out.cell(open, digits, NUMBER_CELL);
           out.room(j - i);
           const { buf } = out;
-          let { o } = out;
+          let o = out.at;
           for (let k = i; k < j; k++) buf[o++] = input[k]!;
-          out.o = o;
+          out.at = o;
           out.put(VALUE_CLOSE);
           i = j;
         }
@@ -280,5 +269,5 @@ export function xlsxRowsOfNdjson(input: Buffer, names: readonly string[], kinds:
     }
     out.put(ROW_CLOSE);
   }
-  return { xml: out.buf.subarray(0, out.o), rows: r - firstRow + 1 };
+  return { xml: out.buf.subarray(0, out.at), rows: r - firstRow + 1 };
 }

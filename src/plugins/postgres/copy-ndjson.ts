@@ -24,6 +24,7 @@
  * cannot be copied as they are.
  */
 import { isUtf8 } from 'node:buffer';
+import { GrowingBuffer } from '../../core/growing-buffer.js';
 import { copyRows, unescapeCopy } from './copy.js';
 import { textDecoderFor, type TextDecoder } from './values.js';
 
@@ -152,18 +153,8 @@ function safeInteger(src: Buffer, s: number, e: number): boolean {
   return true;
 }
 
-/** The output under construction (a class, not closures: see results/xlsx-bytes.ts). */
-class Out {
-  buf: Buffer;
-  at = 0;
-  constructor(size: number) { this.buf = Buffer.allocUnsafe(size); }
-  room(need: number): void {
-    if (this.at + need <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + need));
-    this.buf.copy(bigger, 0, 0, this.at);
-    this.buf = bigger;
-  }
-  /** A value the way the value path writes it: decoded from its unescaped text, then JSON.stringify. */
+/** The lines as they are written. */
+class Out extends GrowingBuffer {  /** A value the way the value path writes it: decoded from its unescaped text, then JSON.stringify. */
   value(src: Buffer, s: number, e: number, decode: TextDecoder, rest: number): void {
     const text = src.toString('utf8', s, e);
     const json = JSON.stringify(decode(text.includes('\\') ? unescapeCopy(text) : text));
