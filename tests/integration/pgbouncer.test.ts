@@ -169,9 +169,9 @@ describe('a fleet whose store goes through PgBouncer (transaction pooling)', () 
     }
 
     // No run is left pending or running. The first test's report runs every minute, so one of its
-    // runs may be under way right now: it must end, as a stuck one would not.
+    // runs may be under way right now: it must end (a lost one within its lease), as a stuck one would not.
     const unfinished = () => direct<Array<{ id: string; status: string; trigger: string }>>`select id, status, trigger from runs where status in ('pending', 'running')`;
-    await until(async () => (await unfinished()).length === 0, 'no run pending or running').catch(async () => {
+    await until(async () => (await unfinished()).length === 0, 'no run pending or running', 60_000).catch(async () => {
       expect(await unfinished()).toEqual([]);
     });
     expect((await api.http.get('/health/ready')).status).toBe(200);
