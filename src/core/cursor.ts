@@ -62,3 +62,10 @@ export function decodeStringCursor(cursor: string, arity: number): string[] {
   if (key.some((v) => typeof v !== 'string') || !isUuid(key[key.length - 1] as string)) throw invalidCursor();
   return key as string[];
 }
+
+/** A [time, id] cursor (newest-first lists): the time as the ISO text it was made from, the id a UUID. */
+export function decodeTimeCursor(cursor: string): { at: string; id: string } {
+  const [at, id] = decodeCursor(cursor, 2);
+  if (typeof at !== 'string' || Number.isNaN(Date.parse(at)) || typeof id !== 'string' || !isUuid(id)) throw invalidCursor();
+  return { at, id };
+}

@@ -8,6 +8,24 @@ type Channel = components['schemas']['Channel'];
 type Delivery = components['schemas']['Delivery'];
 type TestResult = components['schemas']['ChannelTestResult'];
 
+/** The revision of the channel's view: part of its ETags (see CONNECTION_VIEW). */
+export const CHANNEL_VIEW = 'channel-1';
+
+/**
+ * The installed channel plugins and their versions, part of a channel's ETags: which settings read
+ * as {configured: true} is the plugin's to say, so another plugin version (another process of a
+ * fleet in a rolling upgrade) never answers 304 to a tag made by this one. Made once per registry.
+ */
+const pluginRevisions = new WeakMap<object, string>();
+export function channelPluginsRevision(plugins: { list(): ReadonlyArray<{ id: string; version: string; kind: string }> }): string {
+  let revision = pluginRevisions.get(plugins);
+  if (revision === undefined) {
+    revision = plugins.list().filter((p) => p.kind === 'channel').map((p) => `${p.id}@${p.version}`).sort().join(',');
+    pluginRevisions.set(plugins, revision);
+  }
+  return revision;
+}
+
 export function channelView(c: ChannelRecord, settings: Record<string, unknown>): Channel {
   return {
     id: c.id, key: c.key, name: c.name, type: c.type, settings, health: c.health,

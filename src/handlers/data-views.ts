@@ -19,6 +19,13 @@ export function pluginView(m: PluginManifest, deliverySchema?: JsonSchema): Sche
   };
 }
 
+/**
+ * The revisions of these views: part of their ETags (with the store's row stamps), so that a change
+ * of what a view shows for the same stored rows never answers 304. Bump one when its view changes.
+ */
+export const CONNECTION_VIEW = 'connection-1';
+export const QUERY_VIEW = 'query-1';
+
 export function connectionView(c: ConnectionRecord): Schemas['Connection'] {
   return {
     id: c.id, key: c.key, name: c.name, type: c.type, host: c.host, port: c.port, database: c.database, username: c.username,

@@ -36,3 +36,25 @@ export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): bo
   }
   return false;
 }
+
+export type StampedAnswer<B> = { status: 200; headers?: { ETag: string }; body: B } | { status: 304; headers: { ETag: string } };
+
+/**
+ * A read tagged by the store's stamps of what it shows (src/domain/reads/row-stamps.ts): the
+ * stamps are read first, then, unless If-None-Match names the tag they make (304, nothing else
+ * read or built), the answer. Stamps undefined: no such resource, and the read answers for it
+ * (its 404).
+ */
+export async function stampedRead<B>(
+  ifNoneMatch: string | undefined,
+  parts: ReadonlyArray<string | number | boolean | undefined>,
+  stamps: () => Promise<string | undefined>,
+  read: () => Promise<B>,
+): Promise<StampedAnswer<B>> {
+  const stamped = await stamps();
+  // Made since its stamps were read (a 404 otherwise): the answer, tagged by its content on the way out.
+  if (stamped === undefined) return { status: 200, body: await read() };
+  const tag = entityTag([...parts, stamped]);
+  if (noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers: { ETag: tag } };
+  return { status: 200, headers: { ETag: tag }, body: await read() };
+}

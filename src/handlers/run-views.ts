@@ -11,6 +11,9 @@ type Rendered = components['schemas']['RenderedMessage'];
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
+/** The revision of the run's views: part of their ETags (see CONNECTION_VIEW). */
+export const RUN_VIEW = 'run-1';
+
 export function runSummaryView(r: RunRecord): RunSummary {
   return {
     id: r.id,

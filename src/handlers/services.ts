@@ -41,6 +41,7 @@ import type { AiSettingsService } from '../domain/assistant/ai-settings.js';
 import type { AssistantService } from '../domain/assistant/assistant-service.js';
 import type { NotificationsService } from '../domain/notifications/notifications-service.js';
 import type { DashboardService } from '../domain/dashboard/dashboard-service.js';
+import type { RowStamps } from '../domain/reads/row-stamps.js';
 
 export interface ApiServices {
   readiness: () => Promise<Readiness>;
@@ -60,6 +61,8 @@ export interface ApiServices {
   securityEvents: SecurityEventsService;
   /** The installed plugins; a channel's deliverySchema is served by GET /plugins. */
   plugins: Pick<PluginRegistry<Plugin<'connector'>, ChannelPlugin>, 'list' | 'channel'>;
+  /** What a read of connections, queries, channels or runs shows, stamped by the store (ETags). */
+  stamps: RowStamps;
   connections: ConnectionsService;
   queries: QueriesService;
   preview: PreviewService;

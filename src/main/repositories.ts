@@ -28,6 +28,7 @@ import { createIdentityStore } from '../infra/db/stores/identity-store.js';
 import { createConfigRepo } from '../infra/db/stores/config-repo.js';
 import { createNotificationsRepo } from '../infra/db/stores/notifications-repo.js';
 import { createDashboardReadModel } from '../infra/db/stores/dashboard-read-model.js';
+import { createRowStamps } from '../infra/db/stores/row-stamps.js';
 
 /**
  * `lane`: where the worker's hot single statements go (the run engine's, the delivery worker's
@@ -44,6 +45,8 @@ export function createRepositories(sql: Sql, pool: Db, lane: Sql = sql) {
     reports: createReportsRepo(db),
     /** The API's reads of reports: prepared statements on the pool (never in a unit of work). */
     reportReads: createReportsReadModel(sql),
+    /** The API's ETags of connections, queries, channels and runs: what a read shows, stamped by the store (prepared, on the pool). */
+    rowStamps: createRowStamps(sql),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
     /** A run's deliveries as its hand-over reads them: one prepared statement on the lane (never in a unit of work). */

@@ -121,6 +121,7 @@ export function dataServices(c: Pick<Container, 'repos' | 'uow' | 'plugins' | 's
   const { repos } = c;
   return {
     plugins: c.plugins,
+    stamps: repos.rowStamps,
     connections: createConnectionsService({
       store: repos.connections, uow: c.uow, plugins: c.plugins, secrets: c.secretBox,
       checkSchema: createSchemaCheck(), pools: c.pools, limits: CONNECTOR_LIMITS, clock: c.clock,

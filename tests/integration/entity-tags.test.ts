@@ -1,11 +1,14 @@
 /**
- * ETags and 304 (issue 29, point 2). On the reports, tags made from the store's versions: a second
- * GET with the ETag answers 304 with no body; a change (PATCH, a run that becomes the last run, a
- * deleted report) changes the tag; a tag never answers 304 to another caller, another query
- * string or another report; a weak tag, a list of tags and `*` are understood; without
- * If-None-Match, or with a stale tag, the answer is 200. On every other read whose contract
- * declares 304, tags made from the answer's content, with the same rules; an operation that
- * declares no 304 never answers one and carries no tag.
+ * ETags and 304 (issue 29, point 2). On the reports, connections, queries, channels and runs, tags
+ * made from the store's versions of what the answer shows: a second GET with the ETag answers 304
+ * with no body, without reading or building the answer; every change to what it shows (through the
+ * API, or without a version: a schema refresh, a channel's health after a delivery, a
+ * configuration mark, a run's end, a delivery attempt, a run that becomes a report's last run, a
+ * deleted row) changes the tag; a tag never answers 304 to another caller, another query string
+ * or another resource; a weak tag, a list of tags and `*` are understood; without If-None-Match,
+ * or with a stale tag, the answer is 200. On every other read whose contract declares 304, tags
+ * made from the answer's content, with the same rules; an operation that declares no 304 never
+ * answers one and carries no tag.
  */
 import request from 'supertest';
 import { startHerald, type Herald } from '../support/harness.js';
@@ -15,6 +18,7 @@ import { createPostgresSource, type PostgresSource } from '../support/user-datab
 import { httpPeer, type HttpPeer } from '../support/peers.js';
 import { waitForRun } from '../support/runs.js';
 import { operationMeta } from '../../src/generated/operations.js';
+import postgres from 'postgres';
 
 let h: Herald;
 let admin: SessionClient;
@@ -173,7 +177,7 @@ describe('one report', () => {
   });
 });
 
-describe('every other read that declares 304: tags from the content', () => {
+describe('every read that declares 304', () => {
   /** Each conditional operation but the reports', with an address to read it at and who may. */
   async function addresses(): Promise<Record<string, { url: string; as: HttpClient }>> {
     const channelId = (await admin.post('/api/v1/channels').send({ name: 'Tag hook', type: 'webhook', settings: { url: `${hook.url}/tags` } }).expect(201)).body.id as string;
@@ -284,5 +288,144 @@ describe('every other read that declares 304: tags from the content', () => {
     // Nor does an answer other than 200.
     const missing = await editor.get('/api/v1/runs/00000000-0000-7000-8000-000000000000').set('If-None-Match', '*');
     expect({ status: missing.status, etag: missing.headers.etag }).toEqual({ status: 404, etag: undefined });
+  });
+});
+
+describe('connections, queries, channels and runs: tags from the store\'s row stamps', () => {
+  let store: postgres.Sql;
+  beforeAll(() => { store = postgres(h.iso.databaseUrl, { max: 1, onnotice: () => undefined }); });
+  afterAll(async () => { await store.end(); });
+
+  /** The tag now, asked with `tag`: 304 (then the same tag) or 200 with another. */
+  const retag = async (as: HttpClient, url: string, tag: string) => {
+    const res = await as.get(url).set('If-None-Match', tag);
+    expect([200, 304]).toContain(res.status);
+    return { status: res.status, tag: etagOf(res), body: res.body as Record<string, unknown> };
+  };
+
+  it('a schema refresh (no version moves) changes the connection\'s tags; nothing else does', async () => {
+    const one = await editor.get(`/api/v1/connections/${connectionId}`).expect(200);
+    const list = await editor.get('/api/v1/connections').expect(200);
+    expect(await retag(editor, `/api/v1/connections/${connectionId}`, etagOf(one))).toMatchObject({ status: 304, tag: etagOf(one) });
+    // Reading it, testing it, previewing a query on it write nothing of it.
+    await admin.post(`/api/v1/connections/${connectionId}/test`).expect(200);
+    expect((await retag(editor, '/api/v1/connections', etagOf(list))).status).toBe(304);
+    await admin.post(`/api/v1/connections/${connectionId}/schema/refresh`).expect(200);
+    const after = await retag(editor, `/api/v1/connections/${connectionId}`, etagOf(one));
+    expect(after.status).toBe(200);
+    expect(after.body.version).toBe(one.body.version);
+    expect(after.body.schema_refreshed_at).not.toBe(one.body.schema_refreshed_at);
+    expect((await retag(editor, '/api/v1/connections', etagOf(list))).status).toBe(200);
+  });
+
+  it('a configuration mark (the view\'s `managed`) changes the tags of its resource, and its going changes them back', async () => {
+    const url = `/api/v1/queries/${queryId}`;
+    const first = await editor.get(url).expect(200);
+    const list = await editor.get('/api/v1/queries').expect(200);
+    expect(first.body.managed).toBeUndefined();
+    await store`insert into config_managed (kind, resource_id, managed_by, path) values ('query', ${queryId}, 'gitops', 'queries.yaml')`;
+    const marked = await retag(editor, url, etagOf(first));
+    expect(marked.status).toBe(200);
+    expect(marked.body.managed).toMatchObject({ by: 'gitops', path: 'queries.yaml' });
+    const markedList = await retag(editor, '/api/v1/queries', etagOf(list));
+    expect(markedList.status).toBe(200);
+    await store`update config_managed set path = 'moved.yaml' where kind = 'query' and resource_id = ${queryId}`;
+    expect(await retag(editor, url, marked.tag)).toMatchObject({ status: 200, body: { managed: { path: 'moved.yaml' } } });
+    await store`delete from config_managed where kind = 'query' and resource_id = ${queryId}`;
+    // The same rows as at first: the first tag again.
+    expect(await retag(editor, url, etagOf(first))).toMatchObject({ status: 304, tag: etagOf(first) });
+    expect((await retag(editor, '/api/v1/queries', markedList.tag)).status).toBe(200);
+  });
+
+  it('a delivery changes its channel\'s tags (health, last attempt) and its run\'s (the attempt), then they hold', async () => {
+    const channel = (await admin.post('/api/v1/channels').send({ name: 'Stamped hook', type: 'webhook', settings: { url: `${hook.url}/stamped` } }).expect(201)).body as { id: string; version: number };
+    const report = (await editor.post('/api/v1/reports').send({ title: 'Stamped', query_id: queryId }).expect(201)).body as { id: string };
+    await editor.post(`/api/v1/reports/${report.id}/deliveries`).send({ channel_id: channel.id, settings: {} }).expect(201);
+    const url = `/api/v1/channels/${channel.id}`;
+    const before = await editor.get(url).expect(200);
+    const list = await editor.get('/api/v1/channels').expect(200);
+    expect(before.body.health).toBe('unknown');
+    const runId = (await editor.post(`/api/v1/reports/${report.id}/run`).send({}).expect(202)).body.id as string;
+    const pending = await editor.get(`/api/v1/runs/${runId}`).expect(200);
+    const run = await waitForRun(editor, runId, (r) => r.status === 'success' && (r.delivery_attempts as Array<{ status: string }>).every((a) => a.status === 'sent'));
+    const after = await retag(editor, url, etagOf(before));
+    expect(after).toMatchObject({ status: 200, body: { health: 'healthy', version: channel.version } });
+    expect((await retag(editor, '/api/v1/channels', etagOf(list))).status).toBe(200);
+    expect(await retag(editor, url, after.tag)).toMatchObject({ status: 304 });
+    // The run: ended and its attempt sent since the first read; then it holds.
+    const ended = await retag(editor, `/api/v1/runs/${runId}`, etagOf(pending));
+    expect(ended).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await retag(editor, `/api/v1/runs/${runId}`, ended.tag)).toMatchObject({ status: 304, tag: ended.tag });
+    // A write to the attempt alone (the run's row untouched) is a change of what the run shows.
+    const attemptId = (run.delivery_attempts as Array<{ id: string }>)[0]!.id;
+    await store`update delivery_attempts set peer_message_id = 'stamped-1' where id = ${attemptId}`;
+    const changed = await retag(editor, `/api/v1/runs/${runId}`, ended.tag);
+    expect(changed.status).toBe(200);
+    expect((changed.body.delivery_attempts as Array<{ peer_message_id: string }>)[0]!.peer_message_id).toBe('stamped-1');
+  });
+
+  it('the runs list: its filters and pages are their own answers, a new run changes them, a bad cursor is still 422', async () => {
+    const report = (await editor.post('/api/v1/reports').send({ title: 'Listed runs', query_id: queryId }).expect(201)).body as { id: string };
+    for (let i = 0; i < 3; i += 1) await waitForRun(editor, (await editor.post(`/api/v1/reports/${report.id}/run`).send({}).expect(202)).body.id as string);
+    const mine = `/api/v1/runs?report_id=${report.id}`;
+    const all = await editor.get('/api/v1/runs').expect(200);
+    const filtered = await editor.get(mine).expect(200);
+    expect(filtered.body.items).toHaveLength(3);
+    expect(etagOf(filtered)).not.toBe(etagOf(all));
+    expect((await retag(editor, mine, etagOf(all))).status).toBe(200);
+    expect((await retag(editor, mine, etagOf(filtered))).status).toBe(304);
+    for (const qs of ['&status=success', '&trigger=manual', '&status=failed', '&limit=2']) {
+      const res = await editor.get(`${mine}${qs}`).set('If-None-Match', etagOf(filtered)).expect(200);
+      await editor.get(`${mine}${qs}`).set('If-None-Match', etagOf(res)).expect(304);
+    }
+    const first = await editor.get(`${mine}&limit=2`).expect(200);
+    const nextUrl = `${mine}&limit=2&cursor=${first.body.next_cursor as string}`;
+    const next = await editor.get(nextUrl).expect(200);
+    expect(next.body.items).toHaveLength(1);
+    await editor.get(nextUrl).set('If-None-Match', etagOf(next)).expect(304);
+    // Another run: the first page (newest first) and the unfiltered list change; the last page does not.
+    await waitForRun(editor, (await editor.post(`/api/v1/reports/${report.id}/run`).send({}).expect(202)).body.id as string);
+    expect((await retag(editor, `${mine}&limit=2`, etagOf(first))).status).toBe(200);
+    expect((await retag(editor, '/api/v1/runs', etagOf(all))).status).toBe(200);
+    expect((await retag(editor, nextUrl, etagOf(next))).status).toBe(304);
+    const bad = await editor.get('/api/v1/runs?cursor=bm90LWEtY3Vyc29y').set('If-None-Match', '*').expect(422);
+    expect(bad.body.code).toBe('validation.failed');
+    await editor.get('/api/v1/queries?cursor=bm90LWEtY3Vyc29y').set('If-None-Match', '*').expect(422);
+    await editor.get('/api/v1/channels?cursor=bm90LWEtY3Vyc29y').set('If-None-Match', '*').expect(422);
+  });
+
+  it('pages of connections, queries and channels: the next page is its own, a deleted row changes its page, a deleted resource is 404', async () => {
+    for (const name of ['Paged A', 'Paged B', 'Paged C']) {
+      await admin.post('/api/v1/channels').send({ name, type: 'webhook', settings: { url: `${hook.url}/paged` } }).expect(201);
+      await editor.post('/api/v1/queries').send({ name, connection_id: connectionId, sql: 'select 2 as two' }).expect(201);
+    }
+    for (const kind of ['channels', 'queries']) {
+      const first = await editor.get(`/api/v1/${kind}?limit=2`).expect(200);
+      const nextUrl = `/api/v1/${kind}?limit=2&cursor=${first.body.next_cursor as string}`;
+      const next = await editor.get(nextUrl).set('If-None-Match', etagOf(first)).expect(200);
+      expect(etagOf(next)).not.toBe(etagOf(first));
+      await editor.get(nextUrl).set('If-None-Match', etagOf(next)).expect(304);
+      // The first item of the next page goes: that page changes, the first one does not.
+      const gone = (next.body.items as Array<{ id: string }>)[0]!.id;
+      await admin.delete(`/api/v1/${kind}/${gone}`).expect(204);
+      expect((await retag(editor, nextUrl, etagOf(next))).status).toBe(200);
+      expect((await retag(editor, `/api/v1/${kind}?limit=2`, etagOf(first))).status).toBe(304);
+      // Its tag no longer answers anything but 404.
+      await editor.get(`/api/v1/${kind}/${gone}`).set('If-None-Match', '*').expect(404);
+    }
+    const other = (await admin.post('/api/v1/connections').send(src.connection('Gone soon')).expect(201)).body as { id: string };
+    const tag = etagOf(await editor.get(`/api/v1/connections/${other.id}`).expect(200));
+    await admin.delete(`/api/v1/connections/${other.id}`).expect(204);
+    await editor.get(`/api/v1/connections/${other.id}`).set('If-None-Match', tag).expect(404);
+  });
+
+  it('never answers 304 to another caller, or for another resource of the same kind', async () => {
+    for (const url of [`/api/v1/connections/${connectionId}`, `/api/v1/queries/${queryId}`, '/api/v1/channels', '/api/v1/runs']) {
+      const tag = etagOf(await editor.get(url).expect(200));
+      expect((await otherEditor.get(url).set('If-None-Match', tag).expect(200)).headers.etag).not.toBe(tag);
+      expect((await viewer.get(url).set('If-None-Match', tag).expect(200)).headers.etag).not.toBe(tag);
+    }
+    const q2 = (await editor.post('/api/v1/queries').send({ name: 'Other Q', connection_id: connectionId, sql: 'select 3 as three' }).expect(201)).body as { id: string };
+    await editor.get(`/api/v1/queries/${q2.id}`).set('If-None-Match', etagOf(await editor.get(`/api/v1/queries/${queryId}`).expect(200))).expect(200);
   });
 });

@@ -28,7 +28,6 @@ import { cellXml, kindOf, xmlText, columnName, type CellKind } from './xlsx-cell
 import { xlsxRowsOfNdjson } from './xlsx-bytes.js';
 
 export { csvCell, formulaSafeText } from './cells.js';
-export { columnName } from './xlsx-cells.js';
 
 /** Bytes handed on at once (batches of rows are joined up to about this size). */
 const CHUNK = 64 * 1024;

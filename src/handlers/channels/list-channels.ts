@@ -1,12 +1,17 @@
 import type { Handler } from '../types.js';
-import { channelView } from '../channel-views.js';
+import { CHANNEL_VIEW, channelView, channelPluginsRevision } from '../channel-views.js';
 import { pageQuery } from '../request-helpers.js';
 import type { ApiServices } from '../services.js';
+import { callerOf, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'channels' | 'gitops'>;
+type Deps = Pick<ApiServices, 'channels' | 'gitops' | 'stamps' | 'plugins'>;
 
 /** GET /channels: ordered by name, with health; secret settings read as {configured: true}. */
 export const listChannels = (d: Deps): Handler<'listChannels'> => async (req) => {
-  const p = await d.channels.list(pageQuery(req.query));
-  return { status: 200, body: { ...p, items: await d.gitops.withManagement('channel', p.items.map((c) => channelView(c, d.channels.settingsView(c)))) } };
+  const q = pageQuery(req.query);
+  return stampedRead(req.headers['if-none-match'], ['listChannels', CHANNEL_VIEW, channelPluginsRevision(d.plugins), callerOf(req.ctx), q.limit, q.cursor],
+    () => d.stamps.page('channel', q), async () => {
+      const p = await d.channels.list(q);
+      return { ...p, items: await d.gitops.withManagement('channel', p.items.map((c) => channelView(c, d.channels.settingsView(c)))) };
+    });
 };

@@ -1,10 +1,15 @@
 import type { Handler } from '../types.js';
-import { connectionView } from '../data-views.js';
+import { CONNECTION_VIEW, connectionView } from '../data-views.js';
 import type { ApiServices } from '../services.js';
+import { callerOf, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'connections' | 'gitops'>;
+type Deps = Pick<ApiServices, 'connections' | 'gitops' | 'stamps'>;
 
 export const getConnection = (d: Deps): Handler<'getConnection'> => async (req) => {
-  const c = await d.connections.get(req.params.connectionId);
-  return { status: 200, body: { ...connectionView(c), ...(await d.gitops.managementOf('connection', c.id)) } };
+  const id = req.params.connectionId;
+  return stampedRead(req.headers['if-none-match'], ['getConnection', CONNECTION_VIEW, callerOf(req.ctx), id],
+    () => d.stamps.one('connection', id), async () => {
+      const c = await d.connections.get(id);
+      return { ...connectionView(c), ...(await d.gitops.managementOf('connection', c.id)) };
+    });
 };

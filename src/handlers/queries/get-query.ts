@@ -1,10 +1,15 @@
 import type { Handler } from '../types.js';
-import { queryView } from '../data-views.js';
+import { QUERY_VIEW, queryView } from '../data-views.js';
 import type { ApiServices } from '../services.js';
+import { callerOf, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'queries' | 'gitops'>;
+type Deps = Pick<ApiServices, 'queries' | 'gitops' | 'stamps'>;
 
 export const getQuery = (d: Deps): Handler<'getQuery'> => async (req) => {
-  const q = await d.queries.get(req.params.queryId);
-  return { status: 200, body: { ...queryView(q), ...(await d.gitops.managementOf('query', q.id)) } };
+  const id = req.params.queryId;
+  return stampedRead(req.headers['if-none-match'], ['getQuery', QUERY_VIEW, callerOf(req.ctx), id],
+    () => d.stamps.one('query', id), async () => {
+      const q = await d.queries.get(id);
+      return { ...queryView(q), ...(await d.gitops.managementOf('query', q.id)) };
+    });
 };

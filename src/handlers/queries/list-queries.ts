@@ -1,11 +1,16 @@
 import type { Handler } from '../types.js';
-import { queryView } from '../data-views.js';
+import { QUERY_VIEW, queryView } from '../data-views.js';
 import type { ApiServices } from '../services.js';
 import { pageQuery } from '../request-helpers.js';
+import { callerOf, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'queries' | 'gitops'>;
+type Deps = Pick<ApiServices, 'queries' | 'gitops' | 'stamps'>;
 
 export const listQueries = (d: Deps): Handler<'listQueries'> => async (req) => {
-  const p = await d.queries.list(pageQuery(req.query));
-  return { status: 200, body: { ...p, items: await d.gitops.withManagement('query', p.items.map(queryView)) } };
+  const q = pageQuery(req.query);
+  return stampedRead(req.headers['if-none-match'], ['listQueries', QUERY_VIEW, callerOf(req.ctx), q.limit, q.cursor],
+    () => d.stamps.page('query', q), async () => {
+      const p = await d.queries.list(q);
+      return { ...p, items: await d.gitops.withManagement('query', p.items.map(queryView)) };
+    });
 };

@@ -1,11 +1,15 @@
 import type { Handler } from '../types.js';
-import { runView } from '../run-views.js';
+import { RUN_VIEW, runView } from '../run-views.js';
 import type { ApiServices } from '../services.js';
+import { callerOf, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'runs'>;
+type Deps = Pick<ApiServices, 'runs' | 'stamps'>;
 
-/** GET /runs/{runId}: with steps, parameters, condition and sample. */
+/** GET /runs/{runId}: with steps, parameters, condition and sample; tagged by the run's and its delivery attempts' rows. */
 export const getRun = (d: Deps): Handler<'getRun'> => async (req) => {
-  const run = await d.runs.get(req.params.runId);
-  return { status: 200, body: runView(run, await d.runs.attemptsOf(run)) };
+  const id = req.params.runId;
+  return stampedRead(req.headers['if-none-match'], ['getRun', RUN_VIEW, callerOf(req.ctx), id], () => d.stamps.run(id), async () => {
+    const run = await d.runs.get(id);
+    return runView(run, await d.runs.attemptsOf(run));
+  });
 };

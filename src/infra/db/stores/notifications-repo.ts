@@ -7,8 +7,8 @@
 import { and, desc, eq, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { notifications, opsStatus } from '../schema.js';
 import type { Tx } from '../client.js';
-import { decodeCursor, invalidCursor, toPage, type PageRequest } from '../../../core/cursor.js';
-import { isUuid, newId } from '../../../core/ids.js';
+import { decodeTimeCursor, toPage, type PageRequest } from '../../../core/cursor.js';
+import { newId } from '../../../core/ids.js';
 import type { NotificationsRepo, NotifierCursor } from '../../../domain/notifications/ports.js';
 import type { NotificationKind, NotificationRecord, NotificationResource } from '../../../domain/notifications/model.js';
 
@@ -30,8 +30,7 @@ export function createNotificationsRepo(db: Tx): NotificationsRepo {
       if (filter.unread === true) where.push(isNull(notifications.readAt));
       if (filter.unread === false) where.push(isNotNull(notifications.readAt));
       if (q.cursor) {
-        const [at, id] = decodeCursor(q.cursor, 2);
-        if (typeof at !== 'string' || Number.isNaN(Date.parse(at)) || typeof id !== 'string' || !isUuid(id)) throw invalidCursor();
+        const { at, id } = decodeTimeCursor(q.cursor);
         where.push(sql`(${notifications.updatedAt}, ${notifications.id}) < (${at}::timestamptz, ${id}::uuid)`);
       }
       const rows = await db.select().from(notifications).where(and(...where))

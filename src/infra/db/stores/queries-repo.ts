@@ -5,8 +5,7 @@ import { pgConstraint, pgErrorCode, type Tx } from '../client.js';
 import { updateVersioned } from '../versioned.js';
 import { keysLike, refuseTakenKey } from '../resource-keys.js';
 import { DomainError } from '../../../core/errors.js';
-import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
-import { isUuid } from '../../../core/ids.js';
+import { decodeCursor, decodeTimeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { QueriesRepo, QueryUsage } from '../../../domain/queries/ports.js';
 
 export type QueryRow = typeof queries.$inferSelect;
@@ -68,8 +67,7 @@ export function queriesRepo(tx: Tx): QueriesRepo {
     async list(q: PageRequest): Promise<Page<QueryRow>> {
       let where;
       if (q.cursor) {
-        const [at, id] = decodeCursor(q.cursor, 2);
-        if (typeof at !== 'string' || typeof id !== 'string' || !isUuid(id) || Number.isNaN(Date.parse(at))) throw invalidCursor();
+        const { at, id } = decodeTimeCursor(q.cursor);
         const when = new Date(at);
         where = or(lt(queries.updatedAt, when), and(eq(queries.updatedAt, when), lt(queries.id, id)));
       }

@@ -7,8 +7,7 @@ import { and, desc, eq, getTableColumns, isNotNull, lt, or, sql as rawSql, type 
 import type { ChangeEvent } from '../../../domain/events/model.js';
 import { idempotencyKeys, reports, runs } from '../schema.js';
 import { inSavepoint, pgConstraint, pgErrorCode, type Sql, type Tx } from '../client.js';
-import { decodeCursor, invalidCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
-import { isUuid } from '../../../core/ids.js';
+import { decodeTimeCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { RunsRepo } from '../../../domain/runs/ports.js';
 import { QUEUED, RUN_WRITES, runLeaves, statusIn } from './status-writes.js';
 
@@ -192,8 +191,7 @@ export function createRunsRepo(db: Tx, client?: Sql): RunsRepo {
       if (filter.reportId) where.push(eq(runs.reportId, filter.reportId));
       if (filter.trigger) where.push(eq(runs.trigger, filter.trigger));
       if (q.cursor) {
-        const [at, id] = decodeCursor(q.cursor, 2);
-        if (typeof at !== 'string' || typeof id !== 'string' || !isUuid(id) || Number.isNaN(Date.parse(at))) throw invalidCursor();
+        const { at, id } = decodeTimeCursor(q.cursor);
         const when = new Date(at);
         where.push(or(lt(runs.createdAt, when), and(eq(runs.createdAt, when), lt(runs.id, id)))!);
       }
