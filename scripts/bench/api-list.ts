@@ -1,6 +1,7 @@
 /**
  * Benchmark: GET /api/v1/reports?limit=50 with an API key, the same with If-None-Match (the
- * client's copy is current: 304, no body), and GET /health/live, at
+ * client's copy is current: 304, no body), GET /health/live, and what a pipeline waiting for a run
+ * polls: GET /api/v1/runs/{id} and GET /api/v1/runs?limit=50, each plain and with If-None-Match, at
  * BENCH_CONNECTIONS (default 100) keep-alive connections, Herald against its limit: a bare
  * Express app serving the byte-identical body (same status, same Content-Type), measured in the
  * same run by the same load generator.
@@ -9,7 +10,8 @@
  * /dev/null, as deployed), the limit (a child: this file with --limit-server), and the load
  * generator (a child: this file with --load; node:http with a keep-alive Agent, one request at a
  * time per connection, BENCH_SECONDS per measurement after a one-second warm-up). The workspace
- * holds 50 reports with schedules of a few kinds, so the list answers 50 items (~27 KB).
+ * holds 50 reports with schedules of a few kinds, so the list answers 50 items (~27 KB), and 50
+ * manual runs (queued, no worker: pending).
  * Measurements alternate limit and Herald, BENCH_ROUNDS times (default 3); printed per round:
  * req/s, p50, p99 for both and the ratio Herald/limit of req/s; then min/median/max over rounds.
  * Asserts nothing. BENCH_NODE_ARGS adds arguments to Herald's node (--cpu-prof --cpu-prof-dir=DIR).
@@ -154,7 +156,7 @@ async function main(): Promise<void> {
     const herald = spawnChild(['src/cli.ts', 'api'], { ...place.env, SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}`, ...(process.env.SVC_API_PROCESSES ? { SVC_API_PROCESSES: process.env.SVC_API_PROCESSES } : {}), ...(process.env.SVC_HEAP_SETTLE ? { SVC_HEAP_SETTLE: process.env.SVC_HEAP_SETTLE } : {}) });
     children.push(herald);
     await ready(herald, `${url}/health/live`);
-    const { post: asAdmin, selfQuery } = await adminOf(url, place);
+    const { post: asAdmin, selfQuery, headers: adminHeaders } = await adminOf(url, place);
     const { token } = await asAdmin('/api/v1/api-keys', { name: 'bench', scope: 'read' });
     const auth = { Authorization: `Bearer ${token!}` };
     const query = { id: (await selfQuery('select 1 as one')).queryId };
@@ -167,10 +169,20 @@ async function main(): Promise<void> {
       });
     }
 
+    const reports = (await (await fetch(`${url}/api/v1/reports?limit=50`, { headers: auth })).json()) as { items: Array<{ id: string }> };
+    let runId = '';
+    for (const r of reports.items) {
+      const res = await fetch(`${url}/api/v1/reports/${r.id}/run`, { method: 'POST', headers: adminHeaders, body: '{}' });
+      if (res.status !== 202) throw new Error(`POST run: ${res.status} ${await res.text()}`);
+      runId = ((await res.json()) as { id: string }).id;
+    }
+
     // The bytes Herald answers, for the limit to answer as they are.
     const listPath = '/api/v1/reports?limit=50';
+    const runPath = `/api/v1/runs/${runId}`;
+    const runsPath = '/api/v1/runs?limit=50';
     const bodies: Record<string, { type: string; body: string; etag?: string }> = {};
-    for (const [path, headers] of [[listPath, auth], ['/health/live', {}]] as const) {
+    for (const [path, headers] of [[listPath, auth], ['/health/live', {}], [runPath, auth], [runsPath, auth]] as const) {
       const res = await fetch(`${url}${path}`, { headers });
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
       const etag = res.headers.get('etag') ?? undefined;
@@ -187,13 +199,20 @@ async function main(): Promise<void> {
 
     console.log(`api-list: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per measurement, ${ROUNDS} rounds; list body ${listBytes} bytes (50 reports)`);
     const results: Record<string, { herald: Figures[]; limit: Figures[] }> = {};
-    // BENCH_TARGETS=list, =304 or =live (or a comma-separated choice) measures some of them (e.g. under BENCH_NODE_ARGS=--cpu-prof).
+    // BENCH_TARGETS=list, =304, =live, =run, =run-304, =runs, =runs-304 (or a comma-separated choice) measures some of them (e.g. under BENCH_NODE_ARGS=--cpu-prof).
     const only = process.env.BENCH_TARGETS;
     const targets: Array<{ id: string; name: string; path: string; headers: Record<string, string>; limitHeaders: Record<string, string>; status: number }> = [
       { id: 'list', name: 'GET /api/v1/reports?limit=50 (API key)', path: listPath, headers: auth, limitHeaders: {} as Record<string, string>, status: 200 },
       // The client's copy is current: If-None-Match with the list's ETag, answered 304 with no body.
       { id: '304', name: 'GET /api/v1/reports?limit=50 (API key, If-None-Match: 304)', path: listPath, headers: { ...auth, 'If-None-Match': listTag }, limitHeaders: { 'If-None-Match': listTag }, status: 304 },
       { id: 'live', name: 'GET /health/live', path: '/health/live', headers: {}, limitHeaders: {} as Record<string, string>, status: 200 },
+      ...[['run', 'GET /api/v1/runs/{id}', runPath], ['runs', 'GET /api/v1/runs?limit=50', runsPath]].flatMap(([id, name, path]) => {
+        const tag = bodies[path!.split('?')[0]!]!.etag!;
+        return [
+          { id: id!, name: `${name!} (API key)`, path: path!, headers: auth, limitHeaders: {} as Record<string, string>, status: 200 },
+          { id: `${id!}-304`, name: `${name!} (API key, If-None-Match: 304)`, path: path!, headers: { ...auth, 'If-None-Match': tag }, limitHeaders: { 'If-None-Match': tag }, status: 304 },
+        ];
+      }),
     ].filter((t) => !only || only.split(',').includes(t.id));
     for (let r = 1; r <= ROUNDS; r += 1) {
       for (const t of targets) {
