@@ -17,6 +17,9 @@ type Schemas = components['schemas'];
 const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** The revision of the member's view: part of its ETags, with the store's row stamps (see CONNECTION_VIEW). */
+export const USER_VIEW = 'user-1';
+
 /** A member as everyone sees it: name, role and times. */
 function memberSummary(row: UserRow): Schemas['User'] {
   return { id: row.id, name: row.name, role: row.role as Schemas['Role'], created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };

@@ -1,8 +1,8 @@
 /**
- * ETags and 304 (issue 29, point 2). On the reports, connections, queries, channels and runs, tags
+ * ETags and 304 (issue 29, point 2). On the reports, connections, queries, channels, users and runs, tags
  * made from the store's versions of what the answer shows: a second GET with the ETag answers 304
  * with no body, without reading or building the answer; every change to what it shows (through the
- * API, or without a version: a schema refresh, a channel's health after a delivery, a
+ * API, or without a version: a schema refresh, a channel's health after a delivery, a sign-in, a
  * configuration mark, a run's end, a delivery attempt, a run that becomes a report's last run, a
  * deleted row) changes the tag; a tag never answers 304 to another caller, another query string
  * or another resource; a weak tag, a list of tags and `*` are understood; without If-None-Match,
@@ -12,7 +12,7 @@
  */
 import request from 'supertest';
 import { startHerald, type Herald } from '../support/harness.js';
-import { createKey, createSignedInUser, keyClient, setupAdmin, type SessionClient } from '../support/identity.js';
+import { createKey, createSignedInUser, keyClient, setupAdmin, signIn, type SessionClient } from '../support/identity.js';
 import type { HttpClient } from '../support/harness.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { httpPeer, type HttpPeer } from '../support/peers.js';
@@ -24,7 +24,7 @@ let h: Herald;
 let admin: SessionClient;
 let editor: HttpClient;
 let otherEditor: HttpClient;
-let viewer: SessionClient;
+let viewer: SessionClient & { password: string };
 let src: PostgresSource;
 let queryId: string;
 let connectionId: string;
@@ -291,7 +291,7 @@ describe('every read that declares 304', () => {
   });
 });
 
-describe('connections, queries, channels and runs: tags from the store\'s row stamps', () => {
+describe('connections, queries, channels, users and runs: tags from the store\'s row stamps', () => {
   let store: postgres.Sql;
   beforeAll(() => { store = postgres(h.iso.databaseUrl, { max: 1, onnotice: () => undefined }); });
   afterAll(async () => { await store.end(); });
@@ -417,6 +417,27 @@ describe('connections, queries, channels and runs: tags from the store\'s row st
     const tag = etagOf(await editor.get(`/api/v1/connections/${other.id}`).expect(200));
     await admin.delete(`/api/v1/connections/${other.id}`).expect(204);
     await editor.get(`/api/v1/connections/${other.id}`).set('If-None-Match', tag).expect(404);
+  });
+
+  it('a sign-in (no version moves) changes the member\'s tags, seen by an admin with the details and by a viewer without', async () => {
+    const url = `/api/v1/users/${viewer.userId}`;
+    const one = await admin.get(url).expect(200);
+    const list = await admin.get('/api/v1/users').expect(200);
+    const asViewer = await viewer.get(url).expect(200);
+    expect(etagOf(asViewer)).not.toBe(etagOf(one));
+    await admin.get(url).set('If-None-Match', etagOf(one)).expect(304);
+    await signIn(h, 'vic@example.com', viewer.password);
+    const after = await retag(admin, url, etagOf(one));
+    expect(after.status).toBe(200);
+    expect(after.body.version).toBe(one.body.version);
+    expect(after.body.last_sign_in_at).not.toBe(one.body.last_sign_in_at);
+    expect((await retag(admin, '/api/v1/users', etagOf(list))).status).toBe(200);
+    // The pages: the next one is its own.
+    const first = await admin.get('/api/v1/users?limit=2').expect(200);
+    const nextUrl = `/api/v1/users?limit=2&cursor=${first.body.next_cursor as string}`;
+    const next = await admin.get(nextUrl).set('If-None-Match', etagOf(first)).expect(200);
+    await admin.get(nextUrl).set('If-None-Match', etagOf(next)).expect(304);
+    await admin.get('/api/v1/users/00000000-0000-7000-8000-000000000000').set('If-None-Match', '*').expect(404);
   });
 
   it('never answers 304 to another caller, or for another resource of the same kind', async () => {

@@ -9,8 +9,8 @@
  */
 import type { PageRequest } from '../../core/cursor.js';
 
-/** The configuration resources a list or single read is stamped for. */
-export type StampedKind = 'connection' | 'query' | 'channel';
+/** The resources whose lists and single reads are stamped (besides the runs and the reports' own read model). */
+export type StampedKind = 'connection' | 'query' | 'channel' | 'user';
 
 export interface RunListFilter {
   status?: string | undefined;

@@ -1,10 +1,12 @@
 import type { Handler } from '../types.js';
-import { principalOf, userView } from '../identity-views.js';
+import { principalOf, USER_VIEW, userView } from '../identity-views.js';
 import type { ApiServices } from '../services.js';
+import { callerOf, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'users'>;
+type Deps = Pick<ApiServices, 'users' | 'stamps'>;
 
 export const getUser = (d: Deps): Handler<'getUser'> => async (req) => {
-  const row = await d.users.get(req.params.userId);
-  return { status: 200, body: userView(row, principalOf(req.ctx)) };
+  const id = req.params.userId;
+  return stampedRead(req.headers['if-none-match'], ['getUser', USER_VIEW, callerOf(req.ctx), id], () => d.stamps.one('user', id),
+    async () => userView(await d.users.get(id), principalOf(req.ctx)));
 };

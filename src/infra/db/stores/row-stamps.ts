@@ -8,17 +8,20 @@
  * row (`config_managed`, the view's `managed`) is stamped beside its resource.
  *
  * Each statement mirrors its list's order, cursor and filters exactly (connections-repo,
- * queries-repo, channels-repo, runs-repo) and reads those stamps only: prepared statements
+ * queries-repo, channels-repo, users-repo, runs-repo) and reads those stamps only: prepared statements
  * (postgres.js named statements), one text per shape of the page.
  */
 import type { Sql } from '../client.js';
 import { decodeStringCursor, decodeTimeCursor } from '../../../core/cursor.js';
 import type { RowStamps, RunListFilter, StampedKind } from '../../../domain/reads/row-stamps.js';
 
-const TABLE: Record<StampedKind, string> = { connection: 'connections', query: 'queries', channel: 'channels' };
+const TABLE: Record<StampedKind, string> = { connection: 'connections', query: 'queries', channel: 'channels', user: 'users' };
 
-const stampOf = (kind: StampedKind) => `concat(t.id, '/', t.version, '/', t.xmin, '/', m.xmin) as s`
-  + ` from ${TABLE[kind]} t left join config_managed m on m.kind = '${kind}' and m.resource_id = t.id`;
+/** A row's stamp, and the configuration mark's beside it for the kinds the configuration manages. */
+const stampOf = (kind: StampedKind) => (kind === 'user'
+  ? `concat(t.id, '/', t.version, '/', t.xmin) as s from users t`
+  : `concat(t.id, '/', t.version, '/', t.xmin, '/', m.xmin) as s`
+    + ` from ${TABLE[kind]} t left join config_managed m on m.kind = '${kind}' and m.resource_id = t.id`);
 
 /**
  * A page's stamps, each row's on a line, and whether a next page exists (the row past the page,
@@ -62,6 +65,14 @@ export function createRowStamps(sql: Sql): RowStamps {
           where = 'where t.updated_at < $2::timestamptz or (t.updated_at = $2::timestamptz and t.id < $3::uuid)';
         }
         order = 't.updated_at desc, t.id desc';
+      } else if (kind === 'user') {
+        // By name, then id (users-repo).
+        if (q.cursor) {
+          const [name, id] = decodeStringCursor(q.cursor, 2);
+          params.push(name, id);
+          where = 'where t.name > $2::text or (t.name = $2::text and t.id > $3::uuid)';
+        }
+        order = 't.name, t.id';
       } else {
         // By name, which is unique case-insensitively (connections-repo, channels-repo).
         if (q.cursor) {
