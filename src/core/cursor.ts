@@ -63,9 +63,15 @@ export function decodeStringCursor(cursor: string, arity: number): string[] {
   return key as string[];
 }
 
-/** A [time, id] cursor (newest-first lists): the time as the ISO text it was made from, the id a UUID. */
+/**
+ * A [time, id] cursor (newest-first lists): the time exactly as `toISOString` wrote it (any other
+ * text is refused, so that JavaScript's and PostgreSQL's readings of it can never differ), the id
+ * a UUID.
+ */
 export function decodeTimeCursor(cursor: string): { at: string; id: string } {
   const [at, id] = decodeCursor(cursor, 2);
-  if (typeof at !== 'string' || Number.isNaN(Date.parse(at)) || typeof id !== 'string' || !isUuid(id)) throw invalidCursor();
+  if (typeof at !== 'string' || typeof id !== 'string' || !isUuid(id)) throw invalidCursor();
+  const time = new Date(at);
+  if (Number.isNaN(time.getTime()) || time.toISOString() !== at) throw invalidCursor();
   return { at, id };
 }

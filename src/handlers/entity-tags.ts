@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RequestContext } from './types.js';
+import { shownAsStamped, type Shown, type Stamps } from '../domain/reads/row-stamps.js';
 
 /** W/"…": a digest of the parts, in order. */
 export function entityTag(parts: ReadonlyArray<string | number | boolean | undefined>): string {
@@ -41,20 +42,31 @@ export type StampedAnswer<B> = { status: 200; headers?: { ETag: string }; body: 
 
 /**
  * A read tagged by the store's stamps of what it shows (src/domain/reads/row-stamps.ts): the
- * stamps are read first, then, unless If-None-Match names the tag they make (304, nothing else
- * read or built), the answer. Stamps undefined: no such resource, and the read answers for it
- * (its 404).
+ * stamps are read first; when If-None-Match names the tag they make, 304, nothing else read or
+ * built. Otherwise the answer, tagged by those stamps when it shows exactly the rows they name
+ * (`shown`); when it does not (a row came or went between the two reads), or there were no
+ * stamps (no such resource: the read answers its 404), it goes without, and is tagged by its
+ * content on the way out (src/http/respond.ts), a tag no stamps ever make.
  */
 export async function stampedRead<B>(
   ifNoneMatch: string | undefined,
   parts: ReadonlyArray<string | number | boolean | undefined>,
-  stamps: () => Promise<string | undefined>,
+  stamps: () => Promise<Stamps | undefined>,
   read: () => Promise<B>,
+  shown: (body: B) => Shown,
 ): Promise<StampedAnswer<B>> {
   const stamped = await stamps();
-  // Made since its stamps were read (a 404 otherwise): the answer, tagged by its content on the way out.
-  if (stamped === undefined) return { status: 200, body: await read() };
-  const tag = entityTag([...parts, stamped]);
-  if (noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers: { ETag: tag } };
-  return { status: 200, headers: { ETag: tag }, body: await read() };
+  const tag = stamped === undefined ? undefined : entityTag([...parts, stamped.text]);
+  if (tag !== undefined && noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers: { ETag: tag } };
+  const body = await read();
+  if (tag === undefined || !shownAsStamped(stamped!, shown(body))) return { status: 200, body };
+  return { status: 200, headers: { ETag: tag }, body };
 }
+
+/** What a single resource's answer shows: itself, and its configuration mark if any. */
+export const shownOne = (body: { id: string; managed?: unknown }): Shown => ({ ids: [body.id], marked: [body.managed !== undefined], more: false });
+
+/** What a page shows: its items in order, their marks, and whether a next page exists. */
+export const shownPage = (body: { items: ReadonlyArray<{ id: string; managed?: unknown }>; next_cursor?: string }): Shown => ({
+  ids: body.items.map((i) => i.id), marked: body.items.map((i) => i.managed !== undefined), more: body.next_cursor !== undefined,
+});

@@ -1,44 +1,90 @@
 /**
  * Reads tagged by the store's row stamps (src/handlers/entity-tags.ts stampedRead, and the
- * handlers of connections, queries, channels and runs): the stamps are read before the answer;
- * a tag named by If-None-Match answers 304 without reading or building the answer.
+ * handlers of connections, queries, channels, users and runs): the stamps are read before the
+ * answer; a tag named by If-None-Match answers 304 without reading or building the answer; an
+ * answer is tagged by the stamps only when it shows exactly the rows they name (a row that came
+ * between the two reads and goes again later would otherwise bring the stamps back with the
+ * answer still showing it).
  */
-import { entityTag, stampedRead } from '../../src/handlers/entity-tags.js';
+import { entityTag, shownOne, shownPage, stampedRead } from '../../src/handlers/entity-tags.js';
 import { getConnection } from '../../src/handlers/connections/get-connection.js';
 import { listRuns } from '../../src/handlers/runs/list-runs.js';
 import { getChannel } from '../../src/handlers/channels/get-channel.js';
-import type { RowStamps } from '../../src/domain/reads/row-stamps.js';
+import type { RowStamps, Stamps } from '../../src/domain/reads/row-stamps.js';
+import { decodeTimeCursor, encodeCursor } from '../../src/core/cursor.js';
 
-const parts = ['op', 'view-1', 'user:u1:editor', 'id-1'];
+const parts = ['op', 'view-1', 'user:u1:editor'];
+const P1 = '00000000-0000-7000-8000-000000000001';
+const P2 = '00000000-0000-7000-8000-000000000002';
+const page = (ids: string[], more = false, marked = ids.map(() => false)): Stamps =>
+  ({ text: ids.map((id) => `${id}/1/100`).join('\n') + (more ? '+' : ''), ids, marked, more });
+const body = (ids: string[], next?: string, managed: boolean[] = ids.map(() => false)) =>
+  ({ items: ids.map((id, i) => (managed[i] ? { id, managed: { by: 'gitops' } } : { id })), ...(next ? { next_cursor: next } : {}) });
 
 describe('stampedRead', () => {
   it('reads the stamps first, then the answer, and tags the answer with the stamps', async () => {
     const order: string[] = [];
-    const res = await stampedRead(undefined, parts, async () => { order.push('stamps'); return 'a/1/100/'; },
-      async () => { order.push('read'); return { id: 'id-1' }; });
+    const res = await stampedRead(undefined, parts, async () => { order.push('stamps'); return page([P1]); },
+      async () => { order.push('read'); return body([P1]); }, shownPage);
     expect(order).toEqual(['stamps', 'read']);
-    expect(res).toEqual({ status: 200, headers: { ETag: entityTag([...parts, 'a/1/100/']) }, body: { id: 'id-1' } });
+    expect(res).toEqual({ status: 200, headers: { ETag: entityTag([...parts, page([P1]).text]) }, body: body([P1]) });
   });
 
   it('answers 304 to its tag (weak, among others, or `*`) without reading the answer', async () => {
-    const tag = entityTag([...parts, 'a/1/100/']);
+    const tag = entityTag([...parts, page([P1]).text]);
     for (const asked of [tag, tag.slice(2), `W/"x", ${tag}`, '*']) {
       let reads = 0;
-      const read = async () => { reads += 1; return { id: 'id-1' }; };
-      expect(await stampedRead(asked, parts, async () => 'a/1/100/', read)).toEqual({ status: 304, headers: { ETag: tag } });
+      const read = async () => { reads += 1; return body([P1]); };
+      expect(await stampedRead(asked, parts, async () => page([P1]), read, shownPage)).toEqual({ status: 304, headers: { ETag: tag } });
       expect(reads).toBe(0);
     }
   });
 
   it('answers 200 with the new tag when the stamps moved', async () => {
-    const old = entityTag([...parts, 'a/1/100/']);
-    const res = await stampedRead(old, parts, async () => 'a/1/101/', async () => ({ id: 'id-1' }));
-    expect(res).toMatchObject({ status: 200, headers: { ETag: entityTag([...parts, 'a/1/101/']) } });
+    const old = entityTag([...parts, page([P1]).text]);
+    const moved: Stamps = { ...page([P1]), text: `${P1}/2/101` };
+    const res = await stampedRead(old, parts, async () => moved, async () => body([P1]), shownPage);
+    expect(res).toMatchObject({ status: 200, headers: { ETag: entityTag([...parts, moved.text]) } });
+  });
+
+  it('leaves untagged (for a content tag) an answer that shows other rows, marks or a next page than its stamps named', async () => {
+    // A run queued between the two reads: the stamps name P1, the answer shows P2 and P1. Were it
+    // tagged by the stamps, P2 leaving the list later would bring them back and answer 304 to a
+    // copy that still shows it.
+    const cases: Array<[Stamps, ReturnType<typeof body>]> = [
+      [page([P1]), body([P2, P1])],
+      [page([P1, P2]), body([P1])],
+      [page([P1, P2]), body([P2, P1])],
+      [page([P1]), body([P1], encodeCursor(['x', P1]))],
+      [page([P1], true), body([P1])],
+      [page([P1]), body([P1], undefined, [true])],
+      [page([P1], false, [true]), body([P1])],
+    ];
+    for (const [stamps, answer] of cases) {
+      const res = await stampedRead(undefined, parts, async () => stamps, async () => answer, shownPage);
+      expect(res).toEqual({ status: 200, body: answer });
+    }
+    // A single resource whose configuration mark came between the two reads.
+    const one = { text: `${P1}/1/100/`, ids: [P1], marked: [false], more: false };
+    expect(await stampedRead(undefined, parts, async () => one, async () => ({ id: P1, managed: { by: 'import' } }), shownOne))
+      .toEqual({ status: 200, body: { id: P1, managed: { by: 'import' } } });
+    expect(await stampedRead(undefined, parts, async () => one, async () => ({ id: P1 }), shownOne))
+      .toMatchObject({ status: 200, headers: { ETag: entityTag([...parts, one.text]) } });
   });
 
   it('with no stamps (no such row) lets the read answer: its 404, or, made meanwhile, the answer untagged', async () => {
-    await expect(stampedRead('*', parts, async () => undefined, async () => { throw new Error('404'); })).rejects.toThrow('404');
-    expect(await stampedRead('*', parts, async () => undefined, async () => ({ id: 'new' }))).toEqual({ status: 200, body: { id: 'new' } });
+    await expect(stampedRead('*', parts, async () => undefined, async () => { throw new Error('404'); }, shownOne)).rejects.toThrow('404');
+    expect(await stampedRead('*', parts, async () => undefined, async () => ({ id: P2 }), shownOne)).toEqual({ status: 200, body: { id: P2 } });
+  });
+});
+
+describe('a [time, id] cursor', () => {
+  it('takes the time only as toISOString writes it', () => {
+    const at = new Date('2026-11-30T01:02:03.456Z').toISOString();
+    expect(decodeTimeCursor(encodeCursor([at, P1]))).toEqual({ at, id: P1 });
+    for (const other of ['1', '2024-02-30T00:00:00.000Z', '2026-11-30T01:02:03.456', '2026-11-30T01:02:03.4567Z', '2026-11-30', '+002026-11-30T01:02:03.456Z', new Date(at).toString()]) {
+      expect(() => decodeTimeCursor(encodeCursor([other, P1]))).toThrow('The cursor is not valid');
+    }
   });
 });
 
@@ -46,10 +92,10 @@ describe('the handlers on the 304 path', () => {
   const principal = { kind: 'api_key', user: { id: 'u1', role: 'editor' } };
   const refusing = () => { throw new Error('the answer was read'); };
   const stamps: RowStamps = {
-    one: async (kind, id) => `${kind}:${id}:1`,
-    page: async () => 'p',
-    run: async (id) => `run:${id}`,
-    runs: async (filter) => `runs:${filter.status ?? ''}`,
+    one: async (kind, id) => ({ text: `${kind}:${id}:1`, ids: [id], marked: [false], more: false }),
+    page: async () => page([P1]),
+    run: async (id) => ({ text: `run:${id}`, ids: [], marked: [], more: false }),
+    runs: async (filter) => ({ ...page([P1]), text: `runs:${filter.status ?? ''}` }),
   };
   const request = (params: Record<string, string>, ifNoneMatch?: string, query: Record<string, unknown> = {}) =>
     ({ params, query, headers: ifNoneMatch ? { 'if-none-match': ifNoneMatch } : {}, ctx: { principal } }) as never;

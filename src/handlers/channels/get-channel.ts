@@ -1,7 +1,7 @@
 import type { Handler } from '../types.js';
 import { CHANNEL_VIEW, channelView, channelPluginsRevision } from '../channel-views.js';
 import type { ApiServices } from '../services.js';
-import { callerOf, stampedRead } from '../entity-tags.js';
+import { callerOf, shownOne, stampedRead } from '../entity-tags.js';
 
 type Deps = Pick<ApiServices, 'channels' | 'gitops' | 'stamps' | 'plugins'>;
 
@@ -11,5 +11,5 @@ export const getChannel = (d: Deps): Handler<'getChannel'> => async (req) => {
     () => d.stamps.one('channel', id), async () => {
       const c = await d.channels.get(id);
       return { ...channelView(c, d.channels.settingsView(c)), ...(await d.gitops.managementOf('channel', c.id)) };
-    });
+    }, shownOne);
 };

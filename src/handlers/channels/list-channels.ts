@@ -2,7 +2,7 @@ import type { Handler } from '../types.js';
 import { CHANNEL_VIEW, channelView, channelPluginsRevision } from '../channel-views.js';
 import { pageQuery } from '../request-helpers.js';
 import type { ApiServices } from '../services.js';
-import { callerOf, stampedRead } from '../entity-tags.js';
+import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
 type Deps = Pick<ApiServices, 'channels' | 'gitops' | 'stamps' | 'plugins'>;
 
@@ -13,5 +13,5 @@ export const listChannels = (d: Deps): Handler<'listChannels'> => async (req) =>
     () => d.stamps.page('channel', q), async () => {
       const p = await d.channels.list(q);
       return { ...p, items: await d.gitops.withManagement('channel', p.items.map((c) => channelView(c, d.channels.settingsView(c)))) };
-    });
+    }, shownPage);
 };

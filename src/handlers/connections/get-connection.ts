@@ -1,7 +1,7 @@
 import type { Handler } from '../types.js';
 import { CONNECTION_VIEW, connectionView } from '../data-views.js';
 import type { ApiServices } from '../services.js';
-import { callerOf, stampedRead } from '../entity-tags.js';
+import { callerOf, shownOne, stampedRead } from '../entity-tags.js';
 
 type Deps = Pick<ApiServices, 'connections' | 'gitops' | 'stamps'>;
 
@@ -11,5 +11,5 @@ export const getConnection = (d: Deps): Handler<'getConnection'> => async (req) 
     () => d.stamps.one('connection', id), async () => {
       const c = await d.connections.get(id);
       return { ...connectionView(c), ...(await d.gitops.managementOf('connection', c.id)) };
-    });
+    }, shownOne);
 };

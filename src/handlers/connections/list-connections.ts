@@ -2,7 +2,7 @@ import type { Handler } from '../types.js';
 import { CONNECTION_VIEW, connectionView } from '../data-views.js';
 import type { ApiServices } from '../services.js';
 import { pageQuery } from '../request-helpers.js';
-import { callerOf, stampedRead } from '../entity-tags.js';
+import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
 type Deps = Pick<ApiServices, 'connections' | 'gitops' | 'stamps'>;
 
@@ -12,5 +12,5 @@ export const listConnections = (d: Deps): Handler<'listConnections'> => async (r
     () => d.stamps.page('connection', q), async () => {
       const p = await d.connections.list(q);
       return { ...p, items: await d.gitops.withManagement('connection', p.items.map(connectionView)) };
-    });
+    }, shownPage);
 };

@@ -1,7 +1,7 @@
 import type { Handler } from '../types.js';
 import { QUERY_VIEW, queryView } from '../data-views.js';
 import type { ApiServices } from '../services.js';
-import { callerOf, stampedRead } from '../entity-tags.js';
+import { callerOf, shownOne, stampedRead } from '../entity-tags.js';
 
 type Deps = Pick<ApiServices, 'queries' | 'gitops' | 'stamps'>;
 
@@ -11,5 +11,5 @@ export const getQuery = (d: Deps): Handler<'getQuery'> => async (req) => {
     () => d.stamps.one('query', id), async () => {
       const q = await d.queries.get(id);
       return { ...queryView(q), ...(await d.gitops.managementOf('query', q.id)) };
-    });
+    }, shownOne);
 };

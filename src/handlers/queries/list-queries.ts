@@ -2,7 +2,7 @@ import type { Handler } from '../types.js';
 import { QUERY_VIEW, queryView } from '../data-views.js';
 import type { ApiServices } from '../services.js';
 import { pageQuery } from '../request-helpers.js';
-import { callerOf, stampedRead } from '../entity-tags.js';
+import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
 type Deps = Pick<ApiServices, 'queries' | 'gitops' | 'stamps'>;
 
@@ -12,5 +12,5 @@ export const listQueries = (d: Deps): Handler<'listQueries'> => async (req) => {
     () => d.stamps.page('query', q), async () => {
       const p = await d.queries.list(q);
       return { ...p, items: await d.gitops.withManagement('query', p.items.map(queryView)) };
-    });
+    }, shownPage);
 };

@@ -11,5 +11,5 @@ export const getRun = (d: Deps): Handler<'getRun'> => async (req) => {
   return stampedRead(req.headers['if-none-match'], ['getRun', RUN_VIEW, callerOf(req.ctx), id], () => d.stamps.run(id), async () => {
     const run = await d.runs.get(id);
     return runView(run, await d.runs.attemptsOf(run));
-  });
+  }, (body) => ({ ids: body.delivery_attempts.map((a) => a.id).sort(), marked: [], more: false }));
 };

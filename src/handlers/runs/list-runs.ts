@@ -2,7 +2,7 @@ import type { Handler } from '../types.js';
 import { pageQuery } from '../request-helpers.js';
 import { RUN_VIEW, runSummaryView } from '../run-views.js';
 import type { ApiServices } from '../services.js';
-import { callerOf, stampedRead } from '../entity-tags.js';
+import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
 type Deps = Pick<ApiServices, 'runs' | 'stamps'>;
 
@@ -15,5 +15,5 @@ export const listRuns = (d: Deps): Handler<'listRuns'> => async (req) => {
     () => d.stamps.runs(filter, q), async () => {
       const page = await d.runs.list(filter, q);
       return { items: page.items.map(runSummaryView), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
-    });
+    }, shownPage);
 };

@@ -2,7 +2,7 @@ import type { Handler } from '../types.js';
 import { principalOf, USER_VIEW, userView } from '../identity-views.js';
 import type { ApiServices } from '../services.js';
 import { pageQuery } from '../request-helpers.js';
-import { callerOf, stampedRead } from '../entity-tags.js';
+import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
 type Deps = Pick<ApiServices, 'users' | 'stamps'>;
 
@@ -13,5 +13,5 @@ export const listUsers = (d: Deps): Handler<'listUsers'> => async (req) => {
       const p = await d.users.list(q);
       const viewer = principalOf(req.ctx);
       return { ...p, items: p.items.map((u) => userView(u, viewer)) };
-    });
+    }, shownPage);
 };

@@ -2,39 +2,41 @@
  * Row stamps (the domain's RowStamps) from PostgreSQL's own row versions: `xmin`, the transaction
  * that wrote the row's current version, changes with every write to the row, whatever column it
  * touches and whoever makes it (the API, an import, the configuration directory, the run engine,
- * a schema refresh, a channel's health, a key rotation's rewrap), so no list of "what moves
- * without a version" has to be kept in step with the code. The `version` column rides along
- * where there is one (a guard against xmin's 32-bit wrap-around), and the configuration mark's
- * row (`config_managed`, the view's `managed`) is stamped beside its resource.
+ * a schema refresh, a channel's health, a key rotation's rewrap), and never comes back to an
+ * earlier value (a later write's transaction is a later one; a deleted row never returns), so no
+ * list of "what moves without a version" has to be kept in step with the code. The `version`
+ * column (a run's status) rides along, a guard against xmin's 32-bit wrap-around; the
+ * configuration mark's row (`config_managed`, the view's `managed`) is stamped beside its
+ * resource, and a run's stamps hold its delivery attempts' rows.
  *
  * Each statement mirrors its list's order, cursor and filters exactly (connections-repo,
- * queries-repo, channels-repo, users-repo, runs-repo) and reads those stamps only: prepared statements
- * (postgres.js named statements), one text per shape of the page.
+ * queries-repo, channels-repo, users-repo, runs-repo) and reads those stamps only: prepared
+ * statements (postgres.js named statements), one text per shape of the page.
  */
 import type { Sql } from '../client.js';
 import { decodeStringCursor, decodeTimeCursor } from '../../../core/cursor.js';
-import type { RowStamps, RunListFilter, StampedKind } from '../../../domain/reads/row-stamps.js';
+import type { RowStamps, RunListFilter, StampedKind, Stamps } from '../../../domain/reads/row-stamps.js';
 
 const TABLE: Record<StampedKind, string> = { connection: 'connections', query: 'queries', channel: 'channels', user: 'users' };
 
-/** A row's stamp, and the configuration mark's beside it for the kinds the configuration manages. */
+interface Row { id: string; s: string; marked: boolean }
+
+/** A row's stamp and its configuration mark's, for the kinds the configuration manages. */
 const stampOf = (kind: StampedKind) => (kind === 'user'
-  ? `concat(t.id, '/', t.version, '/', t.xmin) as s from users t`
-  : `concat(t.id, '/', t.version, '/', t.xmin, '/', m.xmin) as s`
+  ? `t.id, concat(t.id, '/', t.version, '/', t.xmin) as s, false as marked from users t`
+  : `t.id, concat(t.id, '/', t.version, '/', t.xmin, '/', m.xmin) as s, m.kind is not null as marked`
     + ` from ${TABLE[kind]} t left join config_managed m on m.kind = '${kind}' and m.resource_id = t.id`);
 
-/**
- * A page's stamps, each row's on a line, and whether a next page exists (the row past the page,
- * read with limit + 1: the answer shows a next_cursor, made from the page's last row, not that row).
- */
-const joined = (rows: ReadonlyArray<{ s: string }>, limit: number): string => {
-  let out = '';
-  for (let i = 0; i < rows.length && i < limit; i += 1) out += `${rows[i]!.s}\n`;
-  return rows.length > limit ? `${out}+` : out;
-};
+/** A page's stamps: each row's on a line, and whether a next page exists (the row past it, read with limit + 1). */
+function pageOf(rows: ReadonlyArray<Row>, limit: number): Stamps {
+  const shown = rows.length > limit ? rows.slice(0, limit) : rows;
+  let text = '';
+  for (const r of shown) text += `${r.s}\n`;
+  const more = rows.length > limit;
+  return { text: more ? `${text}+` : text, ids: shown.map((r) => r.id), marked: shown.map((r) => r.marked), more };
+}
 
 export function createRowStamps(sql: Sql): RowStamps {
-  const one = new Map<StampedKind, string>();
   const texts = new Map<string, string>();
   /** Statement texts made once per shape, so postgres.js finds its prepared statement by the same string. */
   const textOf = (key: string, make: () => string): string => {
@@ -42,15 +44,13 @@ export function createRowStamps(sql: Sql): RowStamps {
     if (text === undefined) texts.set(key, (text = make()));
     return text;
   };
-  const query = async (text: string, params: unknown[]) =>
-    sql.unsafe<Array<{ s: string }>>(text, params as never[], { prepare: true });
+  const query = async <R>(text: string, params: unknown[]) => sql.unsafe<R[]>(text, params as never[], { prepare: true });
 
   return {
     async one(kind, id) {
-      let text = one.get(kind);
-      if (text === undefined) one.set(kind, (text = `select ${stampOf(kind)} where t.id = $1::uuid`));
-      const [row] = await query(text, [id]);
-      return row?.s;
+      const text = textOf(`one:${kind}`, () => `select ${stampOf(kind)} where t.id = $1::uuid`);
+      const [row] = await query<Row>(text, [id]);
+      return row ? { text: row.s, ids: [row.id], marked: [row.marked], more: false } : undefined;
     },
 
     async page(kind, q) {
@@ -82,14 +82,17 @@ export function createRowStamps(sql: Sql): RowStamps {
         order = 'lower(t.name)';
       }
       const text = textOf(`${kind}:${where}`, () => `select ${stampOf(kind)} ${where} order by ${order} limit $1::int`);
-      return joined(await query(text, params), q.limit);
+      return pageOf(await query<Row>(text, params), q.limit);
     },
 
     async run(id) {
-      const text = textOf('run', () => `select concat(r.id, '/', r.xmin, '/', (select string_agg(concat(a.id, ':', a.xmin), ',' order by a.id)
-        from delivery_attempts a where a.run_id = r.id)) as s from runs r where r.id = $1::uuid`);
-      const [row] = await query(text, [id]);
-      return row?.s;
+      const text = textOf('run', () => `select concat(r.id, '/', r.status, '/', r.xmin) as s,
+        (select array_agg(concat(a.id, ':', a.xmin) order by a.id) from delivery_attempts a where a.run_id = r.id) as attempts
+        from runs r where r.id = $1::uuid`);
+      const [row] = await query<{ s: string; attempts: string[] | null }>(text, [id]);
+      if (!row) return undefined;
+      const attempts = [...(row.attempts ?? [])].sort();
+      return { text: `${row.s}\n${attempts.join(',')}`, ids: attempts.map((a) => a.slice(0, a.indexOf(':'))), marked: [], more: false };
     },
 
     async runs(filter: RunListFilter, q) {
@@ -108,8 +111,8 @@ export function createRowStamps(sql: Sql): RowStamps {
         params.push(id);
       }
       const tail = `${where.length > 0 ? `where ${where.join(' and ')}` : ''} order by r.created_at desc, r.id desc limit $1::int`;
-      const text = textOf(`runs:${tail}`, () => `select concat(r.id, '/', r.xmin) as s from runs r ${tail}`);
-      return joined(await query(text, params), q.limit);
+      const text = textOf(`runs:${tail}`, () => `select r.id, concat(r.id, '/', r.status, '/', r.xmin) as s, false as marked from runs r ${tail}`);
+      return pageOf(await query<Row>(text, params), q.limit);
     },
   };
 }
