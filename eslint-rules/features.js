@@ -21,12 +21,14 @@ import { importVisitors, resolveFile } from './imports.js';
  */
 export const FEATURE_EDGES = {
   // Leaves: the plugin interfaces, the shared event vocabulary, identity (users, sessions, keys:
-  // the model and ports the identity features share), schedules, health.
+  // the model and ports the identity features share), schedules, health, and the reads' row
+  // stamps (the port the API's ETags of connections, queries, channels, users and runs read).
   plugins: [],
   events: [],
   identity: [],
   schedules: [],
   health: [],
+  reads: [],
   // The audit trail (security events) every feature that changes something writes.
   audit: ['identity'],
   // The identity features: API keys, users, workspace settings, and signing in (passwords, two
