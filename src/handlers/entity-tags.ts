@@ -16,10 +16,14 @@ export function entityTag(parts: ReadonlyArray<string | number | boolean | undef
   return `W/"${hash.digest('base64url').slice(0, 27)}"`;
 }
 
-/** What tags know of the caller: who it is and with what role (null for a public read). */
+/**
+ * What tags know of the caller: who it is, with what role and, for an API key, what scope (an
+ * admin's read-scoped key sees members as a non-admin does); '-' for a public read.
+ */
 export function callerOf(ctx: Pick<RequestContext, 'principal'>): string {
   const p = ctx.principal;
-  return p ? `${p.kind}:${p.user.id}:${p.user.role}` : '-';
+  if (!p) return '-';
+  return p.kind === 'api_key' ? `${p.kind}:${p.user.id}:${p.user.role}:${p.scope}` : `${p.kind}:${p.user.id}:${p.user.role}`;
 }
 
 const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag).trim();

@@ -61,7 +61,7 @@ export interface ApiServices {
   securityEvents: SecurityEventsService;
   /** The installed plugins; a channel's deliverySchema is served by GET /plugins. */
   plugins: Pick<PluginRegistry<Plugin<'connector'>, ChannelPlugin>, 'list' | 'channel'>;
-  /** What a read of connections, queries, channels or runs shows, stamped by the store (ETags). */
+  /** What a read of connections, queries, channels, users or runs shows, stamped by the store (ETags). */
   stamps: RowStamps;
   connections: ConnectionsService;
   queries: QueriesService;

@@ -45,7 +45,7 @@ export function createRepositories(sql: Sql, pool: Db, lane: Sql = sql) {
     reports: createReportsRepo(db),
     /** The API's reads of reports: prepared statements on the pool (never in a unit of work). */
     reportReads: createReportsReadModel(sql),
-    /** The API's ETags of connections, queries, channels and runs: what a read shows, stamped by the store (prepared, on the pool). */
+    /** The API's ETags of connections, queries, channels, users and runs: what a read shows, stamped by the store (prepared, on the pool). */
     rowStamps: createRowStamps(sql),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),

@@ -446,6 +446,14 @@ describe('connections, queries, channels, users and runs: tags from the store\'s
       expect((await otherEditor.get(url).set('If-None-Match', tag).expect(200)).headers.etag).not.toBe(tag);
       expect((await viewer.get(url).set('If-None-Match', tag).expect(200)).headers.etag).not.toBe(tag);
     }
+    // An admin's keys of two scopes: the read-scoped one sees members as a non-admin does.
+    const adminKey = keyClient(h, (await createKey(admin, { name: 'admin scope', scope: 'admin' })).token);
+    const readKey = keyClient(h, (await createKey(admin, { name: 'read scope', scope: 'read' })).token);
+    const full = await adminKey.get(`/api/v1/users/${viewer.userId}`).expect(200);
+    const narrow = await readKey.get(`/api/v1/users/${viewer.userId}`).set('If-None-Match', etagOf(full)).expect(200);
+    expect(full.body.email).toBe('vic@example.com');
+    expect(narrow.body.email).toBeUndefined();
+    expect(etagOf(narrow)).not.toBe(etagOf(full));
     const q2 = (await editor.post('/api/v1/queries').send({ name: 'Other Q', connection_id: connectionId, sql: 'select 3 as three' }).expect(201)).body as { id: string };
     await editor.get(`/api/v1/queries/${q2.id}`).set('If-None-Match', etagOf(await editor.get(`/api/v1/queries/${queryId}`).expect(200))).expect(200);
   });

@@ -89,7 +89,7 @@ describe('a [time, id] cursor', () => {
 });
 
 describe('the handlers on the 304 path', () => {
-  const principal = { kind: 'api_key', user: { id: 'u1', role: 'editor' } };
+  const principal = { kind: 'api_key', user: { id: 'u1', role: 'editor' }, scope: 'write' };
   const refusing = () => { throw new Error('the answer was read'); };
   const stamps: RowStamps = {
     one: async (kind, id) => ({ text: `${kind}:${id}:1`, ids: [id], marked: [false], more: false }),
@@ -106,18 +106,18 @@ describe('the handlers on the 304 path', () => {
     // Another tag: the answer is read (and here refused).
     await expect(getConnection({ connections, gitops, stamps })(request({ connectionId: 'c1' }, 'W/"none"'))).rejects.toThrow('the answer was read');
     // The tag a 200 would carry (the operation, the view's revision, the caller, the id, the stamps), asked for.
-    const connectionTag = entityTag(['getConnection', 'connection-1', 'api_key:u1:editor', 'c1', 'connection:c1:1']);
+    const connectionTag = entityTag(['getConnection', 'connection-1', 'api_key:u1:editor:write', 'c1', 'connection:c1:1']);
     expect(await getConnection({ connections, gitops, stamps })(request({ connectionId: 'c1' }, connectionTag)))
       .toEqual({ status: 304, headers: { ETag: connectionTag } });
 
     const channels = { get: refusing, list: refusing, settingsView: refusing } as never;
     const plugins = { list: () => [{ id: 'webhook', version: '1.0.0', kind: 'channel' }], channel: () => undefined } as never;
-    const channelTag = entityTag(['getChannel', 'channel-1', 'webhook@1.0.0', 'api_key:u1:editor', 'h1', 'channel:h1:1']);
+    const channelTag = entityTag(['getChannel', 'channel-1', 'webhook@1.0.0', 'api_key:u1:editor:write', 'h1', 'channel:h1:1']);
     expect(await getChannel({ channels, gitops, stamps, plugins })(request({ channelId: 'h1' }, channelTag)))
       .toEqual({ status: 304, headers: { ETag: channelTag } });
 
     const runs = { list: refusing } as never;
-    const runsTag = entityTag(['listRuns', 'run-1', 'api_key:u1:editor', 50, undefined, 'success', undefined, undefined, 'runs:success']);
+    const runsTag = entityTag(['listRuns', 'run-1', 'api_key:u1:editor:write', 50, undefined, 'success', undefined, undefined, 'runs:success']);
     expect(await listRuns({ runs, stamps })(request({}, runsTag, { status: 'success' }))).toEqual({ status: 304, headers: { ETag: runsTag } });
   });
 });
