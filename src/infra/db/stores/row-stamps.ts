@@ -9,6 +9,13 @@
  * configuration mark's row (`config_managed`, the view's `managed`) is stamped beside its
  * resource, and a run's stamps hold its delivery attempts' rows.
  *
+ * xmin only means something within one history of the store: a point-in-time restore or a
+ * `pg_resetwal` hands out transaction ids again, to other row versions. Either restarts the
+ * server, so every stamp holds the server's start time (`pg_postmaster_start_time()`), and a tag
+ * made before a restore (or a restart, or a failover to another server: one 200 each) never
+ * matches after it. What is left is xmin's wrap-around after four billion transactions with the
+ * server up all along, where the `version` or the run's status would also have to come back.
+ *
  * Each statement mirrors its list's order, cursor and filters exactly (connections-repo,
  * queries-repo, channels-repo, users-repo, runs-repo) and reads those stamps only: prepared
  * statements (postgres.js named statements), one text per shape of the page.
@@ -21,10 +28,13 @@ const TABLE: Record<StampedKind, string> = { connection: 'connections', query: '
 
 interface Row { id: string; s: string; marked: boolean }
 
+/** This history of the store (see above). */
+const SERVER = 'pg_postmaster_start_time()';
+
 /** A row's stamp and its configuration mark's, for the kinds the configuration manages. */
 const stampOf = (kind: StampedKind) => (kind === 'user'
-  ? `t.id, concat(t.id, '/', t.version, '/', t.xmin) as s, false as marked from users t`
-  : `t.id, concat(t.id, '/', t.version, '/', t.xmin, '/', m.xmin) as s, m.kind is not null as marked`
+  ? `t.id, concat(t.id, '/', t.version, '/', t.xmin, '/', ${SERVER}) as s, false as marked from users t`
+  : `t.id, concat(t.id, '/', t.version, '/', t.xmin, '/', m.xmin, '/', ${SERVER}) as s, m.kind is not null as marked`
     + ` from ${TABLE[kind]} t left join config_managed m on m.kind = '${kind}' and m.resource_id = t.id`);
 
 /** A page's stamps: each row's on a line, and whether a next page exists (the row past it, read with limit + 1). */
@@ -86,7 +96,7 @@ export function createRowStamps(sql: Sql): RowStamps {
     },
 
     async run(id) {
-      const text = textOf('run', () => `select concat(r.id, '/', r.status, '/', r.xmin) as s,
+      const text = textOf('run', () => `select concat(r.id, '/', r.status, '/', r.xmin, '/', ${SERVER}) as s,
         (select array_agg(concat(a.id, ':', a.xmin) order by a.id) from delivery_attempts a where a.run_id = r.id) as attempts
         from runs r where r.id = $1::uuid`);
       const [row] = await query<{ s: string; attempts: string[] | null }>(text, [id]);
@@ -111,7 +121,7 @@ export function createRowStamps(sql: Sql): RowStamps {
         params.push(id);
       }
       const tail = `${where.length > 0 ? `where ${where.join(' and ')}` : ''} order by r.created_at desc, r.id desc limit $1::int`;
-      const text = textOf(`runs:${tail}`, () => `select r.id, concat(r.id, '/', r.status, '/', r.xmin) as s, false as marked from runs r ${tail}`);
+      const text = textOf(`runs:${tail}`, () => `select r.id, concat(r.id, '/', r.status, '/', r.xmin, '/', ${SERVER}) as s, false as marked from runs r ${tail}`);
       return pageOf(await query<Row>(text, params), q.limit);
     },
   };
