@@ -4632,7 +4632,7 @@ export interface components {
         Limit: number;
         /** @description Opaque cursor from a previous page's next_cursor */
         Cursor: string;
-        /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+        /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
         IfNoneMatch: string;
         /** @description Any unique string (a UUID is good); repeats within 24 hours answer the first result */
         IdempotencyKey: string;
@@ -4665,7 +4665,7 @@ export interface components {
     headers: {
         /** @description The request's id, also in every log line about it and in problem documents */
         XRequestId: string;
-        /** @description A weak entity tag of this answer, made from what it shows and from the caller (and the operation, the address and its query): send it back in If-None-Match to get 304 while nothing changed. The reports (list and single) make it from the store's versions of what they show, so that a 304 reads the versions only; the other reads make it from the answer's content, so that a 304 saves the transfer and the client's parsing. */
+        /** @description A weak entity tag of this answer, made from what it shows and from the caller (and the operation, the address and its query): send it back in If-None-Match to get 304 while nothing changed. The reports, connections, queries, channels, users and runs (each list and single read) make it from the store's versions of the rows they show, so that a 304 reads the versions only and builds nothing (an answer whose rows came or went while it was read is tagged by its content instead); the other reads make it from the answer's content, so that a 304 saves the transfer and the client's parsing. */
         ETag: string;
     };
     pathItems: never;
@@ -4708,7 +4708,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -4818,7 +4818,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -4846,7 +4846,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -4977,7 +4977,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5164,7 +5164,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5319,7 +5319,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5396,7 +5396,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5563,7 +5563,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5693,7 +5693,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5746,7 +5746,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -5860,7 +5860,7 @@ export interface operations {
                 owner_id?: components["schemas"]["Uuid"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5937,7 +5937,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -5990,7 +5990,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6069,7 +6069,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6146,7 +6146,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6237,7 +6237,7 @@ export interface operations {
                 user_id?: components["schemas"]["Uuid"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6264,7 +6264,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6291,7 +6291,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6325,7 +6325,7 @@ export interface operations {
                 kind?: components["schemas"]["ProblemKind"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6352,7 +6352,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6381,7 +6381,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6413,7 +6413,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6492,7 +6492,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6595,7 +6595,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6653,7 +6653,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6732,7 +6732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6816,7 +6816,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6845,7 +6845,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -6908,7 +6908,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -6987,7 +6987,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7099,7 +7099,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7159,7 +7159,7 @@ export interface operations {
                 run_id?: components["schemas"]["Uuid"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7212,7 +7212,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7315,7 +7315,7 @@ export interface operations {
                 paused?: boolean;
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7368,7 +7368,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7552,7 +7552,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7722,7 +7722,7 @@ export interface operations {
                 trigger?: components["schemas"]["RunTrigger"];
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7749,7 +7749,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -7894,7 +7894,7 @@ export interface operations {
                 unread?: boolean;
             };
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
@@ -7974,7 +7974,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
+                /** @description The ETag of an earlier answer of the same address (or several, comma-separated, or `*`): when what it would answer is unchanged, the answer is 304 with no body. Tags are weak (`W/"..."`) and compared weakly; they are made from what the answer shows and from the caller (the user and role, an API key's scope, or none for a public read), so a tag of another address or another user never matches. Polling clients (dashboards, a run watched until it ends, pipelines) send it to skip unchanged bodies. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
