@@ -307,7 +307,7 @@ describe('connections, queries, channels, users and runs: tags from the store\'s
     const one = await editor.get(`/api/v1/connections/${connectionId}`).expect(200);
     const list = await editor.get('/api/v1/connections').expect(200);
     expect(await retag(editor, `/api/v1/connections/${connectionId}`, etagOf(one))).toMatchObject({ status: 304, tag: etagOf(one) });
-    // Reading it, testing it, previewing a query on it write nothing of it.
+    // Testing it writes nothing of it: its list's tag holds.
     await admin.post(`/api/v1/connections/${connectionId}/test`).expect(200);
     expect((await retag(editor, '/api/v1/connections', etagOf(list))).status).toBe(304);
     await admin.post(`/api/v1/connections/${connectionId}/schema/refresh`).expect(200);
