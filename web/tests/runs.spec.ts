@@ -2,8 +2,8 @@
  * Runs and shared links in the browser against a real Herald: a run watched live from running to
  * succeeded with its webhook delivery received, a failed delivery retried from the page, a running
  * run cancelled, the result downloaded as CSV and XLSX, a shared link made, fetched (its log shows
- * it) and revoked, the list's filters in the address and its infinite scroll, and a session that
- * ends under an open page.
+ * it) and revoked, the list's filters in the address and its infinite scroll, a session that
+ * ends under an open page, and what did not change answered 304 when a live event asks again.
  */
 import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
@@ -27,6 +27,26 @@ test.afterAll(async () => { await data?.drop(); });
 
 const requestsFor = (webhook: { requests: Array<{ body: string }> }, runId: string) =>
   webhook.requests.filter((r) => r.body.includes(runId));
+
+test('asked again after a live event, what did not change comes back 304 and the page shows it as before', async ({ page, herald }) => {
+  await signIn(page);
+  const other = await data.report('Unrelated items', ITEMS_SQL, { deliver: false });
+  const runId = await queueRun(herald.seed, items, false);
+  expect(await finished(herald.seed, runId)).toBe('success');
+  const run = new RunPage(page);
+  await run.open(runId);
+  await expect(run.status).toContainText('Succeeded');
+  await expect(page.getByRole('heading', { level: 1, name: /Run of Daily items/ })).toBeVisible();
+  // Another report's run: its events have the page ask again for this run's report (its title),
+  // which did not change: with the ETag it was answered with, and answered 304 with no body.
+  const again = page.waitForResponse((r) => r.url().endsWith(`/api/v1/reports/${items}`) && r.request().headers()['if-none-match'] !== undefined);
+  expect(await finished(herald.seed, await queueRun(herald.seed, other, false))).toBe('success');
+  const answer = await again;
+  expect(answer.status()).toBe(304);
+  await expect(page.getByRole('heading', { level: 1, name: /Run of Daily items/ })).toBeVisible();
+  await expect(run.status).toContainText('Succeeded');
+  await expect(run.section('Sample of the result')).toContainText('The first 20 of 30 rows.');
+});
 
 test('a run is watched live from running to succeeded, its webhook delivery received and shown sent', async ({ page, herald }) => {
   await signIn(page);
