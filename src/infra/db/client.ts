@@ -39,8 +39,46 @@ export function createDb(url: string, options: StoreOptions = {}) {
       ...(options.lockTimeoutMs ? { idle_in_transaction_session_timeout: options.lockTimeoutMs, lock_timeout: options.lockTimeoutMs } : {}),
     },
   });
-  const db = drizzle(sql, { schema });
+  const db = drizzle(preparing(sql), { schema });
   return { sql, db };
+}
+
+/**
+ * Most parameters a drizzle statement may have and still be prepared: above it the text is most
+ * likely one of a family that grows with its input (`in ($1, …, $n)`, a bulk insert's rows), and
+ * each member would be one more named statement kept by the connection and its server process.
+ */
+export const PREPARED_PARAMETERS_MAX = 32;
+
+/**
+ * The store's client as drizzle is given it: every statement drizzle sends is a named prepared
+ * statement (unless it has more than PREPARED_PARAMETERS_MAX parameters, or the client's own
+ * `prepare` is false, which postgres.js honours first). drizzle asks postgres.js for one only for
+ * `.prepare(name)`; every other statement went unnamed, and postgres.js sends an unnamed statement
+ * with parameters in two round trips (Parse and Describe to learn the parameters' types, then Bind
+ * and Execute). Prepared, it is described once per connection and then sent in one. The same goes
+ * for the transactions and savepoints drizzle opens, whose clients postgres.js makes.
+ */
+export function preparing<T extends postgres.Sql | postgres.TransactionSql>(client: T): T {
+  type Scoped = (inner: postgres.TransactionSql) => unknown;
+  /** `begin(options?, fn)` and `savepoint(name?, fn)`: the scope's own client wrapped too. */
+  const scoped = (open: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+    const fn = args.pop() as Scoped;
+    return open(...args, (inner: postgres.TransactionSql) => fn(preparing(inner)));
+  };
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      if (key === 'unsafe') {
+        return (text: string, args: unknown[] = [], options: { prepare?: boolean } = {}) =>
+          (value as postgres.Sql['unsafe']).call(target, text, args as postgres.ParameterOrJSON<never>[],
+            args.length > PREPARED_PARAMETERS_MAX ? options : { ...options, prepare: true });
+      }
+      if (key === 'begin' || key === 'savepoint') return scoped((value as (...a: unknown[]) => unknown).bind(target));
+      return value;
+    },
+  });
 }
 
 /**
