@@ -44,12 +44,13 @@
  * out to every stream: p50/p99 per round), and the API process's resident memory before the
  * clients connected, with them connected, and after the rounds.
  *   BENCH_CLIENTS=10000 BENCH_RATE=2 BENCH_CHANGES=30 npx tsx scripts/bench/events.ts
+ * BENCH_API_LOG=FILE keeps Herald's log in FILE: its request lines carry the server's own duration_ms.
  *   npx tsx scripts/bench/events.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { Redis } from 'ioredis';
@@ -309,7 +310,9 @@ async function spawnChild(args: string[], env: Record<string, string>): Promise<
   // BENCH_NODE_ARGS adds arguments to Herald's node (e.g. --cpu-prof --cpu-prof-dir=DIR).
   const nodeArgs = args[0] === 'src/cli.ts' ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((x) => x !== '') : [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_API_LOG=FILE keeps Herald's log (its request lines carry duration_ms, the server's own time).
+    cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', args[0] === 'src/cli.ts' && process.env.BENCH_API_LOG ? openSync(process.env.BENCH_API_LOG, 'w') : 'ignore', 'inherit'],
   });
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`))));
   exited.catch(() => undefined);
