@@ -60,9 +60,8 @@ export function createReportsRepo(tx: Tx): ReportsRepo {
   return {
     find,
     async findForUpdate(id) {
-      // Locked and read in one statement: the report's row only (its last run is the outer join's nullable side).
-      const [r] = await select(eq(reports.id, id)).for('update', { of: reports });
-      return r ? recordOf(r.report, r.lastRun) : undefined;
+      const [locked] = await tx.select({ id: reports.id }).from(reports).where(eq(reports.id, id)).for('update');
+      return locked ? find(id) : undefined;
     },
     keysLike: (base) => keysLike(tx, reports, base),
     async insert(r) {
