@@ -5,6 +5,8 @@
  * delete removing runs and result files, query.in_use, access by role, and report.updated events.
  */
 import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { until } from '../support/wait.js';
 import { manualClock } from '../../src/core/clock.js';
 import { createLocalArtifactStore } from '../../src/infra/artifacts/local-store.js';
 import type { BusEvent } from '../../src/infra/events/event-bus.js';
@@ -285,6 +287,31 @@ describe('pause and resume', () => {
     await waitFor(() => (events.some((e) => e.data.id === created.id && e.data.change === 'resumed') ? true : undefined), 'resumed event');
     expect(events.filter((e) => e.data.id === created.id).map((e) => e.data.change)).toEqual(['created', 'paused', 'resumed']);
     clock.set(NOW);
+  });
+
+  it('a pause that waited for the lock on the report shows the run queued meanwhile', async () => {
+    // A run is queued (its row, and the report's last_run_id) in a transaction that holds the
+    // report's row while the pause waits for it. A lock and its read in one statement would see
+    // the report's new row but not the run's (PostgreSQL re-reads only the locked row after the
+    // wait), and answer last_run null.
+    const created = (await editor.post('/api/v1/reports').send(report({ title: 'Locked meanwhile', paused: true })).expect(201)).body;
+    const store = postgres(h.iso.databaseUrl, { max: 2, onnotice: () => undefined });
+    const holder = await store.reserve();
+    try {
+      const runId = randomUUID();
+      await holder`begin`;
+      await holder`insert into runs (id, report_id, trigger, status, created_at, updated_at) values (${runId}, ${created.id}, 'manual', 'pending', now(), now())`;
+      await holder`update reports set last_run_id = ${runId} where id = ${created.id}`;
+      const pausing = editor.post(`/api/v1/reports/${created.id}/pause`).then((r) => r);
+      await until(async () => (await store`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`).length > 0, 'the pause waiting for the lock');
+      await holder`commit`;
+      const paused = await pausing;
+      expect(paused.status).toBe(200);
+      expect(paused.body).toMatchObject({ paused: true, last_run: { id: runId, status: 'pending', trigger: 'manual' } });
+    } finally {
+      holder.release();
+      await store.end();
+    }
   });
 
   it('answers 404 for an unknown report', async () => {
