@@ -6,11 +6,19 @@
  * input) stays unnamed, and with `prepare: false` (PgBouncer before 1.21) nothing is prepared.
  * Read from PostgreSQL's own `pg_prepared_statements` of the one connection (max: 1).
  */
-import { sql as q } from 'drizzle-orm';
+import { eq, sql as q } from 'drizzle-orm';
+import { pgTable, text } from 'drizzle-orm/pg-core';
 import { createDb, PREPARED_PARAMETERS_MAX } from '../../src/infra/db/client.js';
 import { adminDatabaseUrl } from '../support/env.js';
 
 type Store = ReturnType<typeof createDb>;
+
+/** A catalogue table, for a select made by drizzle's builder (its rows come back as values, mapped). */
+const pgDatabase = pgTable('pg_database', { datname: text('datname') });
+
+/** `select $1 + $2 + … + $n` with `count` parameters, named by `probe`. */
+const sumOf = (probe: string, count: number) =>
+  q`select (${q.join(Array.from({ length: count }, (_, i) => q`${i}::int`), q` + `)}) as ${q.identifier(probe)}`;
 
 /** The texts of the statements the connection holds prepared. */
 const preparedTexts = async (store: Store) =>
@@ -25,9 +33,13 @@ async function sendSome(store: Store) {
     await tx.execute(q`select ${'two'}::text as herald_probe_tx`);
     await tx.transaction(async (sp) => { await sp.execute(q`select ${'three'}::text as herald_probe_savepoint`); });
   });
-  const many = Array.from({ length: PREPARED_PARAMETERS_MAX + 1 }, (_, i) => i);
-  const wide = await db.execute(q`select count(*)::int as herald_probe_wide from unnest(array[${q.join(many.map((i) => q`${i}::int`), q`, `)}])`);
-  expect(wide[0]).toEqual({ herald_probe_wide: many.length });
+  const named = await db.select({ name: pgDatabase.datname }).from(pgDatabase).where(eq(pgDatabase.datname, 'postgres'));
+  expect(named).toEqual([{ name: 'postgres' }]);
+  const n = PREPARED_PARAMETERS_MAX;
+  expect(await db.execute(sumOf('herald_probe_at_most', n))).toEqual([{ herald_probe_at_most: (n * (n - 1)) / 2 }]);
+  expect(await db.execute(sumOf('herald_probe_wide', n + 1))).toEqual([{ herald_probe_wide: ((n + 1) * n) / 2 }]);
+  // No parameters: the simple protocol, which prepares nothing.
+  expect(await db.execute(q`select 1 as herald_probe_simple`)).toEqual([{ herald_probe_simple: 1 }]);
 }
 
 it('prepares what drizzle sends, in transactions and savepoints, but not a statement with too many parameters', async () => {
@@ -37,10 +49,20 @@ it('prepares what drizzle sends, in transactions and savepoints, but not a state
     // Once more: the prepared statements are used again, not made again.
     await sendSome(store);
     const texts = await preparedTexts(store);
-    for (const probe of ['herald_probe_plain', 'herald_probe_tx', 'herald_probe_savepoint']) {
+    for (const probe of ['herald_probe_plain', 'herald_probe_tx', 'herald_probe_savepoint', 'pg_database', 'herald_probe_at_most']) {
       expect(texts.filter((t) => t.includes(probe))).toHaveLength(1);
     }
-    expect(texts.some((t) => t.includes('herald_probe_wide'))).toBe(false);
+    expect(texts.some((t) => t.includes('herald_probe_wide') || t.includes('herald_probe_simple'))).toBe(false);
+  } finally {
+    await store.sql.end();
+  }
+});
+
+it('takes unsafe(text, options), as postgres.js does', async () => {
+  const store = createDb(adminDatabaseUrl(), { max: 1 });
+  try {
+    const client = (store.db as unknown as { $client: typeof store.sql }).$client;
+    expect(await client.unsafe('select 2 as two', { prepare: false })).toEqual([{ two: 2 }]);
   } finally {
     await store.sql.end();
   }

@@ -71,9 +71,12 @@ export function preparing<T extends postgres.Sql | postgres.TransactionSql>(clie
       const value: unknown = Reflect.get(target, key, receiver);
       if (typeof value !== 'function') return value;
       if (key === 'unsafe') {
-        return (text: string, args: unknown[] = [], options: { prepare?: boolean } = {}) =>
-          (value as postgres.Sql['unsafe']).call(target, text, args as postgres.ParameterOrJSON<never>[],
+        return (text: string, args: unknown[] | object = [], options: { prepare?: boolean } = {}) => {
+          // postgres.js also takes unsafe(text, options).
+          if (!Array.isArray(args)) return (value as postgres.Sql['unsafe']).call(target, text, [], { ...args, prepare: true });
+          return (value as postgres.Sql['unsafe']).call(target, text, args as postgres.ParameterOrJSON<never>[],
             args.length > PREPARED_PARAMETERS_MAX ? options : { ...options, prepare: true });
+        };
       }
       if (key === 'begin' || key === 'savepoint') return scoped((value as (...a: unknown[]) => unknown).bind(target));
       return value;
