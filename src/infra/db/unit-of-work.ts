@@ -1,9 +1,9 @@
 /**
  * The unit of work on the store: one transaction, and every repository bound to it (the domain's
  * UnitOfWork and its TxRepos, bound by txReposOf). This is the one place a transaction is opened
- * for the services; repositories never open one of their own. When the work wrote events, the
- * transaction's last statement numbers them unless the numbering lock is taken (events-repo
- * `numberWritten`); `committed` then gets them, after the commit, to publish at once. A run inside
+ * for the services; repositories never open one of their own. When the work added events, the
+ * transaction's last statement writes them and numbers them unless the numbering lock is taken
+ * (events-repo `numberWritten`); `committed` then gets them, after the commit, to publish at once. A run inside
  * a run of the same unit of work joins it (a savepoint; see createUnitOfWork), and the
  * repositories bound to the database follow the running transaction (src/infra/db/ambient.ts).
  */
@@ -12,7 +12,7 @@ import { activeFrame, currentFrame, inFrame, newFrame, type Frame } from './ambi
 import { connectionsRepo } from './stores/connections-repo.js';
 import { createAttemptsRepo, createChannelsRepo, createDeliveriesRepo } from './stores/channels-repo.js';
 import { securityEventsRepo } from './stores/security-events-repo.js';
-import { transactionOutbox, type SequencedRow } from './stores/events-repo.js';
+import { transactionOutbox, type PendingEvent, type SequencedRow } from './stores/events-repo.js';
 import { createRunEngineRepo } from './stores/run-engine-repo.js';
 import { createRunsRepo } from './stores/runs-repo.js';
 import { createScheduleClaims } from './stores/scheduling-repo.js';
@@ -75,10 +75,10 @@ export function txReposOf(tx: Tx) {
 export interface NumberingOutbox {
   numberWritten(): Promise<SequencedRow[]>;
   readonly wrote: boolean;
-  /** The rows written (and adopted from nested units of work). */
-  readonly ids: readonly number[];
-  /** Takes over the rows of a nested unit of work whose savepoint was released. */
-  adopt(ids: readonly number[]): void;
+  /** The events added (and adopted from nested units of work), written by `numberWritten`. */
+  readonly pending: readonly PendingEvent[];
+  /** Takes over the events of a nested unit of work whose savepoint was released. */
+  adopt(events: readonly PendingEvent[]): void;
 }
 
 /**
@@ -90,8 +90,8 @@ export interface NumberingOutbox {
  * transaction, no second connection. The inner work runs in a savepoint of the outer transaction
  * (drizzle's `tx.transaction`), with repositories bound to it:
  * - it succeeds: the savepoint is released, its events are adopted by the enclosing outbox, and
- *   nothing is numbered or published yet: the outermost run numbers every event of the whole
- *   work as its last statement and calls `committed` once, after its commit;
+ *   nothing is written, numbered or published yet: the outermost run writes and numbers every
+ *   event of the whole work as its last statement and calls `committed` once, after its commit;
  * - it throws: the savepoint is rolled back (its rows and events are gone) and the error goes to
  *   the caller; when the outer work catches it (a duplicate name refused, for instance) the outer
  *   transaction goes on unharmed, which a plain join without savepoint could not give (Postgres
@@ -125,9 +125,9 @@ export function createUnitOfWork<R extends { outbox: NumberingOutbox }>(
         frame = newFrame(db, self, sp, inner, outer);
         return inFrame(frame, () => work(inner));
       });
-      // Released: its rows are the outer transaction's now, numbered at the outer commit, and
+      // Released: its events are the outer transaction's now, written at the outer end, and
       // what it left for after the commit waits for that commit (a rolled-back one's is dropped).
-      outer.repos.outbox.adopt(repos!.outbox.ids);
+      outer.repos.outbox.adopt(repos!.outbox.pending);
       outer.afterCommit.push(...frame!.afterCommit);
       return value;
     } finally {

@@ -1,6 +1,6 @@
 /**
- * The outbox relay, one per process. A transaction that wrote events usually numbers them itself
- * (events-repo `numberWritten`) and its process publishes them through `publishNumbered` right
+ * The outbox relay, one per process. A unit of work writes its events and usually numbers them
+ * itself, in its last statement (events-repo `numberWritten`) and its process publishes them through `publishNumbered` right
  * after the commit. What it could not number (another transaction held the numbering lock), and
  * what was written outside a unit of work, the relays handle: woken by the store (LISTEN
  * herald_events, which the outbox table's trigger notifies when a transaction commits events

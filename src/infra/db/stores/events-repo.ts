@@ -31,49 +31,45 @@ export function outboxRepo(db: Db): Outbox {
   };
 }
 
+/** An event as the outbox keeps it until the unit of work's last statement: its JSON, made when added. */
+export type PendingEvent = string;
+
 /**
- * Writes events in the transaction of `tx` (a unit of work's), keeping their ids for its last
- * statement. A nested unit of work (a savepoint) has an outbox of its own; when its savepoint is
- * released, the enclosing one adopts its ids (so the outermost numbers them all, once, at its
- * commit), and when it is rolled back they are dropped with the rows.
+ * The outbox of a unit of work's transaction (`tx`): the events it adds are kept (as JSON, made
+ * when added) and written by its last statement, which numbers them too (`numberWritten`: one
+ * round trip for both). A nested unit of work (a savepoint) has an outbox of its own; when its
+ * savepoint is released, the enclosing one adopts its events (so the outermost writes them all,
+ * once, at its end), and when it is rolled back they are dropped with it.
  */
 export function transactionOutbox(tx: Tx): Outbox & {
-  numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean; readonly ids: readonly number[]; adopt(ids: readonly number[]): void;
+  numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean; readonly pending: readonly PendingEvent[]; adopt(events: readonly PendingEvent[]): void;
 } {
-  const written: number[] = [];
+  const pending: PendingEvent[] = [];
   return {
     async add(list) {
-      if (list.length === 0) return;
-      // One parameter whatever the count (a tick of the scheduler writes a thousand at once): cheaper
-      // to build, send and plan than three parameters a row; the rows are inserted (and numbered) in order.
-      const rows = await tx.execute<{ id: string | number }>(sql`
-        insert into events (type, data, user_id)
-        select v.type, v.data, v.user_id
-          from rows from (jsonb_to_recordset(${JSON.stringify(list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })))}::jsonb)
-                 as (type text, data jsonb, user_id uuid)) with ordinality as v(type, data, user_id, n)
-         order by v.n
-        returning id`) as unknown as Array<{ id: string | number }>;
-      for (const r of rows) written.push(Number(r.id));
+      for (const e of list) pending.push(JSON.stringify({ type: e.type, data: e.data, user_id: e.userId ?? null }));
     },
     /**
-     * The transaction's last statement, when it wrote events: when no one else holds the
-     * numbering lock (the store function herald_number_events, migration 0008), numbers every
-     * committed row still without a number and then its own, and claims them all for publishing,
-     * so that the writer publishes them itself right after its commit; answers nothing at once
-     * when the lock is taken (the relays number them after the commit). Only inside a
-     * transaction: the lock and the numbers last until its commit.
+     * The transaction's last statement, when it has events: writes them in the order added (one
+     * parameter whatever the count: a tick of the scheduler adds a thousand at once) and, when no
+     * one else holds the numbering lock (the store functions herald_write_events, migration 0017,
+     * and herald_number_events, migration 0008), numbers every committed row still without a
+     * number and then its own, and claims them all for publishing, so that the writer publishes
+     * them itself right after its commit; answers nothing at once when the lock is taken (the
+     * relays number them after the commit). Only inside a transaction: the lock and the numbers
+     * last until its commit.
      */
     async numberWritten(): Promise<SequencedRow[]> {
-      if (written.length === 0) return [];
-      const rows = await tx.execute(sql`select seq, type, data, user_id from herald_number_events(${`{${written.join(',')}}`}::bigint[])`);
+      if (pending.length === 0) return [];
+      const rows = await tx.execute(sql`select seq, type, data, user_id from herald_write_events(${`[${pending.join(',')}]`}::jsonb)`);
       return sequenced(rows);
     },
-    /** Whether this transaction wrote events (its own, and those of the nested units of work it adopted). */
-    get wrote(): boolean { return written.length > 0; },
-    /** The ids of the rows written (and adopted), in the order written. */
-    get ids(): readonly number[] { return written; },
-    /** Takes over the rows a nested unit of work wrote, once its savepoint is released. */
-    adopt(ids) { written.push(...ids); },
+    /** Whether this transaction has events (its own, and those of the nested units of work it adopted). */
+    get wrote(): boolean { return pending.length > 0; },
+    /** The events added (and adopted), in order. */
+    get pending(): readonly PendingEvent[] { return pending; },
+    /** Takes over the events a nested unit of work added, once its savepoint is released. */
+    adopt(events) { pending.push(...events); },
   };
 }
 
