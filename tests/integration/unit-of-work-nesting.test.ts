@@ -105,6 +105,39 @@ it('an inner failure the outer work catches (a duplicate name) is rolled back al
   expect(await count('security_events', `type = 'connection.created' and details->>'name' = 'Savepoint db'`)).toBe(1);
 });
 
+it('events added while a savepoint is open go with it when it rolls back, wherever they were added; the rest are written once', async () => {
+  const marker = `savepoint-events-${Date.now()}`;
+  const event = (step: string) => ({ type: 'report.updated' as const, data: { id: marker, change: step } });
+  await uow().run(async (outer) => {
+    await outer.outbox.add([event('outer before')]);
+    await expect(uow().run(async (inner) => {
+      await inner.outbox.add([event('inner')]);
+      // The enclosing run's outbox, by closure: its row would have gone with the savepoint too.
+      await outer.outbox.add([event('outer during')]);
+      throw new Error('the inner work fails');
+    })).rejects.toThrow('the inner work fails');
+    await uow().run(async (inner) => { await inner.outbox.add([event('inner kept')]); });
+    await outer.outbox.add([event('outer after')]);
+  });
+  const rows = await store`select data->>'change' as change, seq from events where data->>'id' = ${marker} order by id`;
+  expect(rows.map((r) => r.change)).toEqual(['outer before', 'inner kept', 'outer after']);
+  for (const r of rows) expect(r.seq).not.toBeNull();
+});
+
+it('an event the store would refuse fails the nested work that adds it, not the enclosing transaction', async () => {
+  const marker = `refused-event-${Date.now()}`;
+  await uow().run(async (outer) => {
+    await expect(uow().run(async (inner) => {
+      await inner.outbox.add([{ type: 'report.updated', data: { id: marker, title: 'a\u0000b' } }]);
+    })).rejects.toThrow('U+0000');
+    await expect(uow().run(async (inner) => {
+      await inner.outbox.add([{ type: 'report.updated', data: { id: marker }, userId: 'not a uuid' }]);
+    })).rejects.toThrow('not a UUID');
+    await outer.outbox.add([{ type: 'report.updated', data: { id: marker, title: 'kept' } }]);
+  });
+  expect((await store`select data->>'title' as title from events where data->>'id' = ${marker}`).map((r) => r.title)).toEqual(['kept']);
+});
+
 it('after an inner failure the outer work caught, a later throw still undoes every step', async () => {
   const s = services();
   await expect(uow().run(async () => {

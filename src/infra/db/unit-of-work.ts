@@ -79,6 +79,8 @@ export interface NumberingOutbox {
   readonly pending: readonly PendingEvent[];
   /** Takes over the events of a nested unit of work whose savepoint was released. */
   adopt(events: readonly PendingEvent[]): void;
+  /** Drops the events added after the first `length` (a savepoint opened then was rolled back). */
+  truncate(length: number): void;
 }
 
 /**
@@ -116,6 +118,11 @@ export function createUnitOfWork<R extends { outbox: NumberingOutbox }>(
     let release!: () => void;
     outer.tail = new Promise<void>((resolve) => { release = resolve; });
     await before;
+    // What the enclosing runs' outboxes hold now: an event added to one of them while the
+    // savepoint is open (by a closure over its repositories) goes when the savepoint rolls back,
+    // as its row did when events were written at once.
+    const marks: Array<[NumberingOutbox, number]> = [];
+    for (let f: Frame<R> | undefined = outer; f && f.owner === self; f = f.parent) marks.push([f.repos.outbox, f.repos.outbox.pending.length]);
     try {
       let repos: R | undefined;
       let frame: Frame<R> | undefined;
@@ -124,6 +131,9 @@ export function createUnitOfWork<R extends { outbox: NumberingOutbox }>(
         repos = inner;
         frame = newFrame(db, self, sp, inner, outer);
         return inFrame(frame, () => work(inner));
+      }).catch((err: unknown) => {
+        for (const [outbox, length] of marks) outbox.truncate(length);
+        throw err;
       });
       // Released: its events are the outer transaction's now, written at the outer end, and
       // what it left for after the commit waits for that commit (a rolled-back one's is dropped).

@@ -42,12 +42,16 @@ export type PendingEvent = string;
  * once, at its end), and when it is rolled back they are dropped with it.
  */
 export function transactionOutbox(tx: Tx): Outbox & {
-  numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean; readonly pending: readonly PendingEvent[]; adopt(events: readonly PendingEvent[]): void;
+  numberWritten(): Promise<SequencedRow[]>; readonly wrote: boolean; readonly pending: readonly PendingEvent[];
+  adopt(events: readonly PendingEvent[]): void; truncate(length: number): void;
 } {
   const pending: PendingEvent[] = [];
   return {
     async add(list) {
-      for (const e of list) pending.push(JSON.stringify({ type: e.type, data: e.data, user_id: e.userId ?? null }));
+      // Checked here, as the store would check the row, so that an event it would refuse fails the
+      // work that adds it (a nested unit of work alone), not the whole transaction at its end.
+      const made = list.map(pendingEvent);
+      pending.push(...made);
     },
     /**
      * The transaction's last statement, when it has events: writes them in the order added (one
@@ -70,7 +74,22 @@ export function transactionOutbox(tx: Tx): Outbox & {
     get pending(): readonly PendingEvent[] { return pending; },
     /** Takes over the events a nested unit of work added, once its savepoint is released. */
     adopt(events) { pending.push(...events); },
+    /** Drops the events added after the first `length`. */
+    truncate(length) { pending.length = Math.min(pending.length, length); },
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An event's row as JSON, refused as the store would refuse it: no type, no data, a user id that is no UUID, U+0000 (jsonb takes none). */
+function pendingEvent(e: { type: string; data: Record<string, unknown>; userId?: string | undefined }): PendingEvent {
+  const userId = e.userId ?? null;
+  if (typeof e.type !== 'string' || e.type === '') throw new Error('an event needs a type');
+  if (userId !== null && !UUID.test(userId)) throw new Error(`an event's user id is not a UUID: ${userId}`);
+  const json = JSON.stringify({ type: e.type, data: e.data, user_id: userId });
+  if (e.data === undefined || e.data === null) throw new Error(`the event ${e.type} has no data`);
+  if (/(^|[^\\])(\\\\)*\\u0000/.test(json)) throw new Error(`the event ${e.type} holds U+0000, which the store refuses`);
+  return json;
 }
 
 export function createEventLog(db: Db) {
