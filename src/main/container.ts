@@ -36,6 +36,7 @@ import { builtInPlugins, createPluginRegistry } from '../plugins/registry.js';
 import type { ArtifactStore } from '../domain/artifacts/ports.js';
 import { createLocalArtifactStore } from '../infra/artifacts/local-store.js';
 import { createS3ArtifactStore } from '../infra/artifacts/s3-store.js';
+import { withInlineResults } from '../infra/artifacts/inline-results.js';
 import path from 'node:path';
 import { setMaxListeners } from 'node:events';
 
@@ -228,7 +229,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   setMaxListeners(0, shutdown.signal);
   const channelHttp = createOutboundHttp({ allow: settings.outboundAllow, timeoutMs: 30_000 });
   const bucket = settings.storageS3 ? createS3ArtifactStore(settings.storageS3) : undefined;
-  const artifacts = bucket ?? createLocalArtifactStore(settings.dataDir);
+  // Small results stay in the store's row (run_results), the rest in the files or the bucket.
+  const artifacts = withInlineResults(bucket ?? createLocalArtifactStore(settings.dataDir), repos.storage);
   const artifactsLocation = bucket
     ? { backend: 's3' as const, location: bucket.location }
     : { backend: 'local' as const, location: path.join(settings.dataDir, 'results') };

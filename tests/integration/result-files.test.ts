@@ -120,12 +120,20 @@ it('answers 404 run.no_result for a run without a result file, and checks the fo
   const bad = await viewer.get(`/api/v1/runs/${runId}/result?format=pdf`);
   expect(bad.status).toBe(422);
   expect(bad.body.errors[0]).toMatchObject({ field: 'format', code: 'validation.enum' });
-  // A file removed by hand (or by retention) is the same: no result.
+  // A file removed by hand (or by retention) is the same: no result; and a small result kept in
+  // the store whose row was deleted by hand.
   const [row] = await h.process.container.sql`select result_key from runs where id = ${runId}`;
-  const again = await runOf('Again', 'select 1 as one');
+  const again = await runOf('Again', 'select md5(g::text) as h from generate_series(1, 2000) g');
   const [other] = await h.process.container.sql`select result_key from runs where id = ${again.id}`;
+  expect(other!.result_key).not.toMatch(/^db:/);
   await h.process.container.artifacts.remove(other!.result_key as string);
   expect((await viewer.get(`/api/v1/runs/${again.id}/result`)).body.code).toBe('run.no_result');
+  const kept = await runOf('Kept', 'select 1 as one');
+  const [small] = await h.process.container.sql`select result_key from runs where id = ${kept.id}`;
+  expect(small!.result_key).toMatch(/^db:/);
+  expect((await viewer.get(`/api/v1/runs/${kept.id}/result`)).status).toBe(200);
+  await h.process.container.sql`delete from run_results where run_id = ${kept.id}`;
+  expect((await viewer.get(`/api/v1/runs/${kept.id}/result`)).body.code).toBe('run.no_result');
   expect(row!.result_key).toBeTruthy();
 });
 

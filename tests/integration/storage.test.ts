@@ -20,9 +20,10 @@ let admin: HttpClient;
 let editor: HttpClient;
 let src: PostgresSource;
 let reportId: string;
+let smallId: string;
 
-async function run(): Promise<{ id: string; has_result: boolean; created_at: string }> {
-  const queued = await editor.post(`/api/v1/reports/${reportId}/run`).send({}).expect(202);
+async function run(report = reportId): Promise<{ id: string; has_result: boolean; created_at: string }> {
+  const queued = await editor.post(`/api/v1/reports/${report}/run`).send({}).expect(202);
   const deadline = Date.now() + 20_000;
   for (;;) {
     const r = (await editor.get(`/api/v1/runs/${queued.body.id}`)).body;
@@ -38,10 +39,13 @@ beforeAll(async () => {
   const edna = await createSignedInUser(h, session, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
   admin = keyClient(h, (await createKey(session, { name: 'ops', scope: 'admin' })).token);
   editor = keyClient(h, (await createKey(session, { name: 'edna', scope: 'write', owner_id: (await edna.get('/api/v1/me')).body.id })).token);
-  src = await createPostgresSource(async (sql) => { await sql`create table t as select g as id, md5(g::text) as h from generate_series(1, 500) g`; });
+  // 2,000 rows of md5 text: a file past what the store keeps in its own row (inline-results.ts).
+  src = await createPostgresSource(async (sql) => { await sql`create table t as select g as id, md5(g::text) as h from generate_series(1, 2000) g`; });
   const connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id;
   const q = await editor.post('/api/v1/queries').send({ name: 'Q', connection_id: connectionId, sql: 'select * from t' }).expect(201);
   reportId = (await editor.post('/api/v1/reports').send({ title: 'Kept', query_id: q.body.id }).expect(201)).body.id;
+  const few = await editor.post('/api/v1/queries').send({ name: 'Few', connection_id: connectionId, sql: 'select id from t where id <= 2 order by id' }).expect(201);
+  smallId = (await editor.post('/api/v1/reports').send({ title: 'Small', query_id: few.body.id }).expect(201)).body.id;
 });
 afterAll(async () => {
   await h.stop();
@@ -81,4 +85,27 @@ it('reports the stored files, and retention removes those past it with the figur
   expect([viaLink.status, viaLink.body.code]).toEqual([410, 'link.expired']);
   expect((await editor.get(`/api/v1/runs/${recent.id}/result`)).status).toBe(200);
   expect((await editor.get('/api/v1/system/storage')).status).toBe(403);
+});
+
+it('keeps a small result in the store: no file, served and counted, and retention removes it', async () => {
+  const before = (await admin.get('/api/v1/system/storage')).body;
+  const kept = await run(smallId);
+  const [row] = await h.process.container.sql`select result_key, result_bytes from runs where id = ${kept.id}`;
+  expect(row!.result_key).toBe(`db:${smallId}/${kept.id}`);
+  expect(existsSync(path.join(h.settings.dataDir, 'results', smallId))).toBe(false);
+  const [stored] = await h.process.container.sql`select length(bytes)::int as n from run_results where run_id = ${kept.id}`;
+  expect(stored!.n).toBe(Number(row!.result_bytes));
+  expect((await editor.get(`/api/v1/runs/${kept.id}/result`).buffer(true)).text).toBe('id\r\n1\r\n2\r\n');
+  expect((await editor.get(`/api/v1/runs/${kept.id}/result?format=json`)).body).toEqual({ columns: [{ name: 'id', type: 'int4' }], rows: [[1], [2]] });
+  const link = (await editor.post('/api/v1/links').send({ run_id: kept.id, expires_in_days: 90 }).expect(201)).body;
+  expect((await h.http.get(new URL(link.url).pathname).buffer(true)).text).toBe('id\r\n1\r\n2\r\n');
+  expect((await admin.get('/api/v1/system/storage')).body).toMatchObject({ files: before.files + 1, bytes: before.bytes + Number(row!.result_bytes) });
+
+  clock.advance(31 * DAY);
+  const retention = buildSchedulerTasks(h.process.container, h.process.services).find((t) => t.name === 'result retention')!;
+  await retention.run(clock.now());
+  expect(await h.process.container.sql`select run_id from run_results where run_id = ${kept.id}`).toEqual([]);
+  expect((await editor.get(`/api/v1/runs/${kept.id}`)).body.has_result).toBe(false);
+  expect((await editor.get(`/api/v1/runs/${kept.id}/result`)).body.code).toBe('run.no_result');
+  expect((await h.http.get(new URL(link.url).pathname)).status).toBe(410);
 });

@@ -18,8 +18,12 @@ export interface ResultWriter {
    * a connector's NdjsonBatch holds them), with the same backpressure.
    */
   writeLines(lines: Buffer): Promise<void>;
-  /** Completes the file (it appears under its key only now) and answers its size in bytes. */
-  finish(): Promise<{ bytes: number }>;
+  /**
+   * Completes the file (it appears under its key only now) and answers its size in bytes. A
+   * store that keeps small results in the store's own row answers the file's bytes as `inline`
+   * instead of keeping them: the run's end then writes them, under inlineResultKeyOf.
+   */
+  finish(): Promise<{ bytes: number; inline?: Buffer }>;
   /** Drops a half-written file. Safe to call after finish() or twice. */
   abort(): Promise<void>;
 }

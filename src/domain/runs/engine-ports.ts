@@ -35,6 +35,11 @@ export interface RunProgress {
   resultKey?: string | null;
   resultBytes?: number | null;
   resultHash?: string | null;
+  /**
+   * The result file's bytes when the artifact store answered them inline (a small result): the
+   * run's end or hand-over writes them in its statement, under resultKey's `db:` key.
+   */
+  resultInline?: Buffer;
 }
 
 export interface RunOutcome extends RunProgress {

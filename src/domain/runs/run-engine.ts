@@ -25,6 +25,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import type { Log } from '../../core/log.js';
 import type { ArtifactStore, ResultWriter } from '../artifacts/ports.js';
 import { resultKeyOf } from '../artifacts/ports.js';
+import { inlineResultKeyOf } from '../../core/result-keys.js';
 import type { ConnectorPools } from '../connections/pools.js';
 import type { CellValue, ResultColumn } from '../plugins/connector.js';
 import { bindValues } from '../queries/parameters.js';
@@ -311,8 +312,9 @@ export function createRunEngine(deps: RunEngineDeps) {
     }
 
     const file = beginStep('result_file');
-    const { bytes } = await writer.finish();
-    Object.assign(progress, { resultKey: resultKeyOf(run.reportId, run.id), resultBytes: bytes, resultHash });
+    const { bytes, inline } = await writer.finish();
+    const key = resultKeyOf(run.reportId, run.id);
+    Object.assign(progress, { resultKey: inline ? inlineResultKeyOf(key) : key, resultBytes: bytes, resultHash, ...(inline ? { resultInline: inline } : {}) });
     endStep(file, 'success', { bytes });
     const base = met === false ? 'skipped' : 'success';
     if (!deps.deliveries || !run.deliver || !found.hasDeliveries) return { status: base, error: null };

@@ -24,12 +24,12 @@ const SAFE_KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
  * compression (measured: a fifth of a one-delivery run's file work). Past it, the writer
  * switches to the stream.
  */
-const SMALL_TEXT = 32 * 1024;
+export const SMALL_TEXT = 32 * 1024;
 const SMALL_FILE = 16 * 1024;
 const NEWLINE = 0x0a;
 
 /** Held parts as one: a string when they all are (a run's rows written as values), else bytes. */
-const joined = (parts: Array<string | Buffer>): string | Buffer => (
+export const joined = (parts: Array<string | Buffer>): string | Buffer => (
   parts.every((part) => typeof part === 'string') ? parts.join('') : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)))
 );
 
@@ -160,7 +160,7 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
 }
 
 /** A whole small result file: its columns and its rows in one batch (or one chunk of lines). */
-function storedResultOfBytes(bytes: Buffer, key: string): StoredResult {
+export function storedResultOfBytes(bytes: Buffer, key: string): StoredResult {
   const end = bytes.indexOf(NEWLINE);
   const header = (end === -1 ? bytes : bytes.subarray(0, end)).toString('utf8');
   if (!header) throw new Error(`result file ${key} is empty`);

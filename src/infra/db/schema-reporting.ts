@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
-  bigint, boolean, check, type AnyPgColumn, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid,
+  bigint, boolean, check, customType, type AnyPgColumn, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 import { ts, users } from './schema-identity.js';
 import type { SchemaSnapshot } from '../../domain/plugins/connector.js';
@@ -181,6 +181,21 @@ export const runs = pgTable('runs', {
   check('runs_trigger_check', sql`${t.trigger} in ('schedule', 'manual', 'test')`),
   check('runs_status_check', sql`${t.status} in ('pending', 'running', 'success', 'partial', 'skipped', 'failed', 'cancelled')`),
 ]);
+
+/** PostgreSQL's bytea, as a Buffer. */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * A small result file kept in the store instead of the artifact store (src/infra/artifacts/
+ * inline-results.ts): the same gzip NDJSON bytes, written by the statement that ends the run (or
+ * hands it to its deliveries), so a run of a few rows makes no file, upload or rename. The run's
+ * result_key says where its file is (`db:` for here); the row goes with the run, and retention
+ * deletes it with the run's key.
+ */
+export const runResults = pgTable('run_results', {
+  runId: uuid('run_id').primaryKey().references(() => runs.id, { onDelete: 'cascade' }),
+  bytes: bytea('bytes').notNull(),
+});
 
 /**
  * Idempotency-Key records: one per (caller, operation, key), with a hash of the request, for 24

@@ -45,7 +45,13 @@ const PROGRESS_COLUMNS = `steps = $1::jsonb -> 'steps', ${[
   fromProgress('sample', 'sample', 'jsonb'), fromProgress('condition_met', 'conditionMet', 'boolean'), fromProgress('result_key', 'resultKey', 'text'),
   fromProgress('result_bytes', 'resultBytes', 'bigint'), fromProgress('result_hash', 'resultHash', 'text'),
 ].join(', ')}`;
-/** $1 progress (jsonb text), $2 status, $3 finished at, $4 error code, $5 error message, $6 run id, $7 attempt, $8 events (jsonb text). */
+/** The result file kept in the store (parameter `n`, bytea or null), written beside the run taken (`t`). */
+const keptResult = (n: number) => `kept as (insert into run_results (run_id, bytes) select t.id, $${n}::bytea from t where $${n}::bytea is not null
+    on conflict (run_id) do update set bytes = excluded.bytes)`;
+/**
+ * $1 progress (jsonb text), $2 status, $3 finished at, $4 error code, $5 error message, $6 run id,
+ * $7 attempt, $8 events (jsonb text), $9 the result file kept in the store (bytea, or null).
+ */
 const END_SQL = `with t as (
     update runs set ${PROGRESS_COLUMNS},
       status = $2::text, finished_at = $3::timestamptz, updated_at = $3::timestamptz, error_code = $4::text, error_message = $5::text
@@ -53,12 +59,14 @@ const END_SQL = `with t as (
     returning *),
   announced as (insert into events (type, data, user_id)
     select e.type, e.data, e.user_id from rows from (jsonb_to_recordset($8::jsonb) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, n)
-    where exists (select 1 from t) order by e.n)
+    where exists (select 1 from t) order by e.n),
+  ${keptResult(9)}
   select * from t`;
 /**
  * $1 progress (jsonb text), $2 now, $3 run id, $4 attempt, $5 the attempts (jsonb text: id,
- * delivery_id, channel_id, channel_name, channel_type, position, job_id): the run's progress and
- * delivering mark, its attempts planned (pending) and the run.updated of the record after, one statement.
+ * delivery_id, channel_id, channel_name, channel_type, position, job_id), $6 the result file kept
+ * in the store (bytea, or null): the run's progress and delivering mark, its attempts planned
+ * (pending), its kept result and the run.updated of the record after, one statement.
  */
 const HAND_OVER_SQL = `with t as (
     update runs set ${PROGRESS_COLUMNS},
@@ -72,8 +80,13 @@ const HAND_OVER_SQL = `with t as (
     from t cross join jsonb_to_recordset($5::jsonb)
       as a(id uuid, delivery_id uuid, channel_id uuid, channel_name text, channel_type text, position int, job_id text)
     on conflict (run_id, delivery_id) do nothing),
-  announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t)
+  announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t),
+  ${keptResult(6)}
   select * from t`;
+/** A result kept in the store is written by the run's end or hand-over statement only. */
+const keptByEndOnly = (p: RunProgress) => {
+  if (p.resultInline) throw new Error('a result kept in the store is written by end or handOver, not by this write');
+};
 type RunQuerySourceParameters = NonNullable<RunSource['query']>['parameters'];
 
 const storedSteps = (steps: RunStep[]): StoredRunStep[] => steps.map((s) => ({
@@ -148,7 +161,7 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
       const progress = columnsOf(outcome);
       const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(END_SQL, [
         JSON.stringify(progress), outcome.status, outcome.finishedAt.toISOString(), outcome.error?.code ?? null, outcome.error?.message ?? null,
-        runId, attempt, eventsParameter(list),
+        runId, attempt, eventsParameter(list), outcome.resultInline ?? null,
       ], { prepare: true });
       const raw = rows[0];
       return raw ? runRecordOf(runRowOf(raw)) : undefined;
@@ -166,6 +179,7 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
         JSON.stringify(attempts.map((a) => ({
           id: a.id, delivery_id: a.deliveryId, channel_id: a.channelId, channel_name: a.channelName, channel_type: a.channelType, position: a.position, job_id: a.jobId,
         }))),
+        progress.resultInline ?? null,
       ], { prepare: true });
       const raw = rows[0];
       return raw ? runRecordOf(runRowOf(raw)) : undefined;
@@ -197,12 +211,14 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
     },
 
     async saveProgress(runId: string, attempt: number, progress: RunProgress, now: Date): Promise<boolean> {
+      keptByEndOnly(progress);
       const rows = await db.update(runs).set({ ...columnsOf(progress), updatedAt: now, heartbeatAt: rawSql`clock_timestamp()` })
         .where(and(eq(runs.id, runId), eq(runs.status, 'running'), eq(runs.attempts, attempt))).returning({ id: runs.id });
       return rows.length > 0;
     },
 
     async finish(runId: string, attempt: number, outcome: RunOutcome): Promise<RunRecordRow | undefined> {
+      keptByEndOnly(outcome);
       const [row] = await db.update(runs).set({
         ...columnsOf(outcome), status: outcome.status, finishedAt: outcome.finishedAt, updatedAt: outcome.finishedAt,
         errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,
