@@ -278,7 +278,11 @@ describe('sending', () => {
     expect(body.table).toEqual({ columns: ['id', 'region', 'total'], rows: [[1, 'US', '1.50'], [2, 'EU', '3.00']], total_rows: 30 });
     const csv = Buffer.from(body.attachment.content_base64, 'base64').toString('utf8');
     expect(csv.split('\r\n').slice(0, 3)).toEqual(['id,region,total', '1,US,1.50', '2,EU,3.00']);
+    expect(csv.split('\r\n')).toHaveLength(32); // the header, the 30 rows and the last line break
     expect(body.attachment.content_type).toBe('text/csv; charset=utf-8');
+    // The 30 rows' file was kept in the store by the run's hand-over, and the attachment read from there.
+    const [kept] = await h.process.container.sql`select r.result_key from runs r join run_results k on k.run_id = r.id where r.id = ${run.id}`;
+    expect(kept?.result_key).toBe(`db:${reportId}/${run.id}`);
     expect((await viewer.get(`/api/v1/channels/${ch}`)).body).toMatchObject({ health: 'healthy', last_attempt_at: expect.any(String) });
     const metrics = (await h.http.get('/metrics')).text;
     expect(metrics).toMatch(/svc_deliveries_total\{destination="webhook",status="sent"\} [1-9]/);
