@@ -187,11 +187,11 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const relay = createRelay({
     sql, log: eventLog, ...(direct ? { listenSql: direct } : {}),
     ...(options.storeChecks ? { onHearing: hearing } : {}),
-    // This process's listeners get them at once; the others through Redis (pipelined on the
-    // bus's one connection, so in seq order).
+    // This process's listeners get them at once; the others through Redis (one pipeline on the
+    // bus's one connection: one write, in seq order).
     publish: async (rows) => {
       feed.offer(rows);
-      await Promise.all(rows.map((r) => bus.publish(r)));
+      await bus.publishAll(rows);
     },
     onError: (err) => connectionProblem('event-relay', 'events could not be relayed now; they go out once the store and Redis answer', { err }),
   });

@@ -14,6 +14,12 @@ export interface BusEvent {
 
 export interface EventBus {
   publish(event: BusEvent): Promise<void>;
+  /**
+   * Publishes the events in their order, in one write to Redis (a pipeline: a relay pass or a
+   * run's end has several, and each command of its own was a socket write of its own).
+   * Rejects when any of them could not be published.
+   */
+  publishAll(events: readonly BusEvent[]): Promise<void>;
   /** Calls `listener` for every event published by any process; returns the unsubscribe. */
   subscribe(listener: (event: BusEvent) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -55,6 +61,17 @@ export function createEventBus(deps: {
   return {
     async publish(event) {
       await deps.publisher.publish(channel, JSON.stringify(event));
+    },
+    async publishAll(events) {
+      if (events.length <= 1) {
+        if (events[0]) await deps.publisher.publish(channel, JSON.stringify(events[0]));
+        return;
+      }
+      const pipeline = deps.publisher.pipeline();
+      for (const event of events) pipeline.publish(channel, JSON.stringify(event));
+      const results = await pipeline.exec();
+      const failed = results?.find(([err]) => err);
+      if (failed) throw failed[0]!;
     },
     async subscribe(listener) {
       listeners.add(listener);
