@@ -29,6 +29,8 @@ import { CopyReader, copyEligible, copyRows, copyStatement } from './copy.js';
 import { copyColumns, copyNdjson, shortestFloats, type CopyColumns } from './copy-ndjson.js';
 
 type Raw = Array<Buffer | null>;
+/** The read-only check's answer (check()). */
+interface CheckRow { wrote: boolean; locked: boolean }
 
 /** Every run ends with it: the transaction undone, and a session lock never outlives the statement. */
 const ROLLBACK = 'rollback; select pg_advisory_unlock_all()';
@@ -97,6 +99,16 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
   let cancelsSent = 0;
   /** The ROLLBACK sent with the check, when it was: true once it succeeded. */
   let rolledBack: Promise<boolean> = Promise.resolve(false);
+  /**
+   * The check sent right behind the COPY (its rows, or its error once the COPY failed or was
+   * cancelled), when it was: see open().
+   */
+  let checkSent: Promise<{ rows?: CheckRow[]; error?: unknown }> | undefined;
+  /** Whether the statement wrote or holds advisory locks (`.then` sends a postgres.js query: sent now). */
+  const sendCheck = (): Promise<CheckRow[]> => (extended(
+    conn, `select txid_current_if_assigned() is not null as wrote,
+            exists (select 1 from pg_catalog.pg_locks where locktype = 'advisory' and pid = pg_backend_pid()) as locked`,
+  ) as unknown as Promise<CheckRow[]>).then((rows) => rows);
   const track = (p: Promise<void>): void => {
     cancelsSent += 1;
     cancelling.add(p);
@@ -132,7 +144,20 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
         const copyQuery = conn.unsafe(copyStatement(statement.sql));
         const reader = new CopyReader();
         reader.watch(copyQuery);
-        await cancellable(signal, () => copyQuery.readable() as unknown as Promise<Readable>, () => { track(cancelWhenSent(copyQuery)); });
+        const readable = copyQuery.readable() as unknown as Promise<Readable>;
+        // Sent now: readable() sends it only once its promise settles, a turn of microtasks
+        // later, which would put the check and the ROLLBACK below ahead of it (the COPY would
+        // then run after the ROLLBACK, outside the read-only transaction; the read-only tests
+        // catch that order).
+        copyQuery.execute();
+        // The check and the ROLLBACK go in the COPY's write (postgres.js pipelines a reserved
+        // connection's queries sent in one turn): the server runs them once the COPY is done,
+        // so the check sees what the statement did, and a run makes one round trip less. After a
+        // COPY that failed or was cancelled they fail (the transaction is aborted); close()
+        // then rolls back as it always did.
+        checkSent = sendCheck().then((rows) => ({ rows }), (error: unknown) => ({ error }));
+        rolledBack = conn.unsafe(ROLLBACK).then(() => true, () => false);
+        await cancellable(signal, () => readable, () => { track(cancelWhenSent(copyQuery)); });
         copy = { query: copyQuery, reader, decoders: fields.map((f) => textDecoderFor(f.type)), pending: [] };
         if (ndjson) copy.ndjson = copyColumns(fields.map((f) => f.type), shortestFloats(conn.server?.server_version));
         return;
@@ -212,15 +237,18 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
     },
 
     async check() {
-      // `.then` sends a postgres.js query, so the check is sent first and the ROLLBACK after it.
-      const checked = (extended(
-        conn, `select txid_current_if_assigned() is not null as wrote,
-                exists (select 1 from pg_catalog.pg_locks where locktype = 'advisory' and pid = pg_backend_pid()) as locked`,
-      ) as unknown as Promise<Array<{ wrote: boolean; locked: boolean }>>).then((rows) => rows);
-      // The ROLLBACK rides in the check's write when no cancel request was sent (close() then
-      // has only to give the connection back); after one, close() rolls back as it always did.
-      if (cancelsSent === 0) rolledBack = conn.unsafe(ROLLBACK).then(() => true, () => false);
-      const [check] = await checked;
+      let check: CheckRow | undefined;
+      if (checkSent) {
+        const sent = await checkSent;
+        if (sent.error !== undefined) throw sent.error;
+        [check] = sent.rows!;
+      } else {
+        const checked = sendCheck();
+        // The ROLLBACK rides in the check's write when no cancel request was sent (close() then
+        // has only to give the connection back); after one, close() rolls back as it always did.
+        if (cancelsSent === 0) rolledBack = conn.unsafe(ROLLBACK).then(() => true, () => false);
+        [check] = await checked;
+      }
       if (check?.wrote) throw notReadOnly('Herald runs read-only statements only: this statement wrote to the database (it was rolled back)');
       if (check?.locked) throw notReadOnly('Herald runs read-only statements only: this statement took advisory locks (they were released)');
     },
