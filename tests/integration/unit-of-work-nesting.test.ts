@@ -5,6 +5,7 @@
  * report and channel) see what the earlier steps wrote; the events are numbered once, at the outer
  * commit, and published; an inner failure the work catches (a savepoint) leaves the rest intact.
  */
+import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { sql as rawSql } from 'drizzle-orm';
 import { startHerald, type Herald } from '../support/harness.js';
@@ -201,9 +202,10 @@ it('a report deleted inside a transaction that rolls back keeps its result files
   const { report } = await applyAll('files kept');
   const runId = '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f01';
   const key = `${report.id}/${runId}`;
-  const writer = await h.process.container.artifacts.createResult(key, [{ name: 'one', type: 'int4' }]);
-  await writer.write([[1]]);
-  await writer.finish();
+  // Text that does not compress: a file of its own, past what the store keeps in its row (inline-results.ts).
+  const writer = await h.process.container.artifacts.createResult(key, [{ name: 'noise', type: 'text' }]);
+  await writer.write(Array.from({ length: 20 }, () => [randomBytes(2000).toString('base64')]));
+  expect((await writer.finish()).inline).toBeUndefined();
   await store`insert into runs (id, report_id, trigger, status, result_key) values (${runId}, ${report.id}, 'manual', 'success', ${key})`;
   await uow().run(async () => {
     await s.reports.delete(report.id);
