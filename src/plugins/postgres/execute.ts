@@ -141,10 +141,15 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
       columns = fields.map((f, i) => ({ name: f.name, type: resolved[i]!.name }));
       decoders = resolved.map((r) => r.decode);
       if (copyEligible(statement.sql, params)) {
+        // Nothing is sent for a run stopped meanwhile (the type lookup above does not look at
+        // the signal): once the COPY goes out, its rows must be read for the ROLLBACK behind it
+        // to be answered.
+        if (signal.aborted) throw abortReason(signal);
         const copyQuery = conn.unsafe(copyStatement(statement.sql));
         const reader = new CopyReader();
         reader.watch(copyQuery);
         const readable = copyQuery.readable() as unknown as Promise<Readable>;
+        readable.catch(noop); // awaited below; its failure is the COPY's, handled there
         // Sent now: readable() sends it only once its promise settles, a turn of microtasks
         // later, which would put the check and the ROLLBACK below ahead of it (the COPY would
         // then run after the ROLLBACK, outside the read-only transaction; the read-only tests
@@ -157,7 +162,16 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
         // then rolls back as it always did.
         checkSent = sendCheck().then((rows) => ({ rows }), (error: unknown) => ({ error }));
         rolledBack = conn.unsafe(ROLLBACK).then(() => true, () => false);
-        await cancellable(signal, () => readable, () => { track(cancelWhenSent(copyQuery)); });
+        try {
+          await cancellable(signal, () => readable, () => { track(cancelWhenSent(copyQuery)); });
+        } catch (err) {
+          // Stopped while the COPY was under way (or failed by itself): stop it, once, and read
+          // what is left, so that the answers behind it (the ROLLBACK close() waits for) can come.
+          if (signal.aborted && cancelsSent === 0) track(cancelWhenSent(copyQuery));
+          await Promise.all([...cancelling]);
+          await reader.drain();
+          throw err;
+        }
         copy = { query: copyQuery, reader, decoders: fields.map((f) => textDecoderFor(f.type)), pending: [] };
         if (ndjson) copy.ndjson = copyColumns(fields.map((f) => f.type), shortestFloats(conn.server?.server_version));
         return;
