@@ -87,6 +87,27 @@ it('runs the query into a result file: steps, columns, a 20-row sample, the row 
   expect(w.clock.pendingTimers()).toBe(0);
 });
 
+it('keeps a small result in the store: the bytes go with the end under a db: key, and a file a lost attempt left is removed', async () => {
+  const w = world();
+  w.artifacts.inlineUpTo = 5;
+  const columns = [{ name: 'id', type: 'int4' }];
+  w.connector.script = rows(columns, [[1], [2]], 10);
+  const first = w.store.queue(w.reportId);
+  await w.engine.execute(first.id, { signal: new AbortController().signal });
+  const kept = runOf(w, first.id) as RunRecord & { resultInline?: Buffer };
+  expect(kept).toMatchObject({ status: 'success', rowCount: 2, resultKey: `db:${w.reportId}/${first.id}` });
+  expect(JSON.parse(Buffer.from(kept.resultInline!).toString('utf8'))).toEqual({ columns, rows: [[1], [2]] });
+  expect(w.artifacts.files.size).toBe(0);
+
+  // Taken again after a lost attempt that had written its (larger) file: that file is nobody's now.
+  w.connector.script = rows(columns, [[3]], 10);
+  const again = w.store.queue(w.reportId, { attempts: 1 });
+  w.artifacts.files.set(`${w.reportId}/${again.id}`, { columns, rows: [[9], [9], [9], [9], [9], [9]] });
+  await w.engine.execute(again.id, { signal: new AbortController().signal });
+  expect(runOf(w, again.id)).toMatchObject({ status: 'success', attempts: 2, resultKey: `db:${w.reportId}/${again.id}` });
+  expect(w.artifacts.files.size).toBe(0);
+});
+
 it('takes the rows as NDJSON lines where the connector gives them: the same file, sample, row count and hash as rows given as values', async () => {
   const columns = [{ name: 'id', type: 'int4' }, { name: 'note', type: 'text' }, { name: 'ratio', type: 'float8' }];
   const all = Array.from({ length: 45 }, (_, i) => [i + 1, i % 3 === 0 ? null : `n\u00e9 "${i}"\n`, i / 7]);

@@ -314,6 +314,9 @@ export function createRunEngine(deps: RunEngineDeps) {
     const file = beginStep('result_file');
     const { bytes, inline } = await writer.finish();
     const key = resultKeyOf(run.reportId, run.id);
+    // A file an earlier attempt wrote before it was lost would be nobody's once this attempt's
+    // result is kept in the store (a file under the same key is simply replaced).
+    if (inline && run.attempts > 1) await deps.artifacts.remove(key).catch(() => undefined);
     Object.assign(progress, { resultKey: inline ? inlineResultKeyOf(key) : key, resultBytes: bytes, resultHash, ...(inline ? { resultInline: inline } : {}) });
     endStep(file, 'success', { bytes });
     const base = met === false ? 'skipped' : 'success';

@@ -8,6 +8,8 @@ export class FakeArtifacts implements ArtifactStore {
   readonly files = new Map<string, StoredFile>();
   /** Writers that were aborted (half-written files dropped), by key. */
   readonly aborted: string[] = [];
+  /** Results of at most this many rows are answered inline (kept in the store's row), as inline-results.ts does. */
+  inlineUpTo = -1;
 
   async createResult(key: string, columns: ResultColumn[]): Promise<ResultWriter> {
     const rows: CellValue[][] = [];
@@ -19,8 +21,10 @@ export class FakeArtifacts implements ArtifactStore {
       },
       finish: async () => {
         done = true;
+        const bytes = Buffer.from(JSON.stringify({ columns, rows }));
+        if (rows.length <= this.inlineUpTo) return { bytes: bytes.length, inline: bytes };
         this.files.set(key, { columns, rows });
-        return { bytes: Buffer.byteLength(JSON.stringify({ columns, rows })) };
+        return { bytes: bytes.length };
       },
       abort: async () => { if (!done) this.aborted.push(key); done = true; },
     };
