@@ -148,6 +148,30 @@ it('stops a COPY on the server when the consumer leaves the loop (not read to it
   expect(left[0]!.n).toBe(0);
 });
 
+/**
+ * The connector on one connection through a proxy on loopback, which hands each chunk the
+ * connector writes to `onWrite` before passing it on; close() ends both.
+ */
+async function throughProxy(onWrite: (chunk: Buffer) => void): Promise<{ session: ConnectorSession; close(): Promise<void> }> {
+  const proxy = net.createServer((client) => {
+    const server = net.connect(pg.config.port, pg.config.host);
+    client.on('data', (chunk: Buffer) => { onWrite(chunk); server.write(chunk); });
+    server.on('data', (chunk) => client.write(chunk));
+    client.on('close', () => server.destroy());
+    server.on('close', () => client.destroy());
+    client.on('error', () => undefined); server.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const session = postgresConnector.open({ ...pg.config, host: '127.0.0.1', port: (proxy.address() as AddressInfo).port }, { poolSize: 1, connectTimeoutMs: 5000 });
+  return {
+    session,
+    async close() {
+      await session.close();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
 it('sends nothing for a run stopped while its column types are looked up, and its one connection is used again after', async () => {
   // An enum the connector has not met: its name is looked up on the connection before the
   // COPY goes out. A proxy stops the run as that lookup goes by; 20,000 rows (past what
@@ -155,25 +179,15 @@ it('sends nothing for a run stopped while its column types are looked up, and it
   await admin`create type mood as enum ('sad', 'happy')`;
   await admin`create table moods as select g as id, (case when g % 2 = 0 then 'happy' else 'sad' end)::mood as m, repeat('x', 50) as pad from generate_series(1, 20000) g`;
   const stop = new AbortController();
-  const proxy = net.createServer((client) => {
-    const server = net.connect(pg.config.port, pg.config.host);
-    client.on('data', (chunk: Buffer) => { if (chunk.includes('any($1::oid[])')) stop.abort(new Error('stopped by the test')); server.write(chunk); });
-    server.on('data', (chunk) => client.write(chunk));
-    client.on('close', () => server.destroy());
-    server.on('close', () => client.destroy());
-    client.on('error', () => undefined); server.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const proxied = postgresConnector.open({ ...pg.config, host: '127.0.0.1', port: (proxy.address() as AddressInfo).port }, { poolSize: 1, connectTimeoutMs: 5000 });
+  const proxied = await throughProxy((chunk) => { if (chunk.includes('any($1::oid[])')) stop.abort(new Error('stopped by the test')); });
   try {
-    await expect(proxied.execute({ sql: 'select id, m, pad from moods', params: [] }, { signal: stop.signal, timeoutMs: 10_000, batchSize: 100 }))
+    await expect(proxied.session.execute({ sql: 'select id, m, pad from moods', params: [] }, { signal: stop.signal, timeoutMs: 10_000, batchSize: 100 }))
       .rejects.toThrow('stopped by the test');
-    expect((await collect(await proxied.execute({ sql: 'select 1 as one', params: [] }, options()))).rows).toEqual([[1]]);
+    expect((await collect(await proxied.session.execute({ sql: 'select 1 as one', params: [] }, options()))).rows).toEqual([[1]]);
     const copies = await admin`select count(*)::int as n from pg_stat_activity where pid <> pg_backend_pid() and query like 'copy (%moods%'`;
     expect(copies[0]!.n).toBe(0);
   } finally {
     await proxied.close();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
   }
 });
 
@@ -182,18 +196,9 @@ it('sends a run in two writes: BEGIN with the Describe and its Sync, then the CO
   // arrives alone, so writes can only merge here, never split. (Unpatched, postgres.js wrote a
   // Describe's Sync only once the columns were back: a write and a round trip more.)
   let writes = 0;
-  const proxy = net.createServer((client) => {
-    const server = net.connect(pg.config.port, pg.config.host);
-    client.on('data', (chunk) => { writes += 1; server.write(chunk); });
-    server.on('data', (chunk) => client.write(chunk));
-    client.on('close', () => server.destroy());
-    server.on('close', () => client.destroy());
-    client.on('error', () => undefined); server.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const proxied = postgresConnector.open({ ...pg.config, host: '127.0.0.1', port: (proxy.address() as AddressInfo).port }, { poolSize: 1, connectTimeoutMs: 5000 });
+  const proxied = await throughProxy(() => { writes += 1; });
   try {
-    const run = async () => (await collect(await proxied.execute({ sql: 'select 1 as one', params: [] }, options()))).rows;
+    const run = async () => (await collect(await proxied.session.execute({ sql: 'select 1 as one', params: [] }, options()))).rows;
     expect(await run()).toEqual([[1]]); // the connection made, its types known
     writes = 0;
     expect(await run()).toEqual([[1]]);
@@ -201,6 +206,5 @@ it('sends a run in two writes: BEGIN with the Describe and its Sync, then the CO
     expect(writes).toBeGreaterThan(0);
   } finally {
     await proxied.close();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
   }
 });

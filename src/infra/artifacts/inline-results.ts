@@ -12,7 +12,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ArtifactStore, ResultWriter } from '../../domain/artifacts/ports.js';
 import { inlineRunOf } from '../../core/result-keys.js';
-import { joined, SMALL_TEXT, storedResultOfBytes } from './local-store.js';
+import { joined, ndjsonOf, SMALL_TEXT, storedResultOfBytes } from './local-store.js';
 
 /** The largest result file kept in the store's row (gzip bytes). */
 export const INLINE_MAX = 16 * 1024;
@@ -49,8 +49,7 @@ export function withInlineResults(files: ArtifactStore, rows: InlineResultRows, 
       return {
         async write(batch) {
           if (file) return file.write(batch);
-          let chunk = '';
-          for (const row of batch) chunk += `${JSON.stringify(row)}\n`;
+          const chunk = ndjsonOf(batch);
           if (chunk) await hold(chunk);
           return chunk;
         },

@@ -28,6 +28,13 @@ export const SMALL_TEXT = 32 * 1024;
 const SMALL_FILE = 16 * 1024;
 const NEWLINE = 0x0a;
 
+/** Rows as NDJSON lines: each row's JSON and a newline (the stored file's format). */
+export const ndjsonOf = (rows: CellValue[][]): string => {
+  let lines = '';
+  for (const row of rows) lines += `${JSON.stringify(row)}\n`;
+  return lines;
+};
+
 /** Held parts as one: a string when they all are (a run's rows written as values), else bytes. */
 export const joined = (parts: Array<string | Buffer>): string | Buffer => (
   parts.every((part) => typeof part === 'string') ? parts.join('') : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)))
@@ -95,8 +102,7 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
       };
       return {
         async write(rows) {
-          let chunk = '';
-          for (const row of rows) chunk += `${JSON.stringify(row)}\n`;
+          const chunk = ndjsonOf(rows);
           if (chunk) await push(chunk);
           return chunk;
         },
