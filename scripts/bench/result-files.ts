@@ -2,7 +2,7 @@
  * Benchmark, end to end first: a table of 1,000,000 rows x 10 mixed columns in PostgreSQL; the
  * limit is psql's COPY of the same rows as csv (`\copy (select * from bench_rows) to stdout`,
  * output to /dev/null), measured in the same run. Herald: the run (a worker child process; the
- * run's started → finished, query to stored file), the csv and xlsx downloads through an API child
+ * run's started → finished, query to stored file; two runs, the faster counts, as for COPY), the csv and xlsx downloads through an API child
  * process (GET /api/v1/runs/{id}/result, body read to the end), the API's resident memory idle and
  * at its peak during each download (/proc/<pid>/status VmRSS sampled every 10 ms), and the same
  * for 2,000,000 rows (the table twice); the xlsx download (of the 1M run) comes last, after both
@@ -202,20 +202,30 @@ async function endToEnd(): Promise<void> {
       const query = await post('/api/v1/queries', { name: `Bench ${times}`, connection_id: connection.id, sql: select });
       const report = await post('/api/v1/reports', { title: `Bench ${times}`, query_id: query.id });
       const copy = copySeconds(place, select);
-      const run = await post(`/api/v1/reports/${report.id}/run`, { deliver: false }, 202);
-      let status = 'pending';
-      let runSeconds = NaN;
-      while (status === 'pending' || status === 'running') {
-        await new Promise((r) => setTimeout(r, 50));
-        const [row] = await store`select status, extract(epoch from finished_at - started_at)::float8 as s from runs where id = ${run.id}`;
-        status = row!.status as string;
-        runSeconds = Number(row!.s);
+      // Herald's run, like the limit, is measured twice and the faster counts: the first run of
+      // a fresh worker also pays for compiling its code paths.
+      const runIds: string[] = [];
+      const runTimes: number[] = [];
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const run = await post(`/api/v1/reports/${report.id}/run`, { deliver: false }, 202);
+        let status = 'pending';
+        let runSeconds = NaN;
+        while (status === 'pending' || status === 'running') {
+          await new Promise((r) => setTimeout(r, 50));
+          const [row] = await store`select status, extract(epoch from finished_at - started_at)::float8 as s from runs where id = ${run.id}`;
+          status = row!.status as string;
+          runSeconds = Number(row!.s);
+        }
+        if (status !== 'success') throw new Error(`run ${run.id}: ${status}`);
+        runIds.push(run.id);
+        runTimes.push(runSeconds);
       }
-      if (status !== 'success') throw new Error(`run ${run.id}: ${status}`);
+      const run = { id: runIds[0]! };
+      const runSeconds = Math.min(...runTimes);
       const copyAfter = copySeconds(place, select);
       const limit = Math.min(copy, copyAfter);
       console.log(`  ${rows} rows: psql COPY csv ${copy.toFixed(2)} s / ${copyAfter.toFixed(2)} s (limit: the faster, ${limit.toFixed(2)} s)`);
-      console.log(`    run (query → stored file)   ${runSeconds.toFixed(2).padStart(6)} s   ${(runSeconds / limit).toFixed(2)}x COPY`);
+      console.log(`    run (query → stored file)   ${runSeconds.toFixed(2).padStart(6)} s   ${(runSeconds / limit).toFixed(2)}x COPY   (runs ${runTimes.map((t) => `${t.toFixed(2)} s`).join(' / ')}: the faster)`);
       const csv = await download(`${base}/api/v1/runs/${run.id}/result?format=csv`, cookie, api.pid!);
       peaks.push(csv.peak);
       console.log(`    csv download               ${csv.seconds.toFixed(2).padStart(6)} s   ${(csv.seconds / limit).toFixed(2)}x COPY   API peak RSS ${(csv.peak / MiB).toFixed(0)} MiB (idle + ${((csv.peak - idle) / MiB).toFixed(0)}; ${(csv.before / MiB).toFixed(0)} MiB just before)   ${(csv.bytes / 1e6).toFixed(1)} MB`);
