@@ -83,7 +83,8 @@ it('writes finite floats as JavaScript writes the number, and the value path the
   ]);
   column(700, ['0.1', '3.4028235e+38', '-1e-45', 'NaN']);
   // Not PostgreSQL's canonical text (it never writes these): the value path, not the bytes.
-  column(701, ['1.0', '1.50', '01', '-00.5', '0.', '1..2', '-', '+1']);
+  column(701, ['1.0', '1.50', '01', '-00.5', '0.', '1..2', '-', '+1', '.5', '-.5', '.']);
+  expectSame(['.5', '-.25'], [701], true);
 });
 
 it('copies a float\'s shortest digits as they are from a server that writes them (PostgreSQL 12+), the value path for the rest', () => {
