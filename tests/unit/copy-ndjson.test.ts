@@ -87,6 +87,24 @@ it('writes finite floats as JavaScript writes the number, and the value path the
   expectSame(['.5', '-.25'], [701], true);
 });
 
+it('takes the value path for what only a server that merely speaks PostgreSQL\'s protocol would send (found by fuzzing)', () => {
+  // Lines of fewer cells than columns, one of them long: the cells were read on into the next
+  // lines, past the room made for the line, and a float written there threw.
+  expectSame(['a', '"'.repeat(2100), '1e5'], [25, 25, 701]);
+  expectSame(['1\t2', '3'], [23, 23]);
+  // Integers of more digits than int4 and oid have: past 2^53 their JSON is the number's.
+  column(23, ['90071992547409910', '1234567890123456', '123456789012345']);
+  column(26, ['12345678901234567890']);
+  // Plain floats where JavaScript writes an exponent: below 1e-6, from 1e21.
+  column(701, ['0.0000001', '-0.00000012', '0.000001', '0.0000015', '1000000000000000000000', '100000000000000000000', '123456789012345678901.5']);
+  // More significant digits than JavaScript ever writes, from a server said to write the shortest.
+  expectSame(['0.123456789012345678', '1.2345678901234567', '12345678901234567.8'], [701], true);
+  // Dates and timestamps of the right length holding other bytes.
+  column(1082, ['2024-01-0"', '2024-0\\\\-1', '2024-01-0x', '2024-01 02']);
+  column(1114, ['2024-01-02 03:04:"5', '2024-01-02 03:0\\\\:05', '2024 01-02 03:04:05', `2024-01-02 03:04:05${String.fromCharCode(1)}5`, '2024-01-02T03:04:05']);
+  column(1184, ['2024-01-02 0":04:05+00', '2024-01-02 03:04:05 +00', '2024-01-02 03:04:05x+00', '2024-01-0x 03:04:05+00']);
+});
+
 it('copies a float\'s shortest digits as they are from a server that writes them (PostgreSQL 12+), the value path for the rest', () => {
   const shortest = [
     '0.14285714285714285', '0.30000000000000004', '-2.5', '0.0001', '99999999999999.98', '123456789012345.67', '1.7976931348623157e+308',

@@ -73,16 +73,27 @@ export function shortestFloats(serverVersion: string | undefined): boolean {
  * (any such decimal reads back from its double unchanged, so it is the shortest text of it) or
  * from a server that writes the shortest digits. Plain text from PostgreSQL lies between 1e-4 and
  * 1e17, where JavaScript writes plain notation too. The cell is src[s, e), its digits from
- * `from` (past a minus), holding `points` points and `significant` digits from the first nonzero
- * one: all else in it is a digit (the caller's scan).
+ * `from` (past a minus), holding `points` points (the last at `pointAt`) and `significant` digits
+ * from the first nonzero one: all else in it is a digit (the caller's scan).
  */
-function plainFloatDigits(src: Buffer, s: number, from: number, e: number, points: number, significant: number, shortest: boolean): boolean {
+function plainFloatDigits(
+  src: Buffer, s: number, from: number, e: number, points: number, pointAt: number, significant: number, shortest: boolean,
+): boolean {
   // Only the canonical form: one point at most, no trailing zero after it, no leading zero.
   if (points > 1 || src[e - 1] === POINT || (points === 1 && src[e - 1] === ZERO)) return false;
   if (src[from] === ZERO && from + 1 < e && src[from + 1] !== POINT) return false;
   if (src[from] === POINT) return false;
   if (significant === 0) return from === s; // 0, but not -0 (JavaScript writes it 0)
-  return significant <= 15 || shortest;
+  // Where JavaScript writes plain notation too: below 1e21 (at most 21 digits before the point)
+  // and from 1e-6 (at most five zeros after "0."). PostgreSQL's plain text is always within.
+  if ((points === 1 ? pointAt : e) - from > 21) return false;
+  if (points === 1 && pointAt === from + 1 && src[from] === ZERO) {
+    let zeros = 0;
+    while (src[pointAt + 1 + zeros] === ZERO) zeros += 1;
+    if (zeros > 5) return false;
+  }
+  // JavaScript writes at most 17 significant digits.
+  return significant <= 15 || (shortest && significant <= 17);
 }
 
 const NEWLINE = 0x0a;
@@ -114,6 +125,14 @@ const CELL_END = new Uint8Array(256).map((_, b) => (b === TAB || b === NEWLINE ?
 function isoDateAt(src: Buffer, s: number): boolean {
   return isDigit(src[s]!) && isDigit(src[s + 1]!) && isDigit(src[s + 2]!) && isDigit(src[s + 3]!) && src[s + 4] === DASH;
 }
+
+/** The rest of a date's ten bytes after isoDateAt's five: two digits, a dash, two digits. */
+function isoDateRest(src: Buffer, s: number): boolean {
+  return isDigit(src[s + 5]!) && isDigit(src[s + 6]!) && src[s + 7] === DASH && isDigit(src[s + 8]!) && isDigit(src[s + 9]!);
+}
+
+/** The bytes PostgreSQL writes in a timestamp of the forms the rules copy: digits, - : . + and the space. */
+const TIME_BYTE = new Uint8Array(256).map((_, b) => (isDigit(b) || b === DASH || b === 0x3a || b === POINT || b === PLUS || b === SPACE ? 1 : 0));
 
 const MAX_SAFE = Buffer.from(String(Number.MAX_SAFE_INTEGER));
 
@@ -163,6 +182,9 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
     let o = out.at;
     buf[o++] = 0x5b; // [
     for (let c = 0; c < width; c += 1) {
+      // A line of fewer cells than columns is not COPY's: the value path decides (before a cell
+      // is read from the next line, past the room made for this one).
+      if (p > eol) return valuePath(input, decoders);
       if (c > 0) buf[o++] = COMMA;
       const s = p;
       if (src[s] === BACKSLASH && src[s + 1] === NULL_MARK && CELL_END[src[s + 2]!] === 1) {
@@ -206,7 +228,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         let q = from;
         let b = src[q]!;
         while (b >= ZERO && b <= NINE) { buf[o++] = b; b = src[++q]!; }
-        if (CELL_END[b] === 1 && q > from && !(src[from] === ZERO && (q - from > 1 || from > s))) { p = q + 1; continue; }
+        if (CELL_END[b] === 1 && q > from && q - from <= 15 && !(src[from] === ZERO && (q - from > 1 || from > s))) { p = q + 1; continue; }
         while (CELL_END[src[q]!] === 0) q += 1;
         p = q + 1;
         out.at = start;
@@ -222,9 +244,10 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         let q = from;
         let b = src[q]!;
         let points = 0;
+        let pointAt = -1;
         let significant = 0;
         for (;;) {
-          if (b >= ZERO && b <= NINE) { if (significant > 0 || b !== ZERO) significant += 1; } else if (b === POINT && rule === FLOAT) points += 1; else break;
+          if (b >= ZERO && b <= NINE) { if (significant > 0 || b !== ZERO) significant += 1; } else if (b === POINT && rule === FLOAT) { points += 1; pointAt = q; } else break;
           b = src[++q]!;
         }
         if (CELL_END[b] === 1 && q > from) {
@@ -237,7 +260,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
             if (quoted) buf[o++] = QUOTE;
             continue;
           }
-          if (rule === FLOAT && plainFloatDigits(src, s, from, e, points, significant, shortest)) {
+          if (rule === FLOAT && plainFloatDigits(src, s, from, e, points, pointAt, significant, shortest)) {
             p = e + 1;
             for (let i = s; i < e; i += 1) buf[o++] = src[i]!;
             continue;
@@ -252,14 +275,18 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         buf[o++] = QUOTE;
         let e = s;
         let b = src[e]!;
-        while (CELL_END[b] === 0) { buf[o++] = b; b = src[++e]!; }
-        if (rule === TIMESTAMP && e - s >= 19 && isoDateAt(src, s) && src[s + 10] === SPACE && isDigit(src[e - 1]!)) {
+        let odd = 0;
+        while (CELL_END[b] === 0) { odd |= TIME_BYTE[b]! ^ 1; buf[o++] = b; b = src[++e]!; }
+        // Only PostgreSQL's bytes (digits, - : . + and the space): anything else (a quote, a
+        // backslash, a letter) is for the value path, whatever its shape.
+        const plain = odd === 0 && e - s >= 19 && isoDateAt(src, s) && isoDateRest(src, s) && src[s + 10] === SPACE;
+        if (plain && rule === TIMESTAMP && isDigit(src[e - 1]!)) {
           buf[start + 11] = 0x54; // T
           buf[o++] = QUOTE;
           p = e + 1;
           continue;
         }
-        if (rule === TIMESTAMPTZ && e - s >= 22 && isoDateAt(src, s) && src[s + 10] === SPACE
+        if (plain && rule === TIMESTAMPTZ && e - s >= 22
           && src[e - 3] === PLUS && src[e - 2] === ZERO && src[e - 1] === ZERO && isDigit(src[e - 4]!)) {
           buf[start + 11] = 0x54; // T
           o -= 3;
@@ -279,7 +306,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         o += word.length;
         continue;
       }
-      if (rule === DATE && e - s === 10 && isoDateAt(src, s)) {
+      if (rule === DATE && e - s === 10 && isoDateAt(src, s) && isoDateRest(src, s)) {
         buf[o++] = QUOTE;
         for (let q = s; q < e; q += 1) buf[o++] = src[q]!;
         buf[o++] = QUOTE;
