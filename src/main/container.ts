@@ -163,14 +163,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
     // From the shared store, so that every instance reports the same value.
     storageBytes: async () => (await repos.storage.usage()).bytes,
   }, (err) => logger.warn('a metric could not be read; it keeps its last value', { err }));
-  // The bus publishes on a connection of its own: BullMQ defines its 64 scripts on the queues'
-  // connection, and ioredis copies every one of them onto each pipeline made there (~25-35 µs
-  // of CPU a pipeline against ~3-7 µs on a bare connection, measured), and every run's end and
-  // relay pass makes one.
-  const publisher = createRedis(settings.redisUrl, 'client');
-  publisher.on('error', (err) => connectionProblem('redis-publisher', 'redis connection problem', { err }));
   const bus = createEventBus({
-    publisher,
+    publisher: redis,
     prefix: settings.queuePrefix,
     connectSubscriber: () => {
       const s = createRedis(settings.redisUrl, 'worker');
@@ -276,7 +270,6 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
       await relay.stop();
       await feed.close();
       await bus.close();
-      publisher.disconnect();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
       await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 }), lane?.end({ timeout: 5 })]);
