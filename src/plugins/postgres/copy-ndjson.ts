@@ -136,6 +136,15 @@ const TIME_BYTE = new Uint8Array(256).map((_, b) => (isDigit(b) || b === DASH ||
 
 const MAX_SAFE = Buffer.from(String(Number.MAX_SAFE_INTEGER));
 
+/**
+ * Whether an integer's digits src[from, e) (a minus before them when from > s) are written as
+ * PostgreSQL writes an integer: at least one digit, no leading zero, no -0. Anything else (a
+ * server that only speaks its protocol) goes the value path, which decides.
+ */
+function canonicalDigits(src: Buffer, s: number, from: number, e: number): boolean {
+  return e > from && !(src[from] === ZERO && (e - from > 1 || from > s));
+}
+
 /** Whether an integer's text (int8out's: an optional minus, digits, no leading zero) is within ±2^53 - 1. */
 function safeInteger(src: Buffer, s: number, e: number): boolean {
   const from = src[s] === DASH ? s + 1 : s;
@@ -228,7 +237,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         let q = from;
         let b = src[q]!;
         while (b >= ZERO && b <= NINE) { buf[o++] = b; b = src[++q]!; }
-        if (CELL_END[b] === 1 && q > from && q - from <= 15 && !(src[from] === ZERO && (q - from > 1 || from > s))) { p = q + 1; continue; }
+        if (CELL_END[b] === 1 && q - from <= 15 && canonicalDigits(src, s, from, q)) { p = q + 1; continue; }
         while (CELL_END[src[q]!] === 0) q += 1;
         p = q + 1;
         out.at = start;
@@ -252,7 +261,7 @@ export function copyNdjson(input: Buffer, columns: CopyColumns): { lines: Buffer
         }
         if (CELL_END[b] === 1 && q > from) {
           const e = q;
-          if (rule === BIGINT && points === 0 && !(src[from] === ZERO && (e - from > 1 || from > s))) {
+          if (rule === BIGINT && canonicalDigits(src, s, from, e)) {
             p = e + 1;
             const quoted = !safeInteger(src, s, e);
             if (quoted) buf[o++] = QUOTE;
