@@ -187,8 +187,8 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   const relay = createRelay({
     sql, log: eventLog, ...(direct ? { listenSql: direct } : {}),
     ...(options.storeChecks ? { onHearing: hearing } : {}),
-    // This process's listeners get them at once; the others through Redis (one pipeline on the
-    // bus's one connection: one write, in seq order).
+    // This process's listeners get them at once; the others through Redis (one message on the
+    // bus's one connection, in seq order).
     publish: async (rows) => {
       feed.offer(rows);
       await bus.publishAll(rows);

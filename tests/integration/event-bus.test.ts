@@ -1,6 +1,6 @@
 /**
  * The event bus on a real Redis (src/infra/events/event-bus.ts): publishAll sends a relay pass's
- * events as one pipeline, and another process's subscriber hears them all, in their order; one
+ * events as one message, and another process's subscriber hears them all, in their order; one
  * event and none are the plain cases; a publisher whose connection is gone rejects, so that the
  * relay gives the events back for a later pass.
  */
@@ -41,6 +41,23 @@ it('publishes a pass of events in their order, heard by another process\'s subsc
   await until(() => heard.length === 26);
   expect(heard.at(-1)).toEqual({ type: 'run.updated', data: { seq: 26 } });
   await unsubscribe();
+});
+
+it('sends a pass of events as one message on the channel, and one event as itself', async () => {
+  const raw = createRedis(redisUrl(), 'worker');
+  const messages: string[] = [];
+  raw.on('message', (_channel: string, message: string) => messages.push(message));
+  await raw.subscribe(`${prefix}:events`);
+  try {
+    const events = Array.from({ length: 1000 }, (_, i) => ({ type: 'run.updated', data: { seq: i + 1 } }));
+    await bus.publishAll(events);
+    await bus.publishAll([{ type: 'report.updated', data: { seq: 1001 } }]);
+    await until(() => messages.length === 2);
+    expect(JSON.parse(messages[0]!)).toEqual(events);
+    expect(JSON.parse(messages[1]!)).toEqual({ type: 'report.updated', data: { seq: 1001 } });
+  } finally {
+    raw.disconnect();
+  }
 });
 
 it('rejects when the events could not be published', async () => {

@@ -262,4 +262,58 @@ describe('numbering in the writer\'s transaction (no relay running)', () => {
     await uow.run(async (tx) => { await tx.outbox.add([{ type: 'report.updated', data: { id: 'next', change: 'created' } }]); });
     expect(published.at(-1)!.map((e) => e.seq)).toEqual([4]);
   });
+
+  /**
+   * Row versions the events table gets from `statement` (PostgreSQL's own counts for this backend,
+   * read before and after it in the same transaction).
+   */
+  const versions = async <T>(tx: { execute: (q: ReturnType<typeof sql_>) => Promise<unknown> }, statement: () => Promise<T>) => {
+    const read = async () => (await tx.execute(sql_`select n_tup_ins::int as ins, n_tup_upd::int as upd from pg_stat_xact_user_tables where relname = 'events'`) as unknown as Array<{ ins: number; upd: number }>)[0]!;
+    const before = await read();
+    const result = await statement();
+    const after = await read();
+    return { result, ins: after.ins - before.ins, upd: after.upd - before.upd };
+  };
+
+  it('writes each event once: a writer holding the lock inserts its rows numbered, a relay numbers and claims a row in one update', async () => {
+    const log = createEventLog(store.db);
+    await log.claim(1000); // nothing left over from the cases before
+    const seqs = await store.db.transaction(async (tx) => {
+      const { result, ins, upd } = await versions(tx, () => tx.execute(sql_`select seq, type from herald_write_events(${JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ type: 'run.updated', data: { id: `w${i}` }, user_id: null })))}::jsonb)`));
+      expect({ ins, upd }).toEqual({ ins: 50, upd: 0 });
+      const rows = result as unknown as Array<{ seq: string; type: string | null }>;
+      // Its own rows come back as their numbers only: the writer has the rest.
+      expect(rows.every((r) => r.type === null)).toBe(true);
+      return rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
+    });
+    expect(seqs).toEqual(Array.from({ length: 50 }, (_, i) => seqs[0]! + i));
+
+    // Rows written without a number (as outside a unit of work) are numbered and claimed by one update each.
+    await outboxRepo(store.db).add(Array.from({ length: 30 }, (_, i) => ({ type: 'run.updated', data: { id: `r${i}` } })));
+    const claimed = await store.db.transaction(async (tx) => {
+      const { result, ins, upd } = await versions(tx, () => tx.execute(sql_`select seq, data from herald_relay_events(1000)`));
+      expect({ ins, upd }).toEqual({ ins: 0, upd: 30 });
+      return result as unknown as Array<{ seq: string; data: { id: string } }>;
+    });
+    expect(claimed.map((r) => Number(r.seq)).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => seqs[49]! + 1 + i));
+    const [left] = await store.sql`select count(*)::int as n from events where seq is null or published_at is null`;
+    expect(left!.n).toBe(0);
+  });
+
+  it('wakes the relays once per statement that leaves rows unnumbered, and not for rows numbered as they are written', async () => {
+    const heard: string[] = [];
+    const listening = await store.sql.listen('herald_events', (payload) => heard.push(payload));
+    try {
+      const uow = createUnitOfWork(store.db, txReposOf, () => undefined);
+      await uow.run(async (tx) => { await tx.outbox.add([{ type: 'report.updated', data: { id: 'numbered', change: 'created' } }]); });
+      await outboxRepo(store.db).add(Array.from({ length: 20 }, (_, i) => ({ type: 'run.updated', data: { id: `u${i}` } })));
+      await store.sql`select pg_notify('herald_events', 'marker')`;
+      const deadline = Date.now() + 5000;
+      while (!heard.includes('marker') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(heard).toEqual(['', 'marker']);
+    } finally {
+      await listening.unlisten();
+      await createEventLog(store.db).claim(1000);
+    }
+  });
 });

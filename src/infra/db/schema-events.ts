@@ -2,12 +2,12 @@
  * The transactional outbox: every change event is a row written in the transaction of the change
  * it tells of. `id` orders the inserts; `seq` is given under one lock for the whole store, so it
  * has no gaps and never goes back: it is the id a client resumes from (SSE Last-Event-ID). A
- * unit of work writes its events in its last statement (herald_write_events, migration 0017) and
- * numbers them there when no one else holds that lock (herald_number_events, migration 0008),
- * after every committed row still without a number,
- * so a change's events never come before those of a change it followed; otherwise the relays
- * number committed rows in id order, woken at commit by a deferred trigger (NOTIFY
- * herald_events) while a row has no number. `user_id`, when set, is the one user
+ * unit of work writes its events in its last statement (herald_write_events, migrations 0017 and
+ * 0019) and, when no one else holds that lock, inserts them numbered there, after numbering every
+ * committed row still without a number, so a change's events never come before those of a change
+ * it followed; otherwise the relays number committed rows in id order, woken at commit by the
+ * inserting statement's trigger (NOTIFY herald_events) when it left rows without a number.
+ * `user_id`, when set, is the one user
  * whose event streams may carry the event (no foreign key: the history outlives its readers and
  * must not lose rows, which would leave a gap in `seq`). Part of ./schema.ts, which migrations
  * come from.

@@ -15,9 +15,10 @@ export interface BusEvent {
 export interface EventBus {
   publish(event: BusEvent): Promise<void>;
   /**
-   * Publishes the events in their order, in one write to Redis (a pipeline: a relay pass or a
-   * run's end has several, and each command of its own was a socket write of its own).
-   * Rejects when any of them could not be published.
+   * Publishes the events in their order as one message (a JSON array): a relay pass or a run's
+   * end has several, and a scheduler's batch a thousand. One PUBLISH each was a command to build,
+   * a message for Redis to fan out and one for every subscribing process to take in, per event.
+   * Rejects when they could not be published.
    */
   publishAll(events: readonly BusEvent[]): Promise<void>;
   /** Calls `listener` for every event published by any process; returns the unsubscribe. */
@@ -44,15 +45,18 @@ export function createEventBus(deps: {
       if (subscribed) s.subscribe(channel).catch((err: unknown) => deps.onError?.(err));
     });
     s.on('message', (_channel: string, message: string) => {
-      let event: BusEvent;
+      let parsed: BusEvent | BusEvent[];
       try {
-        event = JSON.parse(message) as BusEvent;
+        parsed = JSON.parse(message) as BusEvent | BusEvent[];
       } catch (err) {
         deps.onError?.(err);
         return;
       }
-      for (const listener of listeners) {
-        try { listener(event); } catch (err) { deps.onError?.(err); }
+      // A message is one event (publish) or several in their order (publishAll).
+      for (const event of Array.isArray(parsed) ? parsed : [parsed]) {
+        for (const listener of listeners) {
+          try { listener(event); } catch (err) { deps.onError?.(err); }
+        }
       }
     });
     await s.subscribe(channel);
@@ -63,15 +67,8 @@ export function createEventBus(deps: {
       await deps.publisher.publish(channel, JSON.stringify(event));
     },
     async publishAll(events) {
-      if (events.length <= 1) {
-        if (events[0]) await deps.publisher.publish(channel, JSON.stringify(events[0]));
-        return;
-      }
-      const pipeline = deps.publisher.pipeline();
-      for (const event of events) pipeline.publish(channel, JSON.stringify(event));
-      const results = await pipeline.exec();
-      const failed = results?.find(([err]) => err);
-      if (failed) throw failed[0]!;
+      if (events.length === 0) return;
+      await deps.publisher.publish(channel, JSON.stringify(events.length === 1 ? events[0] : events));
     },
     async subscribe(listener) {
       listeners.add(listener);

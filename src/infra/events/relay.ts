@@ -5,10 +5,11 @@
  * what was written outside a unit of work, the relays handle: woken by the store (LISTEN
  * herald_events, which the outbox table's trigger notifies when a transaction commits events
  * still without a number), and every few seconds
- * in case a notification was missed, it gives seq numbers to new events (under one lock for the
- * store, so relays of several processes take turns) and publishes every sequenced, unpublished
- * event on the event bus in seq order, then marks them published. When Redis is away the events
- * stay unpublished and go out once it answers: delayed, never lost.
+ * in case a notification was missed, it gives seq numbers to new events and claims them for
+ * publishing (one update per row, under one lock for the store, so relays of several processes
+ * take turns), and publishes them on the event bus in seq order; what could not be published is
+ * given back. When Redis is away the events stay unpublished and go out once it answers:
+ * delayed, never lost.
  */
 import type { Sql } from '../db/client.js';
 import type { EventLog, SequencedRow } from '../db/stores/events-repo.js';

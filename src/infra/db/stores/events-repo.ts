@@ -31,8 +31,11 @@ export function outboxRepo(db: Db): Outbox {
   };
 }
 
-/** An event as the outbox keeps it until the unit of work's last statement: its JSON, made when added. */
-export type PendingEvent = string;
+/**
+ * An event as the outbox keeps it until the unit of work's last statement: its JSON for the store,
+ * made when added, and the event itself, which is published once the store has numbered it.
+ */
+export interface PendingEvent { json: string; event: Omit<SequencedRow, 'seq'> }
 
 /**
  * The outbox of a unit of work's transaction (`tx`): the events it adds are kept (as JSON, made
@@ -65,8 +68,14 @@ export function transactionOutbox(tx: Tx): Outbox & {
      */
     async numberWritten(): Promise<SequencedRow[]> {
       if (pending.length === 0) return [];
-      const rows = await tx.execute(sql`select seq, type, data, user_id from herald_write_events(${`[${pending.join(',')}]`}::jsonb)`);
-      return sequenced(rows);
+      const rows = await tx.execute(sql`select seq, type, data, user_id from herald_write_events(${`[${pending.map((p) => p.json).join(',')}]`}::jsonb)`) as unknown as Row[];
+      // Rows of earlier writers come whole; this one's own come as their numbers only (migration
+      // 0019), given in the order added: the n-th smallest is the n-th event.
+      const earlier = sequenced(rows.filter((r) => r.type !== null));
+      const own = rows.filter((r) => r.type === null).map((r) => Number(r.seq)).sort((a, b) => a - b);
+      if (own.length === 0) return earlier;
+      if (own.length !== pending.length) throw new Error(`the store numbered ${own.length} of the ${pending.length} events written`);
+      return [...earlier, ...own.map((seq, i) => ({ seq, ...pending[i]!.event }))];
     },
     /** Whether this transaction has events (its own, and those of the nested units of work it adopted). */
     get wrote(): boolean { return pending.length > 0; },
@@ -89,7 +98,7 @@ function pendingEvent(e: { type: string; data: Record<string, unknown>; userId?:
   const json = JSON.stringify({ type: e.type, data: e.data, user_id: userId });
   if (e.data === undefined || e.data === null) throw new Error(`the event ${e.type} has no data`);
   if (/(^|[^\\])(\\\\)*\\u0000/.test(json)) throw new Error(`the event ${e.type} holds U+0000, which the store refuses`);
-  return json;
+  return { json, event: { type: e.type, data: e.data, ...(userId !== null ? { userId } : {}) } };
 }
 
 export function createEventLog(db: Db) {
