@@ -14,7 +14,9 @@
  * manual runs (queued, no worker: pending).
  * Measurements alternate limit and Herald, BENCH_ROUNDS times (default 3); printed per round:
  * req/s, p50, p99 for both and the ratio Herald/limit of req/s; then min/median/max over rounds.
- * Asserts nothing. BENCH_NODE_ARGS adds arguments to Herald's node (--cpu-prof --cpu-prof-dir=DIR).
+ * Asserts nothing. BENCH_NODE_ARGS adds arguments to Herald's node (--cpu-prof --cpu-prof-dir=DIR);
+ * BENCH_BUILT=1 runs Herald built (dist/src/cli.js, as `make run` does; `npm run build` first)
+ * instead of its sources through tsx.
  *   npx tsx scripts/bench/api-list.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -105,8 +107,11 @@ function cpuMsOf(pid: number | undefined): number | undefined {
 }
 
 function spawnChild(args: string[], env: Record<string, string>, stdout: 'pipe' | 'ignore' = 'ignore'): ChildProcess & { exited: Promise<never> } {
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...(args[0] === 'src/cli.ts' ? nodeArgs : []), '--import', 'tsx', ...args], {
+  const herald = args[0] === 'src/cli.ts';
+  const nodeArgs = herald ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '') : [];
+  // BENCH_BUILT=1: Herald's built process (dist/src/cli.js, as `make run` starts it; `npm run build` first).
+  const entry = herald && process.env.BENCH_BUILT === '1' ? ['dist/src/cli.js', ...args.slice(1)] : ['--import', 'tsx', ...args];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', stdout, 'inherit'],
   });
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`))));

@@ -288,11 +288,12 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       secureCookies: deps.publicUrl.startsWith('https:'), head: req.method === 'HEAD',
       heartbeatMs: deps.sseHeartbeatMs ?? SSE_HEARTBEAT_MS, shutdown: deps.shutdownSignal,
     });
-    if (result.events !== undefined) {
-      // An event stream lives as long as its client, hours maybe: it goes on by itself (its headers
-      // are out already), so that this request's frames, from routing, validation and access to
-      // here, are not held as long by every open stream (a tenth of a stream's heap: 10,000 of them
-      // are normal). A break after the first bytes ends as step 7 ends one: a cut connection.
+    if (result.events !== undefined && res.headersSent) {
+      // An event stream lives as long as its client, hours maybe: once its headers are out it goes
+      // on by itself, so that this request's frames, from routing, validation and access to here,
+      // are not held as long by every open stream (a tenth of a stream's heap: 10,000 of them are
+      // normal). A break after the first bytes ends as step 7 ends one: a cut connection. (One that
+      // failed before its headers went out is awaited below: step 7 answers it with a problem.)
       written.catch((err: unknown) => {
         deps.logger.warn('an answer broke off after it started', { request_id: locals.requestId, err });
         res.destroy();

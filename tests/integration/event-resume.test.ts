@@ -279,7 +279,7 @@ describe('numbering in the writer\'s transaction (no relay running)', () => {
     const log = createEventLog(store.db);
     await log.claim(1000); // nothing left over from the cases before
     const seqs = await store.db.transaction(async (tx) => {
-      const { result, ins, upd } = await versions(tx, () => tx.execute(sql_`select seq, type from herald_write_events(${JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ type: 'run.updated', data: { id: `w${i}` }, user_id: null })))}::jsonb)`));
+      const { result, ins, upd } = await versions(tx, () => tx.execute(sql_`select seq, type from herald_insert_events(${JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ type: 'run.updated', data: { id: `w${i}` }, user_id: null })))}::jsonb)`));
       expect({ ins, upd }).toEqual({ ins: 50, upd: 0 });
       const rows = result as unknown as Array<{ seq: string; type: string | null }>;
       // Its own rows come back as their numbers only: the writer has the rest.
@@ -296,6 +296,18 @@ describe('numbering in the writer\'s transaction (no relay running)', () => {
       return result as unknown as Array<{ seq: string; data: { id: string } }>;
     });
     expect(claimed.map((r) => Number(r.seq)).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => seqs[49]! + 1 + i));
+    const [left] = await store.sql`select count(*)::int as n from events where seq is null or published_at is null`;
+    expect(left!.n).toBe(0);
+  });
+
+  it('still answers whole numbered rows to herald_write_events, as processes of the code before read them while an upgrade rolls through', async () => {
+    await createEventLog(store.db).claim(1000);
+    const rows = await store.db.transaction(async (tx) => tx.execute(sql_`select seq, type, data from herald_write_events(${JSON.stringify([
+      { type: 'report.updated', data: { id: 'old-writer', change: 'created' }, user_id: null },
+      { type: 'report.updated', data: { id: 'old-writer', change: 'paused' }, user_id: null },
+    ])}::jsonb)`)) as unknown as Array<{ seq: string; type: string; data: { id: string; change: string } }>;
+    expect(rows.map((r) => [r.type, r.data.change])).toEqual([['report.updated', 'created'], ['report.updated', 'paused']]);
+    expect(Number(rows[1]!.seq)).toBe(Number(rows[0]!.seq) + 1);
     const [left] = await store.sql`select count(*)::int as n from events where seq is null or published_at is null`;
     expect(left!.n).toBe(0);
   });

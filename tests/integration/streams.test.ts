@@ -238,6 +238,42 @@ describe('server-sent event streams', () => {
     }
   });
 
+  it('cuts a stream whose source fails after its first bytes, and says so in the log', async () => {
+    let calls = 0;
+    const failing: AsyncIterable<ServerSentEvent> = {
+      [Symbol.asyncIterator]: () => ({
+        async next() {
+          calls += 1;
+          if (calls === 1) return { done: false, value: { event: 'run.updated', id: 1, data: { id: 'r1' } } };
+          await new Promise((r) => setTimeout(r, 50)); // the first event reaches the client
+          throw new Error('the history is gone');
+        },
+      }),
+    };
+    eventAnswer = () => ({ status: 200, events: failing });
+    logs.length = 0;
+    const { server, url } = await listen(app);
+    try {
+      const stream = openStream(`${url}/api/v1/events`);
+      await stream.ended;
+      expect(stream.response.statusCode).toBe(200);
+      expect(stream.text).toContain('event: run.updated\nid: 1\n');
+      expect(stream.response.complete).toBe(false);
+      expect(logs.some((l) => l.includes('an answer broke off after it started') && l.includes('the history is gone'))).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('answers a problem, not a cut connection, when a stream fails before its headers go out', async () => {
+    eventAnswer = () => ({ status: 200, events: eventSource().events, headers: { 'X-Bad\nName': 'x' } });
+    const res = await request(app).get('/api/v1/events').set('Authorization', `Bearer ${KEY}`);
+    expect(res.status).toBe(500);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body.code).toBe('internal');
+  });
+
   it('formats events on one data line and refuses line breaks in names and ids', () => {
     expect(formatEvent({ event: 'a', data: { text: 'two\nlines' } })).toBe('event: a\ndata: {"text":"two\\nlines"}\n\n');
     expect(() => formatEvent({ event: 'a\ndata: forged', data: 1 })).toThrow(/line break/);

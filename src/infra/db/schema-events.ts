@@ -2,8 +2,8 @@
  * The transactional outbox: every change event is a row written in the transaction of the change
  * it tells of. `id` orders the inserts; `seq` is given under one lock for the whole store, so it
  * has no gaps and never goes back: it is the id a client resumes from (SSE Last-Event-ID). A
- * unit of work writes its events in its last statement (herald_write_events, migrations 0017 and
- * 0019) and, when no one else holds that lock, inserts them numbered there, after numbering every
+ * unit of work writes its events in its last statement (herald_insert_events, migration 0019)
+ * and, when no one else holds that lock, inserts them numbered there, after numbering every
  * committed row still without a number, so a change's events never come before those of a change
  * it followed; otherwise the relays number committed rows in id order, woken at commit by the
  * inserting statement's trigger (NOTIFY herald_events) when it left rows without a number.

@@ -59,16 +59,17 @@ export function transactionOutbox(tx: Tx): Outbox & {
     /**
      * The transaction's last statement, when it has events: writes them in the order added (one
      * parameter whatever the count: a tick of the scheduler adds a thousand at once) and, when no
-     * one else holds the numbering lock (the store functions herald_write_events, migration 0017,
-     * and herald_number_events, migration 0008), numbers every committed row still without a
-     * number and then its own, and claims them all for publishing, so that the writer publishes
+     * one else holds the numbering lock (the store function herald_insert_events, migration 0019;
+     * herald_write_events of migration 0017 stays for processes of the code before), numbers every
+     * committed row still without a number and inserts its own numbered (one row version each),
+     * and claims them all for publishing, so that the writer publishes
      * them itself right after its commit; answers nothing at once when the lock is taken (the
      * relays number them after the commit). Only inside a transaction: the lock and the numbers
      * last until its commit.
      */
     async numberWritten(): Promise<SequencedRow[]> {
       if (pending.length === 0) return [];
-      const rows = await tx.execute(sql`select seq, type, data, user_id from herald_write_events(${`[${pending.map((p) => p.json).join(',')}]`}::jsonb)`) as unknown as Row[];
+      const rows = await tx.execute(sql`select seq, type, data, user_id from herald_insert_events(${`[${pending.map((p) => p.json).join(',')}]`}::jsonb)`) as unknown as Row[];
       // Rows of earlier writers come whole; this one's own come as their numbers only (migration
       // 0019), given in the order added: the n-th smallest is the n-th event.
       const earlier = sequenced(rows.filter((r) => r.type !== null));
