@@ -24,7 +24,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { adminOf, benchPlace, freePort, quantile, sleep, spread as spreadOf, stopChildren } from './support.js';
+import { adminOf, benchPlace, freePort, heraldEntry, quantile, sleep, spread as spreadOf, stopChildren } from './support.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -109,8 +109,7 @@ function cpuMsOf(pid: number | undefined): number | undefined {
 function spawnChild(args: string[], env: Record<string, string>, stdout: 'pipe' | 'ignore' = 'ignore'): ChildProcess & { exited: Promise<never> } {
   const herald = args[0] === 'src/cli.ts';
   const nodeArgs = herald ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '') : [];
-  // BENCH_BUILT=1: Herald's built process (dist/src/cli.js, as `make run` starts it; `npm run build` first).
-  const entry = herald && process.env.BENCH_BUILT === '1' ? ['dist/src/cli.js', ...args.slice(1)] : ['--import', 'tsx', ...args];
+  const entry = herald ? [...heraldEntry(), ...args.slice(1)] : ['--import', 'tsx', ...args];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', stdout, 'inherit'],
   });

@@ -60,7 +60,7 @@ import { openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { Redis } from 'ioredis';
-import { adminOf, benchPlace, freePort, quantile, sleep, spawnRole, spread as spreadOf, stopChildren } from './support.js';
+import { adminOf, benchPlace, freePort, heraldEntry, quantile, sleep, spawnRole, spread as spreadOf, stopChildren } from './support.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
@@ -319,7 +319,7 @@ async function spawnChild(args: string[], env: Record<string, string>): Promise<
   // BENCH_NODE_ARGS adds arguments to Herald's node (e.g. --cpu-prof --cpu-prof-dir=DIR).
   const herald = args[0] === 'src/cli.ts';
   const nodeArgs = herald ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((x) => x !== '') : [];
-  const entry = herald && process.env.BENCH_BUILT === '1' ? ['dist/src/cli.js', ...args.slice(1)] : ['--import', 'tsx', ...args];
+  const entry = herald ? [...heraldEntry(), ...args.slice(1)] : ['--import', 'tsx', ...args];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     // BENCH_API_LOG=FILE keeps Herald's log (its request lines carry duration_ms, the server's own time).
     cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env },

@@ -131,15 +131,19 @@ export async function benchApi(place: BenchPlace, env: Record<string, string> = 
 }
 
 /**
+ * How node starts Herald's command: BENCH_BUILT=1 runs the built one (dist/src/cli.js, what `make
+ * run` starts; `npm run build` first), else the sources through tsx.
+ */
+export const heraldEntry = (): string[] => (process.env.BENCH_BUILT === '1' ? ['dist/src/cli.js'] : ['--import', 'tsx', 'src/cli.ts']);
+
+/**
  * `herald <role>` as a child process on the place; resolves once its log says `ready`.
  * BENCH_NODE_ARGS adds arguments to its node (for instance --cpu-prof --cpu-prof-dir=/tmp/prof).
  */
 export async function spawnRole(role: 'worker' | 'scheduler', place: BenchPlace, env: Record<string, string>, ready: string,
   onLine: (line: string) => void = () => undefined): Promise<ChildProcess> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  // BENCH_BUILT=1 runs the built command (what `make run` starts), else the sources through tsx.
-  const entry = process.env.BENCH_BUILT === '1' ? ['dist/src/cli.js'] : ['--import', 'tsx', 'src/cli.ts'];
-  const child = spawn(process.execPath, [...nodeArgs, ...entry, role], {
+  const child = spawn(process.execPath, [...nodeArgs, ...heraldEntry(), role], {
     cwd: ROOT, env: { ...place.env, PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
