@@ -6,7 +6,8 @@
  * see something else), the request's parameters, and the store's versions of what it shows.
  */
 import { createHash } from 'node:crypto';
-import type { RequestContext } from './types.js';
+import type { JsonBytes, RequestContext } from './types.js';
+import { CACHED_JSON_TYPE, jsonBytes, NO_ANSWER_CACHE, type AnswerCache } from './answer-cache.js';
 import { shownAsStamped, type Shown, type Stamps } from '../domain/reads/row-stamps.js';
 
 /** W/"…": a digest of the parts, in order. */
@@ -42,15 +43,31 @@ export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): bo
   return false;
 }
 
-export type StampedAnswer<B> = { status: 200; headers?: { ETag: string }; body: B } | { status: 304; headers: { ETag: string } };
+export type StampedAnswer<B> =
+  | { status: 200; headers?: { ETag: string }; body: B | JsonBytes<B>; contentType?: typeof CACHED_JSON_TYPE }
+  | { status: 304; headers: { ETag: string } };
+
+/** An answer this process keeps under its tag, as bytes: sent again as they are. */
+const keptAnswer = <B>(tag: string, bytes: Buffer): StampedAnswer<B> =>
+  ({ status: 200, headers: { ETag: tag }, body: bytes as JsonBytes<B>, contentType: CACHED_JSON_TYPE });
+
+/** A tagged answer, kept under its tag when the cache keeps anything (then sent as the bytes kept). */
+function tagged<B>(tag: string, body: B, answers: AnswerCache): StampedAnswer<B> {
+  if (!answers.keeps) return { status: 200, headers: { ETag: tag }, body };
+  const bytes = jsonBytes(body);
+  answers.put(tag, bytes);
+  return { status: 200, headers: { ETag: tag }, body: bytes, contentType: CACHED_JSON_TYPE };
+}
 
 /**
  * A read tagged by the store's stamps of what it shows (src/domain/reads/row-stamps.ts): the
  * stamps are read first; when If-None-Match names the tag they make, 304, nothing else read or
- * built. Otherwise the answer, tagged by those stamps when it shows exactly the rows they name
- * (`shown`); when it does not (a row came or went between the two reads), or there were no
- * stamps (no such resource: the read answers its 404), it goes without, and is tagged by its
- * content on the way out (src/http/respond.ts), a tag no stamps ever make.
+ * built; when this process answered that tag before and still keeps the bytes (`answers`), those
+ * bytes, nothing else read or built either. Otherwise the answer, tagged by those stamps when it
+ * shows exactly the rows they name (`shown`), and then kept; when it does not (a row came or went
+ * between the two reads), or there were no stamps (no such resource: the read answers its 404),
+ * it goes without, and is tagged by its content on the way out (src/http/respond.ts), a tag no
+ * stamps ever make.
  */
 export async function stampedRead<B>(
   ifNoneMatch: string | undefined,
@@ -58,13 +75,45 @@ export async function stampedRead<B>(
   stamps: () => Promise<Stamps | undefined>,
   read: () => Promise<B>,
   shown: (body: B) => Shown,
+  answers: AnswerCache = NO_ANSWER_CACHE,
 ): Promise<StampedAnswer<B>> {
   const stamped = await stamps();
   const tag = stamped === undefined ? undefined : entityTag([...parts, stamped.text]);
-  if (tag !== undefined && noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers: { ETag: tag } };
+  if (tag !== undefined) {
+    if (noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers: { ETag: tag } };
+    const kept = answers.get(tag);
+    if (kept !== undefined) return keptAnswer(tag, kept);
+  }
   const body = await read();
   if (tag === undefined || !shownAsStamped(stamped!, shown(body))) return { status: 200, body };
-  return { status: 200, headers: { ETag: tag }, body };
+  return tagged(tag, body, answers);
+}
+
+/**
+ * A read whose store answers the versions of what it shows with the answer itself (the reports,
+ * src/infra/db/stores/reports-read-model.ts): the versions alone first, by a lean statement, when
+ * If-None-Match asks or when an answer may be kept (304, or the kept bytes, as stampedRead);
+ * otherwise the answer, tagged by the versions its own rows carried, and kept under that tag.
+ * `versions` answers undefined for no such resource: the read then answers its 404.
+ */
+export async function versionedRead<B>(
+  ifNoneMatch: string | undefined,
+  tagOf: (versions: string) => string,
+  versions: () => Promise<string | undefined>,
+  read: () => Promise<{ body: B; versions: string }>,
+  answers: AnswerCache,
+): Promise<StampedAnswer<B>> {
+  if (ifNoneMatch !== undefined || answers.keeps) {
+    const now = await versions();
+    if (now !== undefined) {
+      const tag = tagOf(now);
+      if (noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers: { ETag: tag } };
+      const kept = answers.get(tag);
+      if (kept !== undefined) return keptAnswer(tag, kept);
+    }
+  }
+  const answer = await read();
+  return tagged(tagOf(answer.versions), answer.body, answers);
 }
 
 /** What a single resource's answer shows: itself, and its configuration mark if any. */

@@ -2,6 +2,7 @@
  * What handlers may call: the domain services of the one wiring (src/main/services.ts), handed
  * over by the API (src/main/app.ts). Each handler factory picks only what it uses.
  */
+import type { AnswerCache } from './answer-cache.js';
 import type { Registry } from 'prom-client';
 import type { Readiness } from '../domain/health/readiness.js';
 import type { AboutInfo } from './system/get-about.js';
@@ -63,6 +64,8 @@ export interface ApiServices {
   plugins: Pick<PluginRegistry<Plugin<'connector'>, ChannelPlugin>, 'list' | 'channel'>;
   /** What a read of connections, queries, channels, users or runs shows, stamped by the store (ETags). */
   stamps: RowStamps;
+  /** Answers of those reads (and of the reports) this process keeps by their tags, as bytes. */
+  answers: AnswerCache;
   connections: ConnectionsService;
   queries: QueriesService;
   preview: PreviewService;

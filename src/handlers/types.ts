@@ -125,6 +125,15 @@ export interface EventStreamResult<S extends number = number> extends AnswerExtr
 
 type JsonMedia = 'application/json' | `application/${string}+json`;
 
+declare const jsonOf: unique symbol;
+
+/**
+ * A JSON body already serialised: the bytes of a B, as the writer would have made them (an answer
+ * kept by its tag, src/handlers/answer-cache.ts). Made only by `jsonBytes`, so that no other
+ * Buffer passes for a JSON body.
+ */
+export type JsonBytes<B> = Buffer & { readonly [jsonOf]: B };
+
 /**
  * JSON documents that may also be streamed as a file, being too large to build in memory: a run's
  * whole result (GET /runs/{runId}/result?format=json). Every other JSON answer is a body.
@@ -134,7 +143,7 @@ type StreamableJson = components['schemas']['ResultFile'];
 /** The answers one declared media type allows: SSE for text/event-stream, files where the content is not JSON. */
 type AnswersFor<S extends number, M extends string, B> =
   M extends 'text/event-stream' ? EventStreamResult<S>
-    : M extends JsonMedia ? BodyResult<S, B, M> | (B extends string | StreamableJson ? FileResult<S, M> : never)
+    : M extends JsonMedia ? BodyResult<S, B | JsonBytes<B>, M> | (B extends string | StreamableJson ? FileResult<S, M> : never)
       : BodyResult<S, string | Buffer, M> & { contentType: MediaTypeOf<M> } | FileResult<S, M>;
 
 type AnswersForStatus<S extends number, R> =

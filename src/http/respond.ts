@@ -7,6 +7,7 @@ import type { Response } from 'express';
 import { serialize as serializeCookie } from 'cookie';
 import type { AnyResult, BodyResult, EmptyResult, EventStreamResult, FileResult, ServerSentEvent } from '../handlers/types.js';
 import { entityTag, noneMatchHolds } from '../handlers/entity-tags.js';
+import { jsonText } from '../handlers/answer-cache.js';
 
 export interface WriteOptions {
   secureCookies: boolean;
@@ -36,7 +37,7 @@ export async function writeResult(res: Response, result: AnyResult, options: Wri
 
 /** A body's bytes as they go out: JSON with a final newline (a shell prompt after `curl` starts on its own line). */
 export function bodyText(body: unknown): string | Buffer {
-  return typeof body === 'string' || Buffer.isBuffer(body) ? body : `${JSON.stringify(body)}\n`;
+  return typeof body === 'string' || Buffer.isBuffer(body) ? body : jsonText(body);
 }
 
 /**

@@ -16,6 +16,7 @@ import { buildHandlers, buildProbeHandlers, PROBE_OPERATIONS } from '../handlers
 import type { SchedulerRole } from './scheduler.js';
 import { FAILURES_UNHEALTHY, type Reconciler } from '../domain/config/gitops.js';
 import { sdkPackagePath } from '../infra/paths.js';
+import { createAnswerCache } from '../handlers/answer-cache.js';
 
 type ApiContainer = Pick<Container, 'settings' | 'logger' | 'clock' | 'sql' | 'repos' | 'metrics' | 'version' | 'startedAt' | 'shutdownSignal' | 'redis' | 'events'>;
 
@@ -42,6 +43,7 @@ export async function createApi(c: ApiContainer, services: Services, roles: Role
     readiness,
     registry: c.metrics.registry,
     metricsToken: settings.metricsToken,
+    answers: createAnswerCache({ maxBytes: settings.answerCacheMiB * 1024 * 1024, observe: (outcome) => c.metrics.answerCacheTotal.inc({ outcome }) }),
     about: { version: c.version, startedAt: c.startedAt, roles: settings.roles },
   });
   return createHttpApp({

@@ -8,7 +8,9 @@
  * or another resource; a weak tag, a list of tags and `*` are understood; without If-None-Match,
  * or with a stale tag, the answer is 200. On every other read whose contract declares 304, tags
  * made from the answer's content, with the same rules; an operation that declares no 304 never
- * answers one and carries no tag.
+ * answers one and carries no tag. Answers kept by those tags in each API process
+ * (SVC_ANSWER_CACHE_MB): the same bytes again while nothing changed, and a change made through
+ * another API process shown by the very next read.
  */
 import request from 'supertest';
 import { startHerald, type Herald } from '../support/harness.js';
@@ -23,6 +25,7 @@ import postgres from 'postgres';
 let h: Herald;
 let admin: SessionClient;
 let editor: HttpClient;
+let editorToken: string;
 let otherEditor: HttpClient;
 let viewer: SessionClient & { password: string };
 let src: PostgresSource;
@@ -36,7 +39,8 @@ beforeAll(async () => {
   admin = await setupAdmin(h);
   const edna = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
   const eli = await createSignedInUser(h, admin, { name: 'Eli', email: 'eli@example.com', role: 'editor' });
-  editor = keyClient(h, (await createKey(admin, { name: 'edna', scope: 'write', owner_id: edna.userId })).token);
+  editorToken = (await createKey(admin, { name: 'edna', scope: 'write', owner_id: edna.userId })).token;
+  editor = keyClient(h, editorToken);
   otherEditor = keyClient(h, (await createKey(admin, { name: 'eli', scope: 'write', owner_id: eli.userId })).token);
   viewer = await createSignedInUser(h, admin, { name: 'Vic', email: 'vic@example.com', role: 'viewer' });
   src = await createPostgresSource(async (sql) => { await sql`create table t (id int)`; });
@@ -456,5 +460,81 @@ describe('connections, queries, channels, users and runs: tags from the store\'s
     expect(etagOf(narrow)).not.toBe(etagOf(full));
     const q2 = (await editor.post('/api/v1/queries').send({ name: 'Other Q', connection_id: connectionId, sql: 'select 3 as three' }).expect(201)).body as { id: string };
     await editor.get(`/api/v1/queries/${q2.id}`).set('If-None-Match', etagOf(await editor.get(`/api/v1/queries/${queryId}`).expect(200))).expect(200);
+  });
+});
+
+describe('answers kept by their tags in each API process', () => {
+  let second: Herald;
+  let uncached: Herald;
+  beforeAll(async () => {
+    // Two more API processes on the same store: one keeping answers (16 MiB by default), one not.
+    second = await startHerald({ iso: h.iso, env: { SVC_ROLES: 'api' } });
+    uncached = await startHerald({ iso: h.iso, env: { SVC_ROLES: 'api', SVC_ANSWER_CACHE_MB: '0' } });
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await uncached?.stop();
+  });
+
+  const hits = async (herald: Herald): Promise<number> => {
+    const text = (await herald.http.get('/metrics').expect(200)).text;
+    const line = text.split('\n').find((l) => l.startsWith('svc_answer_cache_total{outcome="hit"}'));
+    return line === undefined ? 0 : Number(line.split(' ').pop());
+  };
+
+  it('sends an unchanged list or report again as the same bytes (a hit), and shows a change made through another process at once', async () => {
+    const omega = await create('Omega kept');
+    const b = keyClient(second, editorToken);
+    const before = await hits(second);
+    const first = await b.get('/api/v1/reports?limit=100').expect(200);
+    const again = await b.get('/api/v1/reports?limit=100').expect(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(again.headers['content-length']).toBe(String(Buffer.byteLength(first.text)));
+    const one = await b.get(`/api/v1/reports/${omega.id}`).expect(200);
+    expect((await b.get(`/api/v1/reports/${omega.id}`).expect(200)).text).toBe(one.text);
+    expect(await hits(second)).toBe(before + 2);
+
+    // A change through the first process: the second's next read shows it, with no wait.
+    await editor.patch(`/api/v1/reports/${omega.id}`).send({ version: omega.version, title: 'Omega renamed' }).expect(200);
+    const listed = await b.get('/api/v1/reports?limit=100').expect(200);
+    expect(listed.body.items.map((r: { title: string }) => r.title)).toContain('Omega renamed');
+    expect(listed.body.items.map((r: { title: string }) => r.title)).not.toContain('Omega kept');
+    expect((await b.get(`/api/v1/reports/${omega.id}`).expect(200)).body.title).toBe('Omega renamed');
+    // A run that ends moves no version of the report, and still shows.
+    const runId = (await editor.post(`/api/v1/reports/${omega.id}/run`).send({}).expect(202)).body.id as string;
+    await waitForRun(editor, runId);
+    expect((await b.get(`/api/v1/reports/${omega.id}`).expect(200)).body.last_run).toMatchObject({ id: runId, status: 'success' });
+    const run = await b.get(`/api/v1/runs/${runId}`).expect(200);
+    expect((await b.get(`/api/v1/runs/${runId}`).expect(200)).text).toBe(run.text);
+    // Deleted: gone from the list, 404 alone, whatever was kept.
+    await editor.delete(`/api/v1/reports/${omega.id}`).expect(204);
+    expect((await b.get('/api/v1/reports?limit=100').expect(200)).body.items.map((r: { id: string }) => r.id)).not.toContain(omega.id);
+    await b.get(`/api/v1/reports/${omega.id}`).expect(404);
+  });
+
+  it('keeps one caller\'s answer from another: an admin\'s kept answer is never a viewer\'s', async () => {
+    const viewerKey = (await createKey(admin, { name: 'vic', scope: 'read', owner_id: viewer.userId })).token;
+    const v = keyClient(second, viewerKey);
+    const adminKey = (await createKey(admin, { name: 'root', scope: 'read' })).token;
+    const a = keyClient(second, adminKey);
+    const full = await a.get(`/api/v1/users/${viewer.userId}`).expect(200);
+    await a.get(`/api/v1/users/${viewer.userId}`).expect(200);
+    const seen = await v.get(`/api/v1/users/${viewer.userId}`).expect(200);
+    expect(seen.headers.etag).not.toBe(full.headers.etag);
+    expect(seen.text).not.toBe(full.text);
+    expect((await v.get(`/api/v1/users/${viewer.userId}`).expect(200)).text).toBe(seen.text);
+  });
+
+  it('with SVC_ANSWER_CACHE_MB=0 keeps nothing, and answers the same', async () => {
+    const u = keyClient(uncached, editorToken);
+    const b = keyClient(second, editorToken);
+    const first = await u.get('/api/v1/reports?limit=100').expect(200);
+    expect((await u.get('/api/v1/reports?limit=100').expect(200)).text).toBe(first.text);
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(await hits(uncached)).toBe(0);
+    expect((await b.get('/api/v1/reports?limit=100').expect(200)).text).toBe(first.text);
   });
 });

@@ -4,9 +4,13 @@
  * answer; a tag named by If-None-Match answers 304 without reading or building the answer; an
  * answer is tagged by the stamps only when it shows exactly the rows they name (a row that came
  * between the two reads and goes again later would otherwise bring the stamps back with the
- * answer still showing it).
+ * answer still showing it). Answers kept by their tags (src/handlers/answer-cache.ts): the same
+ * stamps send the same bytes again without reading the answer; moved stamps read it again; an
+ * untagged answer is never kept; the cache holds to its budget, least recently used out first.
  */
-import { entityTag, shownOne, shownPage, stampedRead } from '../../src/handlers/entity-tags.js';
+import { entityTag, shownOne, shownPage, stampedRead, versionedRead } from '../../src/handlers/entity-tags.js';
+import { createAnswerCache, NO_ANSWER_CACHE } from '../../src/handlers/answer-cache.js';
+import { listReports } from '../../src/handlers/reports/list-reports.js';
 import { getConnection } from '../../src/handlers/connections/get-connection.js';
 import { listRuns } from '../../src/handlers/runs/list-runs.js';
 import { getChannel } from '../../src/handlers/channels/get-channel.js';
@@ -18,6 +22,7 @@ const P1 = '00000000-0000-7000-8000-000000000001';
 const P2 = '00000000-0000-7000-8000-000000000002';
 const page = (ids: string[], more = false, marked = ids.map(() => false)): Stamps =>
   ({ text: ids.map((id) => `${id}/1/100`).join('\n') + (more ? '+' : ''), ids, marked, more });
+const refusingRead = async (): Promise<never> => { throw new Error('the answer was read'); };
 const body = (ids: string[], next?: string, managed: boolean[] = ids.map(() => false)) =>
   ({ items: ids.map((id, i) => (managed[i] ? { id, managed: { by: 'gitops' } } : { id })), ...(next ? { next_cursor: next } : {}) });
 
@@ -104,20 +109,116 @@ describe('the handlers on the 304 path', () => {
     const connections = { get: refusing } as never;
     const gitops = { managementOf: refusing, withManagement: refusing } as never;
     // Another tag: the answer is read (and here refused).
-    await expect(getConnection({ connections, gitops, stamps })(request({ connectionId: 'c1' }, 'W/"none"'))).rejects.toThrow('the answer was read');
+    await expect(getConnection({ connections, gitops, stamps, answers: NO_ANSWER_CACHE })(request({ connectionId: 'c1' }, 'W/"none"'))).rejects.toThrow('the answer was read');
     // The tag a 200 would carry (the operation, the view's revision, the caller, the id, the stamps), asked for.
     const connectionTag = entityTag(['getConnection', 'connection-1', 'api_key:u1:editor:write', 'c1', 'connection:c1:1']);
-    expect(await getConnection({ connections, gitops, stamps })(request({ connectionId: 'c1' }, connectionTag)))
+    expect(await getConnection({ connections, gitops, stamps, answers: NO_ANSWER_CACHE })(request({ connectionId: 'c1' }, connectionTag)))
       .toEqual({ status: 304, headers: { ETag: connectionTag } });
 
     const channels = { get: refusing, list: refusing, settingsView: refusing } as never;
     const plugins = { list: () => [{ id: 'webhook', version: '1.0.0', kind: 'channel' }], channel: () => undefined } as never;
     const channelTag = entityTag(['getChannel', 'channel-1', 'webhook@1.0.0', 'api_key:u1:editor:write', 'h1', 'channel:h1:1']);
-    expect(await getChannel({ channels, gitops, stamps, plugins })(request({ channelId: 'h1' }, channelTag)))
+    expect(await getChannel({ channels, gitops, stamps, plugins, answers: NO_ANSWER_CACHE })(request({ channelId: 'h1' }, channelTag)))
       .toEqual({ status: 304, headers: { ETag: channelTag } });
 
     const runs = { list: refusing } as never;
     const runsTag = entityTag(['listRuns', 'run-1', 'api_key:u1:editor:write', 50, undefined, 'success', undefined, undefined, 'runs:success']);
-    expect(await listRuns({ runs, stamps })(request({}, runsTag, { status: 'success' }))).toEqual({ status: 304, headers: { ETag: runsTag } });
+    expect(await listRuns({ runs, stamps, answers: NO_ANSWER_CACHE })(request({}, runsTag, { status: 'success' }))).toEqual({ status: 304, headers: { ETag: runsTag } });
+  });
+});
+
+describe('answers kept by their tags', () => {
+  const bytesOf = (b: unknown) => Buffer.from(`${JSON.stringify(b)}\n`);
+
+  it('stampedRead: the first answer is read and kept as its bytes; the same stamps send them again without a read', async () => {
+    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    let reads = 0;
+    const read = async () => { reads += 1; return body([P1]); };
+    const tag = entityTag([...parts, page([P1]).text]);
+    const first = await stampedRead(undefined, parts, async () => page([P1]), read, shownPage, answers);
+    expect(first).toEqual({ status: 200, headers: { ETag: tag }, body: bytesOf(body([P1])), contentType: 'application/json; charset=utf-8' });
+    const again = await stampedRead(undefined, parts, async () => page([P1]), async () => { throw new Error('the answer was read'); }, shownPage, answers);
+    expect(again).toEqual(first);
+    expect(reads).toBe(1);
+    // A stale If-None-Match is answered from the kept bytes too; the current one is still 304.
+    expect(await stampedRead('W/"old"', parts, async () => page([P1]), refusingRead, shownPage, answers)).toEqual(first);
+    expect(await stampedRead(tag, parts, async () => page([P1]), refusingRead, shownPage, answers)).toEqual({ status: 304, headers: { ETag: tag } });
+    // Another caller (another part of the tag) is its own answer: read.
+    await expect(stampedRead(undefined, [...parts.slice(0, 2), 'user:u2:editor'], async () => page([P1]), refusingRead, shownPage, answers))
+      .rejects.toThrow('the answer was read');
+  });
+
+  it('stampedRead: moved stamps read the answer again; an answer not tagged by its stamps is never kept', async () => {
+    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    await stampedRead(undefined, parts, async () => page([P1]), async () => body([P1]), shownPage, answers);
+    const moved: Stamps = { ...page([P1]), text: `${P1}/2/101` };
+    const fresh = await stampedRead(undefined, parts, async () => moved, async () => body([P1], undefined, [false]), shownPage, answers);
+    expect(fresh).toMatchObject({ status: 200, headers: { ETag: entityTag([...parts, moved.text]) } });
+    // Stamps naming P1, an answer showing P2 and P1: untagged, unkept, read every time.
+    const mismatched = page([P1, P2]);
+    expect(await stampedRead(undefined, parts, async () => mismatched, async () => body([P2, P1]), shownPage, answers)).toEqual({ status: 200, body: body([P2, P1]) });
+    await expect(stampedRead(undefined, parts, async () => mismatched, refusingRead, shownPage, answers)).rejects.toThrow('the answer was read');
+  });
+
+  it('versionedRead: versions first when an answer may be kept; the kept bytes for the same versions; without a cache and a tag, one read only', async () => {
+    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    const tagOf = (v: string) => entityTag(['listReports', v]);
+    const calls: string[] = [];
+    const versions = async () => { calls.push('versions'); return 'v1'; };
+    const read = async () => { calls.push('read'); return { body: { items: [{ id: P1 }] }, versions: 'v1' }; };
+    const first = await versionedRead(undefined, tagOf, versions, read, answers);
+    expect(calls).toEqual(['versions', 'read']);
+    expect(first).toEqual({ status: 200, headers: { ETag: tagOf('v1') }, body: bytesOf({ items: [{ id: P1 }] }), contentType: 'application/json; charset=utf-8' });
+    calls.length = 0;
+    expect(await versionedRead(undefined, tagOf, versions, read, answers)).toEqual(first);
+    expect(calls).toEqual(['versions']);
+    // Kept under the versions the read's own rows carried: a change between the two reads is
+    // kept under the new versions, never under the old.
+    calls.length = 0;
+    const racing = async () => { calls.push('read'); return { body: { items: [{ id: P2 }] }, versions: 'v3' }; };
+    expect(await versionedRead(undefined, tagOf, async () => 'v2', racing, answers)).toMatchObject({ headers: { ETag: tagOf('v3') } });
+    await expect(versionedRead(undefined, tagOf, async () => 'v2', async () => { throw new Error('the answer was read'); }, answers)).rejects.toThrow('the answer was read');
+    expect((await versionedRead(undefined, tagOf, async () => 'v3', async () => { throw new Error('the answer was read'); }, answers) as { body: Buffer }).body.toString())
+      .toBe(`${JSON.stringify({ items: [{ id: P2 }] })}\n`);
+    // Nothing kept, nothing asked: the one statement that reads the rows with their versions.
+    calls.length = 0;
+    expect(await versionedRead(undefined, tagOf, versions, read, NO_ANSWER_CACHE)).toEqual({ status: 200, headers: { ETag: tagOf('v1') }, body: { items: [{ id: P1 }] } });
+    expect(calls).toEqual(['read']);
+    // No such resource: its read answers (404).
+    await expect(versionedRead(undefined, tagOf, async () => undefined, async () => { throw new Error('404'); }, answers)).rejects.toThrow('404');
+  });
+
+  it('listReports sends the kept page for unchanged versions without reading the reports', async () => {
+    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    let pages = 0;
+    const reports = {
+      pageVersions: async () => 'r1/1',
+      page: async () => { pages += 1; return { page: { items: [] }, versions: 'r1/1' }; },
+    } as never;
+    const req = { params: {}, query: {}, headers: {}, ctx: { principal: { kind: 'api_key', user: { id: 'u1', role: 'editor' }, scope: 'read' } } } as never;
+    const first = await listReports({ reports, answers })(req);
+    const again = await listReports({ reports, answers })(req);
+    expect(again).toEqual(first);
+    expect((again as { body: Buffer }).body.toString()).toBe('{"items":[]}\n');
+    expect(pages).toBe(1);
+  });
+
+  it('holds to its budget, least recently used out first, and keeps no answer larger than an eighth of it', () => {
+    const seen: string[] = [];
+    const answers = createAnswerCache({ maxBytes: 800, observe: (o) => seen.push(o) });
+    expect(answers.keeps).toBe(true);
+    for (const t of ['a', 'b', 'c', 'd']) answers.put(t, Buffer.alloc(100, t));
+    expect(answers.get('a')?.toString()).toBe('a'.repeat(100)); // a is now the most recent
+    for (const t of ['e', 'f', 'g', 'h', 'i']) answers.put(t, Buffer.alloc(100, t));
+    expect(answers.size).toBe(800);
+    expect(answers.get('b')).toBeUndefined();
+    expect(answers.get('a')).toBeDefined();
+    answers.put('big', Buffer.alloc(101));
+    expect(answers.get('big')).toBeUndefined();
+    answers.put('a', Buffer.alloc(50, 'x'));
+    expect(answers.size).toBe(750);
+    expect(seen).toEqual(['hit', 'miss', 'hit', 'miss']);
+    expect(createAnswerCache({ maxBytes: 0 })).toBe(NO_ANSWER_CACHE);
+    expect(NO_ANSWER_CACHE.keeps).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { CHANNEL_VIEW, channelView, channelPluginsRevision } from '../channel-vi
 import type { ApiServices } from '../services.js';
 import { callerOf, shownOne, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'channels' | 'gitops' | 'stamps' | 'plugins'>;
+type Deps = Pick<ApiServices, 'channels' | 'gitops' | 'stamps' | 'plugins' | 'answers'>;
 
 export const getChannel = (d: Deps): Handler<'getChannel'> => async (req) => {
   const id = req.params.channelId;
@@ -11,5 +11,5 @@ export const getChannel = (d: Deps): Handler<'getChannel'> => async (req) => {
     () => d.stamps.one('channel', id), async () => {
       const c = await d.channels.get(id);
       return { ...channelView(c, d.channels.settingsView(c)), ...(await d.gitops.managementOf('channel', c.id)) };
-    }, shownOne);
+    }, shownOne, d.answers);
 };

@@ -4,7 +4,7 @@ import { pageQuery } from '../request-helpers.js';
 import type { ApiServices } from '../services.js';
 import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'channels' | 'gitops' | 'stamps' | 'plugins'>;
+type Deps = Pick<ApiServices, 'channels' | 'gitops' | 'stamps' | 'plugins' | 'answers'>;
 
 /** GET /channels: ordered by name, with health; secret settings read as {configured: true}. */
 export const listChannels = (d: Deps): Handler<'listChannels'> => async (req) => {
@@ -13,5 +13,5 @@ export const listChannels = (d: Deps): Handler<'listChannels'> => async (req) =>
     () => d.stamps.page('channel', q), async () => {
       const p = await d.channels.list(q);
       return { ...p, items: await d.gitops.withManagement('channel', p.items.map((c) => channelView(c, d.channels.settingsView(c)))) };
-    }, shownPage);
+    }, shownPage, d.answers);
 };

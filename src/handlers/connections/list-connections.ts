@@ -4,7 +4,7 @@ import type { ApiServices } from '../services.js';
 import { pageQuery } from '../request-helpers.js';
 import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'connections' | 'gitops' | 'stamps'>;
+type Deps = Pick<ApiServices, 'connections' | 'gitops' | 'stamps' | 'answers'>;
 
 export const listConnections = (d: Deps): Handler<'listConnections'> => async (req) => {
   const q = pageQuery(req.query);
@@ -12,5 +12,5 @@ export const listConnections = (d: Deps): Handler<'listConnections'> => async (r
     () => d.stamps.page('connection', q), async () => {
       const p = await d.connections.list(q);
       return { ...p, items: await d.gitops.withManagement('connection', p.items.map(connectionView)) };
-    }, shownPage);
+    }, shownPage, d.answers);
 };

@@ -3,7 +3,7 @@ import { QUERY_VIEW, queryView } from '../data-views.js';
 import type { ApiServices } from '../services.js';
 import { callerOf, shownOne, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'queries' | 'gitops' | 'stamps'>;
+type Deps = Pick<ApiServices, 'queries' | 'gitops' | 'stamps' | 'answers'>;
 
 export const getQuery = (d: Deps): Handler<'getQuery'> => async (req) => {
   const id = req.params.queryId;
@@ -11,5 +11,5 @@ export const getQuery = (d: Deps): Handler<'getQuery'> => async (req) => {
     () => d.stamps.one('query', id), async () => {
       const q = await d.queries.get(id);
       return { ...queryView(q), ...(await d.gitops.managementOf('query', q.id)) };
-    }, shownOne);
+    }, shownOne, d.answers);
 };

@@ -4,7 +4,7 @@ import type { ApiServices } from '../services.js';
 import { pageQuery } from '../request-helpers.js';
 import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'queries' | 'gitops' | 'stamps'>;
+type Deps = Pick<ApiServices, 'queries' | 'gitops' | 'stamps' | 'answers'>;
 
 export const listQueries = (d: Deps): Handler<'listQueries'> => async (req) => {
   const q = pageQuery(req.query);
@@ -12,5 +12,5 @@ export const listQueries = (d: Deps): Handler<'listQueries'> => async (req) => {
     () => d.stamps.page('query', q), async () => {
       const p = await d.queries.list(q);
       return { ...p, items: await d.gitops.withManagement('query', p.items.map(queryView)) };
-    }, shownPage);
+    }, shownPage, d.answers);
 };

@@ -3,7 +3,7 @@ import { RUN_VIEW, runView } from '../run-views.js';
 import type { ApiServices } from '../services.js';
 import { callerOf, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'runs' | 'stamps'>;
+type Deps = Pick<ApiServices, 'runs' | 'stamps' | 'answers'>;
 
 /** GET /runs/{runId}: with steps, parameters, condition and sample; tagged by the run's and its delivery attempts' rows. */
 export const getRun = (d: Deps): Handler<'getRun'> => async (req) => {
@@ -11,5 +11,5 @@ export const getRun = (d: Deps): Handler<'getRun'> => async (req) => {
   return stampedRead(req.headers['if-none-match'], ['getRun', RUN_VIEW, callerOf(req.ctx), id], () => d.stamps.run(id), async () => {
     const run = await d.runs.get(id);
     return runView(run, await d.runs.attemptsOf(run));
-  }, (body) => ({ ids: body.delivery_attempts.map((a) => a.id).sort(), marked: [], more: false }));
+  }, (body) => ({ ids: body.delivery_attempts.map((a) => a.id).sort(), marked: [], more: false }), d.answers);
 };

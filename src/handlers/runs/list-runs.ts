@@ -4,7 +4,7 @@ import { RUN_VIEW, runSummaryView } from '../run-views.js';
 import type { ApiServices } from '../services.js';
 import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'runs' | 'stamps'>;
+type Deps = Pick<ApiServices, 'runs' | 'stamps' | 'answers'>;
 
 /** GET /runs: newest first, filtered by status, report and trigger. */
 export const listRuns = (d: Deps): Handler<'listRuns'> => async (req) => {
@@ -15,5 +15,5 @@ export const listRuns = (d: Deps): Handler<'listRuns'> => async (req) => {
     () => d.stamps.runs(filter, q), async () => {
       const page = await d.runs.list(filter, q);
       return { items: page.items.map(runSummaryView), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
-    }, shownPage);
+    }, shownPage, d.answers);
 };

@@ -4,7 +4,7 @@ import type { ApiServices } from '../services.js';
 import { pageQuery } from '../request-helpers.js';
 import { callerOf, shownPage, stampedRead } from '../entity-tags.js';
 
-type Deps = Pick<ApiServices, 'users' | 'stamps'>;
+type Deps = Pick<ApiServices, 'users' | 'stamps' | 'answers'>;
 
 export const listUsers = (d: Deps): Handler<'listUsers'> => async (req) => {
   const q = pageQuery(req.query);
@@ -13,5 +13,5 @@ export const listUsers = (d: Deps): Handler<'listUsers'> => async (req) => {
       const p = await d.users.list(q);
       const viewer = principalOf(req.ctx);
       return { ...p, items: p.items.map((u) => userView(u, viewer)) };
-    }, shownPage);
+    }, shownPage, d.answers);
 };

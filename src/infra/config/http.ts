@@ -28,6 +28,9 @@ export const httpSettings = {
     'API processes `herald serve`/`herald api` starts on SVC_LISTEN (one per core the host gives it): a primary process shares the address among them, runs the other roles itself and restarts one that exits'),
   /** SVC_PROBE_LISTEN: a second listener for /health/* and /metrics only, in any process. */
   probeListen,
+  /** SVC_ANSWER_CACHE_MB: read answers each API process keeps by their ETags (src/handlers/answer-cache.ts); 0: none. */
+  answerCacheMiB: integer('SVC_ANSWER_CACHE_MB', { fallback: 16, min: 0, max: 4096 },
+    'MiB of read answers (lists and single resources, by their ETags from the store\'s row versions) each API process keeps and sends again while the rows are unchanged; 0 keeps none'),
   publicUrl: setting({
     env: 'SVC_PUBLIC_URL',
     description: 'the base address users and links see',

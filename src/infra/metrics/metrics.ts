@@ -81,6 +81,9 @@ export function createMetrics(version: string, shared: SharedGauges, onCollectEr
     buildInfo: new Gauge({
       name: 'svc_build_info', help: 'Always 1; the version is the label', labelNames: ['version'] as const, registers: [registry],
     }),
+    answerCacheTotal: new Counter({
+      name: 'svc_answer_cache_total', help: 'Lookups of kept read answers by their ETag, hit or miss', labelNames: ['outcome'] as const, registers: [registry],
+    }),
     httpRequestsTotal: new Counter({
       name: 'svc_http_requests_total', help: 'Answered HTTP requests by operation, method and status',
       labelNames: ['operation', 'method', 'status'] as const, registers: [registry],
