@@ -14,6 +14,11 @@
  * manual runs (queued, no worker: pending).
  * Measurements alternate limit and Herald, BENCH_ROUNDS times (default 3); printed per round:
  * req/s, p50, p99 for both and the ratio Herald/limit of req/s; then min/median/max over rounds.
+ * Each Herald line also says how many of its answers were bytes the API kept by their ETag
+ * (svc_answer_cache_total, SVC_ANSWER_CACHE_MB; BENCH_ANSWER_CACHE_MB sets it, 0 keeps none).
+ * `list-churn` is the list while one of its reports changes without pause (a loop of one-row
+ * UPDATEs on its own connection moving the report's version), so that most answers cannot be
+ * the kept ones: what a miss costs.
  * Asserts nothing. BENCH_NODE_ARGS adds arguments to Herald's node (--cpu-prof --cpu-prof-dir=DIR);
  * BENCH_BUILT=1 runs Herald built (dist/src/cli.js, as `make run` does; `npm run build` first)
  * instead of its sources through tsx.
@@ -24,6 +29,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
+import postgres from 'postgres';
 import { adminOf, benchPlace, freePort, heraldEntry, quantile, sleep, spread as spreadOf, stopChildren } from './support.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
@@ -94,7 +100,14 @@ async function load(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ rps: latencies.length / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors })}\n`);
 }
 
-interface Figures { rps: number; p50: number; p99: number; errors: number; cpuMsPerRequest?: number }
+interface Figures { rps: number; p50: number; p99: number; errors: number; cpuMsPerRequest?: number; kept?: number }
+
+/** svc_answer_cache_total by outcome, from the API's /metrics. */
+async function keptAnswers(url: string): Promise<{ hit: number; miss: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const count = (outcome: string) => Number(text.split('\n').find((l) => l.startsWith(`svc_answer_cache_total{outcome="${outcome}"}`))?.split(' ').pop() ?? 0);
+  return { hit: count('hit'), miss: count('miss') };
+}
 
 /** CPU time (user + system) a process has used so far, in ms (Linux /proc; undefined elsewhere). */
 function cpuMsOf(pid: number | undefined): number | undefined {
@@ -149,7 +162,7 @@ async function measure(url: string, headers: Record<string, string>, pid?: numbe
 }
 
 const line = (label: string, f: Figures) =>
-  `${label.padEnd(9)} ${String(Math.round(f.rps)).padStart(6)} req/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms${f.cpuMsPerRequest !== undefined ? `  CPU ${f.cpuMsPerRequest.toFixed(3)} ms/request` : ''}${f.errors ? `  ${f.errors} of another status` : ''}`;
+  `${label.padEnd(9)} ${String(Math.round(f.rps)).padStart(6)} req/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms${f.cpuMsPerRequest !== undefined ? `  CPU ${f.cpuMsPerRequest.toFixed(3)} ms/request` : ''}${f.kept !== undefined ? `  kept answers ${(f.kept * 100).toFixed(0)} %` : ''}${f.errors ? `  ${f.errors} of another status` : ''}`;
 
 async function main(): Promise<void> {
   const place = await benchPlace();
@@ -157,7 +170,7 @@ async function main(): Promise<void> {
   try {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const herald = spawnChild(['src/cli.ts', 'api'], { ...place.env, SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}`, ...(process.env.SVC_API_PROCESSES ? { SVC_API_PROCESSES: process.env.SVC_API_PROCESSES } : {}), ...(process.env.SVC_HEAP_SETTLE ? { SVC_HEAP_SETTLE: process.env.SVC_HEAP_SETTLE } : {}) });
+    const herald = spawnChild(['src/cli.ts', 'api'], { ...place.env, SVC_LOG_LEVEL: 'info', SVC_LISTEN: `127.0.0.1:${port}`, ...(process.env.SVC_API_PROCESSES ? { SVC_API_PROCESSES: process.env.SVC_API_PROCESSES } : {}), ...(process.env.SVC_HEAP_SETTLE ? { SVC_HEAP_SETTLE: process.env.SVC_HEAP_SETTLE } : {}), ...(process.env.BENCH_ANSWER_CACHE_MB ? { SVC_ANSWER_CACHE_MB: process.env.BENCH_ANSWER_CACHE_MB } : {}) });
     children.push(herald);
     await ready(herald, `${url}/health/live`);
     const { post: asAdmin, selfQuery, headers: adminHeaders } = await adminOf(url, place);
@@ -203,10 +216,11 @@ async function main(): Promise<void> {
 
     console.log(`api-list: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per measurement, ${ROUNDS} rounds; list body ${listBytes} bytes (50 reports)`);
     const results: Record<string, { herald: Figures[]; limit: Figures[] }> = {};
-    // BENCH_TARGETS=list, =304, =live, =run, =run-304, =runs, =runs-304 (or a comma-separated choice) measures some of them (e.g. under BENCH_NODE_ARGS=--cpu-prof).
+    // BENCH_TARGETS=list, =list-churn, =304, =live, =run, =run-304, =runs, =runs-304 (or a comma-separated choice) measures some of them (e.g. under BENCH_NODE_ARGS=--cpu-prof).
     const only = process.env.BENCH_TARGETS;
-    const targets: Array<{ id: string; name: string; path: string; headers: Record<string, string>; limitHeaders: Record<string, string>; status: number }> = [
+    const targets: Array<{ id: string; name: string; path: string; headers: Record<string, string>; limitHeaders: Record<string, string>; status: number; churn?: boolean }> = [
       { id: 'list', name: 'GET /api/v1/reports?limit=50 (API key)', path: listPath, headers: auth, limitHeaders: {} as Record<string, string>, status: 200 },
+      { id: 'list-churn', name: 'GET /api/v1/reports?limit=50 (API key) while a report on it changes without pause', path: listPath, headers: auth, limitHeaders: {} as Record<string, string>, status: 200, churn: true },
       // The client's copy is current: If-None-Match with the list's ETag, answered 304 with no body.
       { id: '304', name: 'GET /api/v1/reports?limit=50 (API key, If-None-Match: 304)', path: listPath, headers: { ...auth, 'If-None-Match': listTag }, limitHeaders: { 'If-None-Match': listTag }, status: 304 },
       { id: 'live', name: 'GET /health/live', path: '/health/live', headers: {}, limitHeaders: {} as Record<string, string>, status: 200 },
@@ -221,12 +235,19 @@ async function main(): Promise<void> {
     for (let r = 1; r <= ROUNDS; r += 1) {
       for (const t of targets) {
         const l = await measure(`${limitUrl}${t.path}`, t.limitHeaders, limit.pid, t.status);
+        const kept0 = await keptAnswers(url);
+        const churn = t.churn ? changeWithoutPause(place.dbUrl.toString(), reports.items[0]!.id) : undefined;
         const h = await measure(`${url}${t.path}`, t.headers, herald.pid, t.status);
+        const changes = await churn?.stop();
+        const kept1 = await keptAnswers(url);
+        const lookups = kept1.hit + kept1.miss - kept0.hit - kept0.miss;
+        if (lookups > 0) h.kept = (kept1.hit - kept0.hit) / lookups;
         (results[t.name] ??= { herald: [], limit: [] }).limit.push(l);
         results[t.name]!.herald.push(h);
         console.log(`round ${r} ${t.name}`);
         console.log(`  ${line('limit', l)}`);
         console.log(`  ${line('Herald', h)}   ratio ${(h.rps / l.rps).toFixed(3)}x`);
+        if (changes !== undefined) console.log(`  (${changes} changes of the report while Herald was measured)`);
       }
     }
     console.log(`summary over ${ROUNDS} rounds (min / median / max):`);
@@ -244,6 +265,26 @@ async function main(): Promise<void> {
     await stopChildren(children);
     await place.release();
   }
+}
+
+/**
+ * One report's version moved by a loop of UPDATEs on a connection of its own, until stopped, then
+ * put back (the page's versions, and so its tag, are the ones the other targets ask with again);
+ * answers how many changes.
+ */
+function changeWithoutPause(dbUrl: string, reportId: string): { stop(): Promise<number> } {
+  const sql = postgres(dbUrl, { max: 1, onnotice: () => undefined });
+  let stopping = false;
+  let changes = 0;
+  const loop = (async () => {
+    const [{ version }] = await sql<[{ version: number }]>`select version from reports where id = ${reportId}`;
+    while (!stopping) {
+      await sql`update reports set version = version + 1 where id = ${reportId}`;
+      changes += 1;
+    }
+    await sql`update reports set version = ${version} where id = ${reportId}`;
+  })();
+  return { async stop() { stopping = true; await loop; await sql.end(); return changes; } };
 }
 
 if (process.argv.includes('--limit-server')) limitServer();

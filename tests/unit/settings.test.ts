@@ -170,6 +170,13 @@ describe('settings that name a place', () => {
     expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_ROLES: 'api' }, { cwd: dir, overrides: { SVC_ROLES: 'worker' } }).roles).toEqual(['worker']);
   });
 
+  it('takes SVC_ANSWER_CACHE_MB as whole MiB, 16 by default, 0 for none', () => {
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).answerCacheMiB).toBe(16);
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_ANSWER_CACHE_MB: '0' }, { cwd: dir }).answerCacheMiB).toBe(0);
+    expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_ANSWER_CACHE_MB: '64' }, { cwd: dir }).answerCacheMiB).toBe(64);
+    for (const bad of ['-1', '1.5', 'lots', '5000']) expect(loadError({ ...BASE, SVC_SECRET_KEY: KEY, SVC_ANSWER_CACHE_MB: bad }).setting).toBe('SVC_ANSWER_CACHE_MB');
+  });
+
   it('takes SVC_PROBE_LISTEN as host:port, unset by default', () => {
     expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir }).probeListen).toBeUndefined();
     expect(loadSettings({ ...BASE, SVC_SECRET_KEY: KEY, SVC_PROBE_LISTEN: '[::1]:9464' }, { cwd: dir }).probeListen).toEqual({ host: '::1', port: 9464 });
@@ -241,7 +248,7 @@ describe('the settings tables', () => {
   it('fill every field of Settings, flat', () => {
     const s = loadSettings({ ...BASE, SVC_SECRET_KEY: KEY }, { cwd: dir });
     expect(Object.keys(s).sort()).toEqual([
-      'apiProcesses', 'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseDirectUrl', 'databasePrepare', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'heapSettle', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
+      'answerCacheMiB', 'apiProcesses', 'bcryptCost', 'connectorPoolSize', 'corsOrigins', 'dataDir', 'databaseDirectUrl', 'databasePrepare', 'databaseUrl', 'deliveryBackoffMs', 'deliveryBreakerFailures', 'deliveryBreakerSeconds', 'deliveryChannelLimit', 'deliveryConcurrency', 'deliveryRetryMaxHours', 'deliveryRetrySchedule', 'deliverySends', 'eventsRetentionHours', 'gitopsDir', 'heapSettle', 'keys', 'listen', 'logFormat', 'logLevel', 'mailFrom',
       'metricsToken', 'outboundAllow', 'previousSecretKeys', 'probeListen', 'publicUrl', 'queuePrefix', 'redisUrl', 'resultRetentionDays', 'roles',
       'runTimeoutSeconds', 'schedulerTickSeconds', 'secretKey', 'sessionIdleMinutes', 'sessionMaxHours', 'shutdownTimeoutSeconds', 'smtpUrl', 'storageS3', 'storeLockSeconds',
       'storeTimeoutSeconds', 'trustProxy', 'webDir', 'workerConcurrency', 'workerLockSeconds',
