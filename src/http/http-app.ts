@@ -207,7 +207,8 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   });
   // Only a body sent to an operation is read; routing answers the rest (404/405) unread.
   app.use((req, res, next) => {
-    if (localsOf(res).route === undefined) { next(); return; }
+    // No body (most reads): nothing to parse, req.body stays undefined as the parser would leave it.
+    if (localsOf(res).route === undefined || !hasBody(req)) { next(); return; }
     parseJson(req, res, (err?: unknown) => {
       if (!err && (req as { emptyBody?: boolean }).emptyBody) req.body = undefined;
       next(err);
@@ -261,6 +262,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       });
     }
     let requestLogger: Logger | undefined;
+    let signal: AbortSignal | undefined;
     const ctx: RequestContext = {
       requestId: locals.requestId,
       principal,
@@ -271,7 +273,8 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       oidcFlowToken: cookies.svc_oidc || undefined,
       // Made when a handler first logs: most requests never do.
       get log() { return (requestLogger ??= deps.logger.child({ request_id: locals.requestId })); },
-      signal: requestSignal(res, deps.shutdownSignal),
+      // Made when a handler first asks (streams, previews): most never do.
+      get signal() { return (signal ??= requestSignal(res, deps.shutdownSignal)); },
     };
     const headers: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;

@@ -130,11 +130,12 @@ export function challengeOf(operationId: string | undefined, authorization: stri
   return `Bearer realm="herald"${invalid}, Cookie realm="herald", form-action="/api/v1/auth/login", cookie-name="svc_session"`;
 }
 
-/** A handler's ctx.signal: aborted when the client leaves before the answer is complete, or when the process drains. */
+/** A handler's ctx.signal (made when the handler first asks for it): aborted when the client leaves before the answer is complete, or when the process drains. */
 export function requestSignal(res: Response, shutdown: AbortSignal | undefined): AbortSignal {
   const controller = new AbortController();
   const abort = () => controller.abort();
-  if (shutdown?.aborted) abort();
+  // Asked for late (it is made on first use): the client may have gone already.
+  if (shutdown?.aborted || ((res.destroyed || res.closed) && !res.writableFinished)) abort();
   shutdown?.addEventListener('abort', abort);
   res.on('close', () => {
     shutdown?.removeEventListener('abort', abort);

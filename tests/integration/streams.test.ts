@@ -238,6 +238,32 @@ describe('server-sent event streams', () => {
     }
   });
 
+  it('gives a handler that asks for its signal only after the client left an aborted one (the signal is made on first use)', async () => {
+    let gone!: () => void;
+    const clientGone = new Promise<void>((r) => { gone = r; });
+    let asked!: (s: AbortSignal) => void;
+    const signalSeen = new Promise<AbortSignal>((r) => { asked = r; });
+    let entered!: () => void;
+    const handlerEntered = new Promise<void>((r) => { entered = r; });
+    eventAnswer = async (req) => {
+      entered();
+      await clientGone;
+      asked(req.ctx.signal);
+      return { status: 200, events: eventSource().events };
+    };
+    const { server, url } = await listen(app);
+    server.once('connection', (socket) => socket.once('close', () => gone()));
+    try {
+      const stream = openStream(`${url}/api/v1/events`);
+      await handlerEntered;
+      stream.request.destroy();
+      expect((await signalSeen).aborted).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('cuts a stream whose source fails after its first bytes, and says so in the log', async () => {
     let calls = 0;
     const failing: AsyncIterable<ServerSentEvent> = {

@@ -47,6 +47,21 @@ describe('redactText', () => {
     expect(JSON.parse(out)).toMatchObject({ password: MASK, new_password: MASK });
   });
 
+  it('passes plain text (ids, routes, methods) by the patterns, still scrubbing registered secrets and API keys in it', () => {
+    for (const plain of ['GET', '/api/v1/reports/{reportId}', '0194f0e2-7b1c-7000-8000-000000000001', 'listReports', 'http.request_done']) {
+      expect(redactText(plain)).toBe(plain);
+    }
+    const key = `hk_${'A'.repeat(43)}`;
+    expect(redactText(`/api/v1/${key}`)).toBe(`/api/v1/hk_${MASK}`);
+    expect(redactText(`prefix${key}`)).not.toContain('A'.repeat(43));
+    const registry = new SecretRegistry();
+    registry.add('s3cr3t-value');
+    expect(redactText('/x/s3cr3t-value/y', registry)).toBe(`/x/${MASK}/y`);
+    // One character outside the plain set and the patterns apply again.
+    expect(redactText('token=abcdef')).toBe(`token=${MASK}`);
+    expect(redactText('secret:abcdefgh')).toBe(`secret:${MASK}`);
+  });
+
   it('leaves ordinary text alone', () => {
     const text = 'run 42 of report weekly-sales finished in 1.2 s (https://example.com/docs)';
     expect(redactText(text)).toBe(text);

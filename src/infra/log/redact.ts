@@ -78,8 +78,17 @@ const PATTERNS: Array<[RegExp, Replacement]> = [
   [KEY_VALUE, maskKeyValue],
 ];
 
+/**
+ * Text none of the patterns above can match: letters, digits and _ . / { } - only, so no space,
+ * quote, `:`, `=`, `$` or `@` (no pair, URL, header, hash or JSON field), and no `hk_` (an API key
+ * may be glued to a word). Most fields of a log line are such text: ids, routes, methods,
+ * operation names; they skip the nine patterns (the registered secrets are still scrubbed).
+ */
+const PLAIN = /^[A-Za-z0-9_./{}-]*$/;
+
 export function redactText(text: string, registry?: SecretRegistry): string {
   let out = registry ? registry.scrub(text) : text;
+  if (PLAIN.test(out) && !out.includes('hk_')) return out;
   for (const [re, replacement] of PATTERNS) {
     out = typeof replacement === 'string' ? out.replace(re, replacement) : out.replace(re, replacement);
   }
