@@ -14,11 +14,12 @@
  * manual runs (queued, no worker: pending).
  * Measurements alternate limit and Herald, BENCH_ROUNDS times (default 3); printed per round:
  * req/s, p50, p99 for both and the ratio Herald/limit of req/s; then min/median/max over rounds.
- * Each Herald line also says how many of its answers were bytes the API kept by their ETag
- * (svc_answer_cache_total, SVC_ANSWER_CACHE_MB; BENCH_ANSWER_CACHE_MB sets it, 0 keeps none).
+ * Each Herald line also says what share of its answers were bytes the API kept by their ETag
+ * (svc_answer_cache_total from its /metrics, warm-up included; one API process only, and none
+ * with SVC_METRICS_TOKEN set; SVC_ANSWER_CACHE_MB, which BENCH_ANSWER_CACHE_MB sets, 0 keeps none).
  * `list-churn` is the list while one of its reports changes without pause (a loop of one-row
- * UPDATEs on its own connection moving the report's version), so that most answers cannot be
- * the kept ones: what a miss costs.
+ * UPDATEs on its own connection, on the same cores, moving the report's version): a mix of kept
+ * answers and misses (about half each here), each miss paying the versions statement and the read.
  * Asserts nothing. BENCH_NODE_ARGS adds arguments to Herald's node (--cpu-prof --cpu-prof-dir=DIR);
  * BENCH_BUILT=1 runs Herald built (dist/src/cli.js, as `make run` does; `npm run build` first)
  * instead of its sources through tsx.

@@ -21,17 +21,45 @@ export const CACHED_JSON_TYPE = 'application/json; charset=utf-8';
 /** A JSON body as it goes out: one line, then a newline (a shell prompt after `curl` starts on its own line). */
 export const jsonText = (body: unknown): string => `${JSON.stringify(body)}\n`;
 
-/** A body's bytes, made once: what the writer would send for it. */
-export const jsonBytes = <B>(body: B): JsonBytes<B> => Buffer.from(jsonText(body), 'utf8') as JsonBytes<B>;
+/**
+ * A body's bytes, made once: what the writer would send for it, in memory of their own (a small
+ * Buffer.from would be a slice of Node's shared 8 KiB pool, and keeping it would keep the whole
+ * block: a 13-byte answer holding 8 KiB).
+ */
+export function jsonBytes<B>(body: B): JsonBytes<B> {
+  const text = jsonText(body);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text, 'utf8');
+  return bytes as JsonBytes<B>;
+}
+
+/**
+ * What an entry costs beyond its bytes and its tag: the Map's slot, the Buffer's objects and its
+ * memory's own allocation. Measured: 200,000 entries of a 13-byte answer under 31-character tags
+ * grew the process by 841 bytes each (380 of them on the heap), so tiny answers count as 1 KiB
+ * each and the budget bounds the number of entries too.
+ */
+export const ENTRY_OVERHEAD = 1024;
+
+/** The memory an entry holds, counted against the budget. */
+const costOf = (tag: string, bytes: Buffer) => bytes.length + tag.length * 2 + ENTRY_OVERHEAD;
+
+/** Bytes that own their memory: a slice of a larger block (the pool) is copied out of it. */
+const owned = (bytes: Buffer): Buffer => {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
+};
 
 export interface AnswerCache {
   /** False when nothing is kept (SVC_ANSWER_CACHE_MB=0): a read then asks for no versions it does not need. */
   readonly keeps: boolean;
   /** The bytes answered under this tag, if still kept; a hit makes the entry the most recent. */
   get(tag: string): Buffer | undefined;
-  /** Keeps an answer's bytes under its tag (not one larger than an eighth of the budget). */
+  /** Keeps an answer's bytes under its tag (not one costing more than an eighth of the budget). */
   put(tag: string, bytes: Buffer): void;
-  /** Bytes kept now. */
+  /** Memory the kept answers hold now: their bytes, their tags and each entry's own cost. */
   readonly size: number;
 }
 
@@ -55,16 +83,18 @@ export function createAnswerCache({ maxBytes, observe }: AnswerCacheOptions): An
       if (bytes !== undefined) { kept.delete(tag); kept.set(tag, bytes); }
       return bytes;
     },
-    put(tag, bytes) {
-      if (bytes.length > largest) return;
+    put(tag, answer) {
+      const bytes = owned(answer);
+      const cost = costOf(tag, bytes);
+      if (cost > largest) return;
       const before = kept.get(tag);
-      if (before !== undefined) { kept.delete(tag); size -= before.length; }
+      if (before !== undefined) { kept.delete(tag); size -= costOf(tag, before); }
       kept.set(tag, bytes);
-      size += bytes.length;
+      size += cost;
       for (const [oldest, old] of kept) {
         if (size <= maxBytes) break;
         kept.delete(oldest);
-        size -= old.length;
+        size -= costOf(oldest, old);
       }
     },
     get size() { return size; },

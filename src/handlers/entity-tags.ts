@@ -103,7 +103,7 @@ export async function versionedRead<B>(
   read: () => Promise<{ body: B; versions: string }>,
   answers: AnswerCache,
 ): Promise<StampedAnswer<B>> {
-  if (ifNoneMatch !== undefined || answers.keeps) {
+  if (ifNoneMatch || answers.keeps) {
     const now = await versions();
     if (now !== undefined) {
       const tag = tagOf(now);

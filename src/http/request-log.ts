@@ -134,8 +134,10 @@ export function challengeOf(operationId: string | undefined, authorization: stri
 export function requestSignal(res: Response, shutdown: AbortSignal | undefined): AbortSignal {
   const controller = new AbortController();
   const abort = () => controller.abort();
-  // Asked for late (it is made on first use): the client may have gone already.
-  if (shutdown?.aborted || ((res.destroyed || res.closed) && !res.writableFinished)) abort();
+  // Asked for late (it is made on first use): the client may have gone already, and 'close' will
+  // not come again (listeners added now would stay on the shutdown signal for good).
+  if ((res.destroyed || res.closed) && !res.writableFinished) { abort(); return controller.signal; }
+  if (shutdown?.aborted) abort();
   shutdown?.addEventListener('abort', abort);
   res.on('close', () => {
     shutdown?.removeEventListener('abort', abort);

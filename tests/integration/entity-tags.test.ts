@@ -515,6 +515,22 @@ describe('answers kept by their tags in each API process', () => {
     await b.get(`/api/v1/reports/${omega.id}`).expect(404);
   });
 
+  it('shows a change made in the store without the API (no version moved) at the next read, not the kept answer', async () => {
+    const kappa = await create('Kappa kept');
+    const b = keyClient(second, editorToken);
+    await b.get('/api/v1/reports?limit=100').expect(200);
+    await b.get(`/api/v1/reports/${kappa.id}`).expect(200);
+    const sql = postgres(h.settings.databaseUrl, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`update reports set description = 'changed by hand' where id = ${kappa.id}`;
+    } finally {
+      await sql.end();
+    }
+    const listed = (await b.get('/api/v1/reports?limit=100').expect(200)).body.items.find((r: { id: string }) => r.id === kappa.id);
+    expect(listed.description).toBe('changed by hand');
+    expect((await b.get(`/api/v1/reports/${kappa.id}`).expect(200)).body.description).toBe('changed by hand');
+  });
+
   it('keeps one caller\'s answer from another: an admin\'s kept answer is never a viewer\'s', async () => {
     const viewerKey = (await createKey(admin, { name: 'vic', scope: 'read', owner_id: viewer.userId })).token;
     const v = keyClient(second, viewerKey);

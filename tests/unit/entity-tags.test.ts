@@ -9,7 +9,7 @@
  * untagged answer is never kept; the cache holds to its budget, least recently used out first.
  */
 import { entityTag, shownOne, shownPage, stampedRead, versionedRead } from '../../src/handlers/entity-tags.js';
-import { createAnswerCache, NO_ANSWER_CACHE } from '../../src/handlers/answer-cache.js';
+import { createAnswerCache, ENTRY_OVERHEAD, jsonBytes, NO_ANSWER_CACHE } from '../../src/handlers/answer-cache.js';
 import { listReports } from '../../src/handlers/reports/list-reports.js';
 import { getConnection } from '../../src/handlers/connections/get-connection.js';
 import { listRuns } from '../../src/handlers/runs/list-runs.js';
@@ -203,22 +203,37 @@ describe('answers kept by their tags', () => {
     expect(pages).toBe(1);
   });
 
-  it('holds to its budget, least recently used out first, and keeps no answer larger than an eighth of it', () => {
+  it('holds to its budget, counting each entry\'s tag and own cost, least recently used out first, and keeps no entry costing over an eighth of it', () => {
     const seen: string[] = [];
-    const answers = createAnswerCache({ maxBytes: 800, observe: (o) => seen.push(o) });
+    const cost = 100 + 2 + ENTRY_OVERHEAD; // 100 bytes under a one-character tag
+    const answers = createAnswerCache({ maxBytes: 8 * cost + 10, observe: (o) => seen.push(o) });
     expect(answers.keeps).toBe(true);
     for (const t of ['a', 'b', 'c', 'd']) answers.put(t, Buffer.alloc(100, t));
+    expect(answers.size).toBe(4 * cost);
     expect(answers.get('a')?.toString()).toBe('a'.repeat(100)); // a is now the most recent
     for (const t of ['e', 'f', 'g', 'h', 'i']) answers.put(t, Buffer.alloc(100, t));
-    expect(answers.size).toBe(800);
+    expect(answers.size).toBe(8 * cost);
     expect(answers.get('b')).toBeUndefined();
     expect(answers.get('a')).toBeDefined();
-    answers.put('big', Buffer.alloc(101));
+    answers.put('big', Buffer.alloc(cost - 2 * 3 - ENTRY_OVERHEAD + 20));
     expect(answers.get('big')).toBeUndefined();
     answers.put('a', Buffer.alloc(50, 'x'));
-    expect(answers.size).toBe(750);
+    expect(answers.size).toBe(7 * cost + 50 + 2 + ENTRY_OVERHEAD);
     expect(seen).toEqual(['hit', 'miss', 'hit', 'miss']);
     expect(createAnswerCache({ maxBytes: 0 })).toBe(NO_ANSWER_CACHE);
     expect(NO_ANSWER_CACHE.keeps).toBe(false);
+  });
+
+  it('keeps answers in memory of their own, never a slice that would hold a shared 8 KiB block', () => {
+    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    const pooled = Buffer.from('{"items":[]}\n');
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length); // Node's pool
+    answers.put('t', pooled);
+    const kept = answers.get('t')!;
+    expect(kept.toString()).toBe('{"items":[]}\n');
+    expect(kept.buffer.byteLength).toBe(kept.length);
+    const made = jsonBytes({ items: [] });
+    expect(made.toString()).toBe('{"items":[]}\n');
+    expect(made.buffer.byteLength).toBe(made.length);
   });
 });

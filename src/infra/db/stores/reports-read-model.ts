@@ -8,7 +8,11 @@
  * A row's versions: the report's `version` (every change through the API, an import or the
  * configuration directory bumps it), and what changes without a version: `next_run_at` and
  * `last_run_id` (the scheduler and the run engine), `owner_id` (set null when the owner is
- * deleted), the last run's status and end, and the configuration mark.
+ * deleted), the last run's status and end, and the configuration mark. Beside them, PostgreSQL's
+ * own row versions (`xmin`) of the three rows and the server's start time, as the other
+ * resources' stamps have (row-stamps.ts): a change made without the API (a data migration, SQL
+ * by hand) still moves them, and a restored store, which hands versions out again, never
+ * matches a tag or a kept answer from before it.
  */
 import type { Sql } from '../client.js';
 import { decodeStringCursor, encodeCursor, type Page, type PageRequest } from '../../../core/cursor.js';
@@ -17,7 +21,8 @@ import type { ReportRecord } from '../../../domain/reports/model.js';
 
 /** One report's versions as text; the same expression in the page and in the tag statements. */
 const VERSIONS = `concat(r.id, '/', r.version, '/', r.next_run_at, '/', r.owner_id, '/', l.id, '/', l.status, '/',
-  l.finished_at, '/', m.managed_by, '/', m.detached_at, '/', m.path)`;
+  l.finished_at, '/', m.managed_by, '/', m.detached_at, '/', m.path, '/', r.xmin, '/', l.xmin, '/', m.xmin, '/',
+  pg_postmaster_start_time())`;
 
 const FROM = `from reports r
   left join runs l on l.id = r.last_run_id
