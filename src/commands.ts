@@ -7,6 +7,7 @@ import {
   describeSettings, healthcheckAddress, loadSettings, SettingsError, type LoadOptions, type ProcessRole, type Settings,
 } from './infra/config/settings.js';
 import type { Logger } from './infra/log/logger.js';
+import { flushLogs } from './infra/log/buffered-output.js';
 import { createProcessLogger } from './infra/log/process-logger.js';
 import { redactText } from './infra/log/redact.js';
 import { createDb } from './infra/db/client.js';
@@ -71,6 +72,7 @@ function checkConfig(): void {
 }
 
 function finish(outcome: Outcome): never {
+  flushLogs();
   process.stdout.write(outcome.stdout);
   process.stderr.write(outcome.stderr);
   process.exit(outcome.code);

@@ -1,5 +1,6 @@
 import winston from 'winston';
 import type { LogFormat, LogLevel } from '../config/settings.js';
+import { BufferedOutput } from './buffered-output.js';
 import { redactField, redactText, redactValue, type SecretRegistry } from './redact.js';
 
 export type Logger = winston.Logger;
@@ -20,7 +21,7 @@ export interface LoggerOptions {
   format: LogFormat;
   level: LogLevel;
   registry?: SecretRegistry;
-  /** Where lines go; standard output by default. */
+  /** Where lines go, each as it is logged; by default standard output, a short span's lines in one write. */
   stream?: NodeJS.WritableStream;
   base?: Record<string, unknown>;
 }
@@ -35,7 +36,7 @@ export function createLogger(options: LoggerOptions): Logger {
     });
   const transport = options.stream
     ? new winston.transports.Stream({ stream: options.stream })
-    : new winston.transports.Console({ stderrLevels: [] });
+    : new BufferedOutput();
   // winston formats a line before its transports compare its level: a line below the level is
   // dropped first here, so it is neither redacted nor formatted (the level may change later).
   // eslint-disable-next-line prefer-const
