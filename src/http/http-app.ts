@@ -94,6 +94,9 @@ function errorCodeOf(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** The paths under /api/v1/ that the page routers answer (docs.ts): every other one is an operation's or nothing. */
+const DESCRIPTION_FILE = /^\/api\/v1\/openapi\.(yaml|json)\/?$/i; // as Express matches them: any case, a trailing slash
+
 export function createHttpApp(deps: HttpAppDeps): express.Express {
   const errorsBase = `${deps.publicUrl}/docs/errors`;
   const app = express();
@@ -168,13 +171,20 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   });
 
   // 3. The description, Swagger UI, error pages and the SDK's package.
+  //    An operation's path under /api/v1/ other than the description's two files goes past them
+  //    without walking their routes (a dozen layers, each matched by a regular expression).
   if (!deps.only) {
     const notBuilt = new Set(operationIds.filter((id) => deps.handlers[id] === NOT_IMPLEMENTED));
     const policy = pagePolicy(deps.publicUrl);
-    app.use(docsRouter(servedDocument(deps.document, deps.publicUrl, notBuilt), documentedCodes, policy));
-    if (deps.webDir) app.use(webUiRouter(deps.webDir, policy));
-    app.use(pagesRouter(policy));
-    if (deps.sdkPackage) app.use(sdkPackageRouter(deps.sdkPackage));
+    const pages = express.Router();
+    pages.use(docsRouter(servedDocument(deps.document, deps.publicUrl, notBuilt), documentedCodes, policy));
+    if (deps.webDir) pages.use(webUiRouter(deps.webDir, policy));
+    pages.use(pagesRouter(policy));
+    if (deps.sdkPackage) pages.use(sdkPackageRouter(deps.sdkPackage));
+    app.use((req, res, next) => {
+      if (req.path.startsWith('/api/v1/') && !DESCRIPTION_FILE.test(req.path)) { next(); return; }
+      pages(req, res, next);
+    });
   }
 
   // 4. The operation, known before the body is read: its route names the request's log line

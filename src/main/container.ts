@@ -145,7 +145,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   // A worker's hot single statements (a run's claim, hand-over and end; a delivery's take and
   // end) on two connections of their own, where postgres.js pipelines them: one socket write
   // carries several, where the pool hands each its own idle connection (README: Deliveries).
-  const lane = settings.roles.includes('worker')
+  const lane = settings.roles.includes('worker') || settings.roles.includes('api')
     ? createDb(settings.databaseUrl, { max: HOT_LANE_CONNECTIONS, applicationName: `${applicationName}-lane`, ...limits, prepare: settings.databasePrepare }).sql
     : undefined;
   const repos = createRepositories(sql, db, lane);

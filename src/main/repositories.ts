@@ -44,9 +44,9 @@ export function createRepositories(sql: Sql, pool: Db, lane: Sql = sql) {
     queryUsage: createQueryUsage(db),
     reports: createReportsRepo(db),
     /** The API's reads of reports: prepared statements on the pool (never in a unit of work). */
-    reportReads: createReportsReadModel(sql),
+    reportReads: createReportsReadModel(sql, lane),
     /** The API's ETags of connections, queries, channels, users and runs: what a read shows, stamped by the store (prepared, on the pool). */
-    rowStamps: createRowStamps(sql),
+    rowStamps: createRowStamps(lane),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
     /** A run's deliveries as its hand-over reads them: one prepared statement on the lane (never in a unit of work). */

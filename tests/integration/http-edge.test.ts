@@ -172,6 +172,10 @@ describe('the HTTP edge', () => {
     expect(json.status).toBe(200);
     expect(json.body.openapi).toBe('3.0.3');
     expect(Object.keys(json.body.paths).length).toBeGreaterThan(90);
+    // Every other path under /api/v1/ goes straight to the operations, past the page routers.
+    const nothing = await h.http.get('/api/v1/openapi.yml');
+    expect(nothing.status).toBe(404);
+    expect(nothing.headers['content-type']).toMatch(/^application\/problem\+json/);
     const docs = await h.http.get('/docs');
     expect(docs.text).toContain('/docs/assets/swagger-ui-bundle.js');
     expect(docs.text).not.toMatch(/https?:\/\/(?!127)/);

@@ -93,7 +93,8 @@ function pageOf(q: PageRequest & ReportFilter): { tail: string; params: Array<st
   return { tail, params };
 }
 
-export function createReportsReadModel(sql: Sql): ReportsReadModel {
+/** `stamps`: where the lean versions statements go (the API's lane, where they pipeline); `sql` unless given. */
+export function createReportsReadModel(sql: Sql, stamps: Sql = sql): ReportsReadModel {
   /** Statement texts by the page's shape: made once, so postgres.js finds its prepared statement by the same string. */
   const texts = new Map<string, string>();
   const textOf = (what: 'rows' | 'versions', tail: string) => {
@@ -124,7 +125,7 @@ export function createReportsReadModel(sql: Sql): ReportsReadModel {
     },
     async pageVersions(q) {
       const { tail, params } = pageOf(q);
-      const [row] = await sql.unsafe<Array<{ versions: string }>>(textOf('versions', tail), params, { prepare: true });
+      const [row] = await stamps.unsafe<Array<{ versions: string }>>(textOf('versions', tail), params, { prepare: true });
       return row!.versions;
     },
     async one(id) {
@@ -132,7 +133,7 @@ export function createReportsReadModel(sql: Sql): ReportsReadModel {
       return row ? { listing: listingOf(row), versions: row.versions } : undefined;
     },
     async oneVersions(id) {
-      const [row] = await sql.unsafe<Array<{ versions: string }>>(ONE_VERSIONS, [id], { prepare: true });
+      const [row] = await stamps.unsafe<Array<{ versions: string }>>(ONE_VERSIONS, [id], { prepare: true });
       return row?.versions;
     },
   };
