@@ -145,10 +145,17 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   // A worker's hot single statements (a run's claim, hand-over and end; a delivery's take and
   // end) on two connections of their own, where postgres.js pipelines them: one socket write
   // carries several, where the pool hands each its own idle connection (README: Deliveries).
-  const lane = settings.roles.includes('worker') || settings.roles.includes('api')
+  const lane = settings.roles.includes('worker')
     ? createDb(settings.databaseUrl, { max: HOT_LANE_CONNECTIONS, applicationName: `${applicationName}-lane`, ...limits, prepare: settings.databasePrepare }).sql
     : undefined;
-  const repos = createRepositories(sql, db, lane);
+  // The API's versions and row stamps (one lean statement per read that answers by them) on two
+  // connections of their own likewise: on the pool of 10 a kept answer cost 0.35 writes to the
+  // store, 0.14 here (strace, scripts/bench/api-list.ts). Apart from the worker's lane, so that a
+  // read never waits behind a run's end in a process with both roles.
+  const reads = settings.roles.includes('api')
+    ? createDb(settings.databaseUrl, { max: HOT_LANE_CONNECTIONS, applicationName: `${applicationName}-reads`, ...limits, prepare: settings.databasePrepare }).sql
+    : undefined;
+  const repos = createRepositories(sql, db, lane, reads);
   const connectionProblem = rateLimitedLog(logger, 'warn');
   const redis = createRedis(settings.redisUrl, 'client');
   redis.on('error', (err) => connectionProblem('redis', 'redis connection problem', { err }));
@@ -272,7 +279,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
       await bus.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
-      await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 }), lane?.end({ timeout: 5 })]);
+      await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 }), lane?.end({ timeout: 5 }), reads?.end({ timeout: 5 })]);
     },
   };
 }

@@ -33,9 +33,9 @@ import { createRowStamps } from '../infra/db/stores/row-stamps.js';
 /**
  * `lane`: where the worker's hot single statements go (the run engine's, the delivery worker's
  * take and end, the hand-over's plan read): a small client of their own in a worker, where they
- * pipeline; the pool's client otherwise.
+ * pipeline; the pool's client otherwise. `reads`: the same for the API's versions and row stamps.
  */
-export function createRepositories(sql: Sql, pool: Db, lane: Sql = sql) {
+export function createRepositories(sql: Sql, pool: Db, lane: Sql = sql, reads: Sql = sql) {
   const db = ambientDb(pool);
   return {
     identity: createIdentityStore(db),
@@ -44,9 +44,9 @@ export function createRepositories(sql: Sql, pool: Db, lane: Sql = sql) {
     queryUsage: createQueryUsage(db),
     reports: createReportsRepo(db),
     /** The API's reads of reports: prepared statements on the pool (never in a unit of work). */
-    reportReads: createReportsReadModel(sql, lane),
+    reportReads: createReportsReadModel(sql, reads),
     /** The API's ETags of connections, queries, channels, users and runs: what a read shows, stamped by the store (prepared, on the pool). */
-    rowStamps: createRowStamps(lane),
+    rowStamps: createRowStamps(reads),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
     /** A run's deliveries as its hand-over reads them: one prepared statement on the lane (never in a unit of work). */

@@ -515,12 +515,12 @@ describe('answers kept by their tags in each API process', () => {
     await b.get(`/api/v1/reports/${omega.id}`).expect(404);
   });
 
-  it('reads the versions on a lane of at most two connections of its own, where they pipeline', async () => {
+  it('reads the versions on two connections of its own at most, where they pipeline', async () => {
     const b = keyClient(second, editorToken);
     await Promise.all(Array.from({ length: 20 }, (_, i) => b.get(i % 2 === 0 ? '/api/v1/reports?limit=100' : '/api/v1/runs?limit=10').expect(200)));
     // The two API-only processes (this one and the one that keeps nothing): two each at most.
     const lane = await h.process.container.sql`select query from pg_stat_activity
-      where datname = current_database() and application_name = 'herald-api-lane'`;
+      where datname = current_database() and application_name = 'herald-api-reads'`;
     expect(lane.length).toBeGreaterThan(0);
     expect(lane.length).toBeLessThanOrEqual(4);
     // What each last ran: a report page's versions or a row stamp, each with the server's start time.
