@@ -25,6 +25,7 @@ import { callerOf } from '../handlers/entity-tags.js';
 import { apiSecurityHeaders, pagePolicy, securityHeaders } from './security-headers.js';
 import { livenessLane, probeContext } from './liveness-lane.js';
 import { cors } from './cors.js';
+import { ValidReads, type ValidParameters } from './valid-reads.js';
 import { challengeOf, localsOf, requestLog, requestSignal, type RequestDone } from './request-log.js';
 
 export type { RequestDone };
@@ -234,8 +235,10 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     next(err);
   });
 
-  // 6. Routing, access, validation and the handler, all from openapi.yaml.
-  const dispatch = async (context: Context, req: Request, res: Response): Promise<void> => {
+  // 6. Routing, access, validation and the handler, all from openapi.yaml. A read's address
+  //    validated before is not validated again (valid-reads.ts).
+  const validReads = new ValidReads(deps.api.definition);
+  const dispatch = async (context: Context, req: Request, res: Response, read?: { key: string; valid?: ValidParameters }): Promise<void> => {
     const operationId = context.operation.operationId as OperationId;
     if (deps.only && !deps.only.has(operationId)) throw new DomainError('not_found', 'This process serves its probes and metrics only');
     const meta = operationMeta[operationId];
@@ -265,11 +268,19 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     if (handler === NOT_IMPLEMENTED) {
       throw new DomainError('not_implemented', `${operationId} is declared in the contract but not built yet`);
     }
-    const validation = deps.api.validateRequest(context.request, context.operation);
-    if (!validation.valid) {
-      throw new DomainError('validation.failed', 'Some fields are not valid', {
-        errors: toFieldProblems((validation.errors ?? []) as ErrorObject[]),
-      });
+    let valid = read?.valid;
+    if (valid === undefined) {
+      const validation = deps.api.validateRequest(context.request, context.operation);
+      if (!validation.valid) {
+        throw new DomainError('validation.failed', 'Some fields are not valid', {
+          errors: toFieldProblems((validation.errors ?? []) as ErrorObject[]),
+        });
+      }
+      valid = {
+        params: (validation.coerced.params ?? context.request.params) as Record<string, unknown>,
+        query: (validation.coerced.query ?? context.request.query) as Record<string, unknown>,
+      };
+      if (read) validReads.remember(read.key, valid);
     }
     let requestLogger: Logger | undefined;
     let signal: AbortSignal | undefined;
@@ -289,8 +300,8 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     const headers: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const request = {
-      params: validation.coerced.params ?? context.request.params,
-      query: validation.coerced.query ?? context.request.query,
+      params: valid.params,
+      query: valid.query,
       body: req.body as unknown,
       headers,
       ctx,
@@ -332,11 +343,19 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       // A JSON string body goes to openapi-backend as its JSON text: it re-parses strings, and
       // would call a valid "text" body invalid JSON instead of the wrong type.
       const body: unknown = typeof req.body === 'string' ? JSON.stringify(req.body) : req.body;
-      const request = { method: routingMethod(req.method), path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body };
       const operation = routed.get(req);
+      const key = operation && req.body === undefined ? validReads.keyOf(operation, req.originalUrl, req.headers) : undefined;
+      const valid = key === undefined ? undefined : validReads.get(key);
+      if (operation && key !== undefined && valid !== undefined) {
+        // A read of an address validated before: dispatched with what it was validated to.
+        await dispatch({ api: deps.api, operation } as Context, req, res, { key, valid });
+        return;
+      }
+      const request = { method: routingMethod(req.method), path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body };
       if (operation) {
         // Routed in step 4: parsed against that operation and dispatched, not routed again.
-        await dispatch({ api: deps.api, operation, request: deps.api.router.parseRequest(request, operation) } as Context, req, res);
+        await dispatch({ api: deps.api, operation, request: deps.api.router.parseRequest(request, operation) } as Context, req, res,
+          key === undefined ? undefined : { key });
       } else {
         // No operation: openapi-backend tells 404 from 405.
         await deps.api.handleRequest(request, req, res);
