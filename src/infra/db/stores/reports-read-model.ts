@@ -14,6 +14,7 @@
  * by hand) still moves them, and a restored store, which hands versions out again, never
  * matches a tag or a kept answer from before it.
  */
+import { createHash } from 'node:crypto';
 import type { Sql } from '../client.js';
 import { decodeStringCursor, encodeCursor, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { ReportFilter, ReportListing, ReportsReadModel } from '../../../domain/reports/ports.js';
@@ -102,9 +103,12 @@ export function createReportsReadModel(sql: Sql, stamps: Sql = sql): ReportsRead
     let text = texts.get(key);
     if (text === undefined) {
       // The versions as one text, each row's on a line in the page's order (what versionsOf makes
-      // of the page's rows): one row to send and parse instead of a row per report.
+      // of the page's rows), and of that text its SHA-256 only, made by the store from its UTF-8
+      // bytes: 64 characters to send, decode and hash into the tag instead of ~7.5 KB for a page
+      // of 50 (hashing that text was 5 % of a kept list answer's CPU, its string a share of the
+      // garbage). SHA-256 rather than md5(), which a server in FIPS mode refuses.
       text = what === 'rows' ? `select ${COLUMNS} ${FROM} ${tail}`
-        : `select coalesce(string_agg(v || E'\n', '' order by t, i), '') as versions
+        : `select encode(sha256(convert_to(coalesce(string_agg(v || E'\n', '' order by t, i), ''), 'UTF8')), 'hex') as versions
   from (select ${VERSIONS} as v, lower(r.title) as t, r.id as i ${FROM} ${tail}) p`;
       texts.set(key, text);
     }
@@ -139,8 +143,9 @@ export function createReportsReadModel(sql: Sql, stamps: Sql = sql): ReportsRead
   };
 }
 
+/** What pageVersions answers for the same rows: the SHA-256 (hex) of their versions' UTF-8 bytes, each on a line, in order. */
 const versionsOf = (rows: ReadonlyArray<{ versions: string }>): string => {
   let out = '';
   for (const r of rows) out += `${r.versions}\n`;
-  return out;
+  return createHash('sha256').update(out, 'utf8').digest('hex');
 };
