@@ -2,7 +2,7 @@
  * The HTTP edge: express → openapi-backend routing → access → request validation → typed handler
  * → one response writer. Errors from anywhere become problem documents.
  */
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { parse as parseCookies } from 'cookie';
 import type { OpenAPIBackend, Context, Document, Operation } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
@@ -25,6 +25,7 @@ import { callerOf } from '../handlers/entity-tags.js';
 import { apiSecurityHeaders, pagePolicy, securityHeaders } from './security-headers.js';
 import { livenessLane, probeContext } from './liveness-lane.js';
 import { cors } from './cors.js';
+import { inSequence } from './in-sequence.js';
 import { ValidReads, type ValidParameters } from './valid-reads.js';
 import { challengeOf, localsOf, requestLog, requestSignal, type RequestDone } from './request-log.js';
 
@@ -134,12 +135,15 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     : undefined;
   if (liveness) app.use(liveness);
 
+  // Steps 1 to 5 run as one layer of Express (in-sequence.ts), in this order.
+  const steps: RequestHandler[] = [];
+
   // 1. Request id, the request log line and metrics.
-  app.use(requestLog(deps.logger, deps.onRequestDone));
+  steps.push(requestLog(deps.logger, deps.onRequestDone));
 
   // 2. Security headers on every answer, and CORS (OPTIONS is answered there).
-  app.use(securityHeaders(apiHeaders));
-  app.use(cors({
+  steps.push(securityHeaders(apiHeaders));
+  steps.push(cors({
     origins: deps.corsOrigins ?? [], methodsOf,
     notFound: (_req, res) => problem(res, 'not_found', 'There is nothing at this address'),
   }));
@@ -152,7 +156,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   //     header) takes the ordinary way, so that every rule about credentials still applies to it.
   const probeLane = new Map<string, OperationId>();
   for (const id of PROBE_LANE) if (!deps.only || deps.only.has(id)) probeLane.set(operationMeta[id].path, id);
-  app.use((req, res, next) => {
+  steps.push((req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || req.headers.cookie !== undefined || req.headers.authorization !== undefined) { next(); return; }
     const operationId = probeLane.get(req.path);
     if (operationId === undefined) { next(); return; }
@@ -182,7 +186,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     if (deps.webDir) pages.use(webUiRouter(deps.webDir, policy));
     pages.use(pagesRouter(policy));
     if (deps.sdkPackage) pages.use(sdkPackageRouter(deps.sdkPackage));
-    app.use((req, res, next) => {
+    steps.push((req, res, next) => {
       if (req.path.startsWith('/api/v1/') && !DESCRIPTION_FILE.test(req.path)) { next(); return; }
       pages(req, res, next);
     });
@@ -190,7 +194,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
 
   // 4. The operation, known before the body is read: its route names the request's log line
   //    whatever happens next, and a body sent to no operation is answered by routing (404/405).
-  app.use((req, res, next) => {
+  steps.push((req, res, next) => {
     const op = matchOperation(req.method, req.path);
     if (op?.operationId) routed.set(req, op);
     if (op?.operationId && (!deps.only || deps.only.has(op.operationId))) {
@@ -201,7 +205,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   });
 
   // 5. Bodies: JSON only, bounded.
-  app.use((req, res, next) => {
+  steps.push((req, res, next) => {
     if (localsOf(res).route === undefined) { next(); return; }
     if (!hasBody(req) || ['GET', 'HEAD', 'OPTIONS'].includes(req.method)) { next(); return; }
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -217,7 +221,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     verify: (req, _res, buf) => { if (buf.length === 0) (req as { emptyBody?: boolean }).emptyBody = true; },
   });
   // Only a body sent to an operation is read; routing answers the rest (404/405) unread.
-  app.use((req, res, next) => {
+  steps.push((req, res, next) => {
     // No body (most reads): nothing to parse, req.body stays undefined as the parser would leave it.
     if (localsOf(res).route === undefined || !hasBody(req)) { next(); return; }
     parseJson(req, res, (err?: unknown) => {
@@ -225,6 +229,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
       next(err);
     });
   });
+  app.use(inSequence(steps));
   app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') { problem(res, 'request.too_large', `The body exceeds ${deps.bodyLimit ?? '1mb'}`); return; }
