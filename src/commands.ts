@@ -47,6 +47,7 @@ const REPEAT_ECHO_MS = 1000;
 const ROLE_OF: Record<string, ProcessRole | undefined> = { api: 'api', scheduler: 'scheduler', worker: 'worker' };
 
 function fail(message: string, code = 2): never {
+  flushLogs();
   process.stderr.write(`herald: ${message}\n`);
   process.exit(code);
 }
@@ -232,6 +233,7 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   // A setting's complaint names the setting and never its value; anything else is redacted.
   const message = err instanceof SettingsError ? err.message : redactText((err as Error | undefined)?.message ?? String(err));
+  flushLogs();
   process.stderr.write(`herald: ${message}\n`);
   process.exit(1);
 });

@@ -16,13 +16,18 @@ export interface ValidParameters {
   query: Record<string, unknown>;
 }
 
-/** Addresses kept per API process (a few hundred bytes each). */
+/** Addresses kept per API process (each up to a few KiB: an If-None-Match may have 2,048 characters). */
 export const VALID_READS_MAX = 2000;
 
-/** Each level copied, so that a handler changing what it was given changes nothing kept. */
+/** Copied at every level (arrays and plain objects), so that a handler changing what it was given changes nothing kept. */
+function copied(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(copied);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return copyOf(v as Record<string, unknown>);
+  return v;
+}
 function copyOf(o: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) out[k] = Array.isArray(v) ? [...(v as unknown[])] : v;
+  for (const [k, v] of Object.entries(o)) out[k] = copied(v);
   return out;
 }
 
@@ -31,7 +36,7 @@ export class ValidReads {
   /** Per operation: the headers it declares (lower case), or null when its validation is never kept. */
   private readonly declared = new WeakMap<Operation, readonly string[] | null>();
 
-  /** `document`: where the operations' `$ref` parameters are found (the contract, read in quick mode, is not dereferenced). */
+  /** `document`: where a `$ref` parameter is found, should an operation still hold one (openapi-backend dereferences the contract). */
   constructor(private readonly document: Document, private readonly max = VALID_READS_MAX) {}
 
   /**

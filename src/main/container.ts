@@ -151,8 +151,11 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   // The API's versions and row stamps (one lean statement per read that answers by them) on two
   // connections of their own likewise: on the pool of 10 a kept answer cost 0.35 writes to the
   // store, 0.14 here (strace, scripts/bench/api-list.ts). Apart from the worker's lane, so that a
-  // read never waits behind a run's end in a process with both roles.
-  const reads = settings.roles.includes('api')
+  // read never waits behind a run's end in a process with both roles. Only with named prepared
+  // statements: without them (SVC_DATABASE_PREPARE=false) postgres.js sends a statement with
+  // parameters in two round trips and pipelines none, so two connections would run two at a time
+  // where the pool runs ten (a review measured 40 statements of 20 ms: 430 ms against 87).
+  const reads = settings.roles.includes('api') && settings.databasePrepare
     ? createDb(settings.databaseUrl, { max: HOT_LANE_CONNECTIONS, applicationName: `${applicationName}-reads`, ...limits, prepare: settings.databasePrepare }).sql
     : undefined;
   const repos = createRepositories(sql, db, lane, reads);

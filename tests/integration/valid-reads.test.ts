@@ -71,6 +71,22 @@ describe('reads validated once per address', () => {
     expect(seen.at(-1)).toEqual({ limit: 6 });
   });
 
+  it('validates a HEAD and a GET of the same address once', async () => {
+    const before = validations;
+    await request(app).head('/api/v1/runs?limit=9').set('Authorization', `Bearer ${KEY}`).expect(200);
+    await get('/api/v1/runs?limit=9').expect(200);
+    expect(validations - before).toBe(1);
+  });
+
+  it('still serves the description\'s two files as Express matched them (any case, a trailing slash), and nothing else under /api/v1/ but operations', async () => {
+    const yaml = await request(app).get('/api/v1/openapi.yaml').expect(200);
+    expect(yaml.text).toMatch(/^openapi: 3\.0\.3/);
+    expect((await request(app).get('/API/V1/OPENAPI.YAML').expect(200)).text).toBe(yaml.text);
+    expect((await request(app).get('/api/v1/openapi.json/').expect(200)).body.openapi).toBe('3.0.3');
+    const nothing = await request(app).get('/api/v1/openapi.yml').expect(404);
+    expect(nothing.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
   it('refuses an invalid address every time, validating it every time', async () => {
     const before = validations;
     for (let i = 0; i < 2; i++) {
@@ -125,11 +141,15 @@ describe('ValidReads', () => {
     const got = reads.get('a')!;
     (got.query.status as string[]).push('y');
     expect(reads.get('a')!.query).toEqual({ status: ['x'] });
-    reads.remember('b', { params: {}, query: {} });
+    // Nested objects too (a deepObject parameter, should the contract get one).
+    reads.remember('n', { params: {}, query: { filter: { ids: ['1'] } } });
+    ((reads.get('n')!.query.filter as { ids: string[] }).ids).push('2');
+    expect(reads.get('n')!.query).toEqual({ filter: { ids: ['1'] } });
     reads.remember('c', { params: {}, query: {} });
     reads.remember('d', { params: {}, query: {} });
     expect(reads.size).toBe(3);
     expect(reads.get('a')).toBeUndefined();
+    expect(reads.get('n')).toBeDefined();
     expect(reads.get('d')).toBeDefined();
     expect(VALID_READS_MAX).toBeGreaterThan(100);
   });

@@ -37,3 +37,27 @@ it.each([['next', 'by next'], ['throw', 'by throw'], ['reject', 'by rejection']]
   await request(app).get('/').expect(500, message);
   expect(seen).toEqual(['one', 'two', `error: ${message}`]);
 });
+
+it('takes next(\'route\') and a falsy value as no error, as Express\'s router does, and next(\'router\') leaves the app\'s router', async () => {
+  const seen: string[] = [];
+  const app = express();
+  app.use(inSequence([
+    (_req, _res, next) => { seen.push('one'); next('route'); },
+    (_req, _res, next) => { seen.push('two'); next(false as never); },
+    (req, _res, next) => { seen.push('three'); next(req.query.leave === '1' ? 'router' : undefined); },
+    // A promise-like answer, rejected with nothing: an error all the same.
+    (req, _res, next) => {
+      seen.push('four');
+      if (req.query.reject === '1') return { then: (_ok: unknown, fail: (e: unknown) => void) => fail(undefined) } as never;
+      next();
+    },
+  ]));
+  app.get('/', (_req, res) => { seen.push('route'); res.send('ok'); });
+  app.use((err: Error, _req: Request, res: Response, _next: NextFunction) => { seen.push(`error: ${err.message}`); res.status(500).send(err.message); });
+  await request(app).get('/').expect(200, 'ok');
+  expect(seen.splice(0)).toEqual(['one', 'two', 'three', 'four', 'route']);
+  await request(app).get('/?leave=1').expect(404);
+  expect(seen.splice(0)).toEqual(['one', 'two', 'three']);
+  await request(app).get('/?reject=1').expect(500, 'Rejected promise');
+  expect(seen.splice(0)).toEqual(['one', 'two', 'three', 'four', 'error: Rejected promise']);
+});

@@ -27,9 +27,12 @@ export function flushLogs(): void {
  * (synchronous for pipes and files on Linux); a busy worker logs two lines per run, and on the
  * 2-core machine a write costs ~0.1 ms of CPU. Lines wait at most `flushMs` (25 ms), or until
  * `maxBytes` (64 KiB) wait, and are written whole and in order. Every buffered output is flushed
- * on the process's `exit` (which `process.exit` and the end of the loop both fire), so a fatal
- * error's last lines are kept; only a process killed outright (SIGKILL) loses the lines of its
- * last `flushMs`.
+ * on the process's `exit` (which `process.exit`, the end of the loop and an uncaught error's
+ * handler all fire), and the commands flush before they write to standard error, so a fatal
+ * error's last lines are kept and come before its message. A process that dies without `exit`
+ * loses the lines of its last `flushMs`: killed outright (SIGKILL, including an API process the
+ * fleet's primary kills after its shutdown timeout), by a signal Herald does not handle (SIGHUP,
+ * SIGQUIT), or by V8 itself (out of memory, abort).
  */
 export class BufferedOutput extends Transport {
   private readonly out: NodeJS.WritableStream;
