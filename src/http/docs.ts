@@ -99,10 +99,19 @@ ${PAGE_FOOT}
 </body></html>`;
 }
 
+/** Where the description is served: the only paths under /api/v1/ that are not operations. */
+export const DESCRIPTION_PATHS = { yaml: '/api/v1/openapi.yaml', json: '/api/v1/openapi.json' } as const;
+
+/** Whether a path is one of them as Express's router matches it (any case, a trailing slash). */
+export const isDescriptionPath = (path: string): boolean => {
+  const p = path.toLowerCase().replace(/\/$/, '');
+  return p === DESCRIPTION_PATHS.yaml || p === DESCRIPTION_PATHS.json;
+};
+
 export function docsRouter(spec: { yaml: string; json: string }, knownCodes: () => string[], pagePolicy: string): Router {
   const router = express.Router();
-  router.get('/api/v1/openapi.yaml', (_req, res) => { res.type('application/yaml').send(spec.yaml); });
-  router.get('/api/v1/openapi.json', (_req, res) => { res.type('application/json').send(spec.json); });
+  router.get(DESCRIPTION_PATHS.yaml, (_req, res) => { res.type('application/yaml').send(spec.yaml); });
+  router.get(DESCRIPTION_PATHS.json, (_req, res) => { res.type('application/json').send(spec.json); });
   router.get(['/docs', '/docs/'], (_req, res) => { usePagePolicy(res, pagePolicy); res.type('html').send(INDEX); });
   router.get('/docs/init.js', (_req, res) => { res.type('application/javascript').send(INIT); });
   router.use('/docs/assets', (_req, res, next) => { res.locals.route = '/docs/assets'; next(); },

@@ -14,7 +14,7 @@ import type { Logger } from '../infra/log/logger.js';
 import { buildProblem, sendProblem, type ProblemMembers } from './problem.js';
 import { AccessDenied, enforceAccess } from './access.js';
 import { toFieldProblems } from '../infra/validation/ajv-errors.js';
-import { docsRouter, servedDocument } from './docs.js';
+import { docsRouter, isDescriptionPath, servedDocument } from './docs.js';
 import { documentedCodes, isProblemCode, statusForCode } from '../handlers/error-status.js';
 import { pagesRouter } from './pages.js';
 import { webUiRouter } from './web-ui.js';
@@ -95,9 +95,6 @@ function errorCodeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown; cause?: { code?: unknown } })?.code ?? (err as { cause?: { code?: unknown } })?.cause?.code;
   return typeof code === 'string' ? code : undefined;
 }
-
-/** The paths under /api/v1/ that the page routers answer (docs.ts): every other one is an operation's or nothing. */
-const DESCRIPTION_FILE = /^\/api\/v1\/openapi\.(yaml|json)\/?$/i; // as Express matches them: any case, a trailing slash
 
 export function createHttpApp(deps: HttpAppDeps): express.Express {
   const errorsBase = `${deps.publicUrl}/docs/errors`;
@@ -187,7 +184,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     pages.use(pagesRouter(policy));
     if (deps.sdkPackage) pages.use(sdkPackageRouter(deps.sdkPackage));
     steps.push((req, res, next) => {
-      if (req.path.startsWith('/api/v1/') && !DESCRIPTION_FILE.test(req.path)) { next(); return; }
+      if (req.path.startsWith('/api/v1/') && !isDescriptionPath(req.path)) { next(); return; }
       pages(req, res, next);
     });
   }

@@ -145,9 +145,10 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   // A worker's hot single statements (a run's claim, hand-over and end; a delivery's take and
   // end) on two connections of their own, where postgres.js pipelines them: one socket write
   // carries several, where the pool hands each its own idle connection (README: Deliveries).
-  const lane = settings.roles.includes('worker')
-    ? createDb(settings.databaseUrl, { max: HOT_LANE_CONNECTIONS, applicationName: `${applicationName}-lane`, ...limits, prepare: settings.databasePrepare }).sql
-    : undefined;
+  const laneOf = (name: string) => createDb(settings.databaseUrl, {
+    max: HOT_LANE_CONNECTIONS, applicationName: `${applicationName}-${name}`, ...limits, prepare: settings.databasePrepare,
+  }).sql;
+  const lane = settings.roles.includes('worker') ? laneOf('lane') : undefined;
   // The API's versions and row stamps (one lean statement per read that answers by them) on two
   // connections of their own likewise: on the pool of 10 a kept answer cost 0.35 writes to the
   // store, 0.14 here (strace, scripts/bench/api-list.ts). Apart from the worker's lane, so that a
@@ -155,9 +156,7 @@ export function createContainer(settings: Settings, logger: Logger, options: Con
   // statements: without them (SVC_DATABASE_PREPARE=false) postgres.js sends a statement with
   // parameters in two round trips and pipelines none, so two connections would run two at a time
   // where the pool runs ten (a review measured 40 statements of 20 ms: 430 ms against 87).
-  const reads = settings.roles.includes('api') && settings.databasePrepare
-    ? createDb(settings.databaseUrl, { max: HOT_LANE_CONNECTIONS, applicationName: `${applicationName}-reads`, ...limits, prepare: settings.databasePrepare }).sql
-    : undefined;
+  const reads = settings.roles.includes('api') && settings.databasePrepare ? laneOf('reads') : undefined;
   const repos = createRepositories(sql, db, lane, reads);
   const connectionProblem = rateLimitedLog(logger, 'warn');
   const redis = createRedis(settings.redisUrl, 'client');

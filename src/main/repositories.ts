@@ -43,9 +43,9 @@ export function createRepositories(sql: Sql, pool: Db, lane: Sql = sql, reads: S
     queries: queriesRepo(db),
     queryUsage: createQueryUsage(db),
     reports: createReportsRepo(db),
-    /** The API's reads of reports: prepared statements on the pool (never in a unit of work). */
+    /** The API's reads of reports: prepared statements on the pool, their versions on the reads lane (never in a unit of work). */
     reportReads: createReportsReadModel(sql, reads),
-    /** The API's ETags of connections, queries, channels, users and runs: what a read shows, stamped by the store (prepared, on the pool). */
+    /** The API's ETags of connections, queries, channels, users and runs: what a read shows, stamped by the store (prepared, on the reads lane). */
     rowStamps: createRowStamps(reads),
     channels: createChannelsRepo(db),
     deliveries: createDeliveriesRepo(db),
