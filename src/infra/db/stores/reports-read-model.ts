@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Sql } from '../client.js';
+import { sharedReads } from '../shared-reads.js';
 import { decodeStringCursor, encodeCursor, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { ReportFilter, ReportListing, ReportsReadModel } from '../../../domain/reports/ports.js';
 import type { ReportRecord } from '../../../domain/reports/model.js';
@@ -114,6 +115,8 @@ export function createReportsReadModel(sql: Sql, stamps: Sql = sql): ReportsRead
     }
     return text;
   };
+  /** The versions statements, shared by the requests that ask for the same versions at once (none older than its caller). */
+  const versionsRead = sharedReads(<R>(text: string, params: readonly unknown[]) => stamps.unsafe<R[]>(text, params as never[], { prepare: true }));
   const ONE = `select ${COLUMNS} ${FROM} where r.id = $1::uuid`;
   const ONE_VERSIONS = `select ${VERSIONS} as versions ${FROM} where r.id = $1::uuid`;
   return {
@@ -129,7 +132,7 @@ export function createReportsReadModel(sql: Sql, stamps: Sql = sql): ReportsRead
     },
     async pageVersions(q) {
       const { tail, params } = pageOf(q);
-      const [row] = await stamps.unsafe<Array<{ versions: string }>>(textOf('versions', tail), params, { prepare: true });
+      const [row] = await versionsRead<{ versions: string }>(textOf('versions', tail), params);
       return row!.versions;
     },
     async one(id) {
@@ -137,7 +140,7 @@ export function createReportsReadModel(sql: Sql, stamps: Sql = sql): ReportsRead
       return row ? { listing: listingOf(row), versions: row.versions } : undefined;
     },
     async oneVersions(id) {
-      const [row] = await stamps.unsafe<Array<{ versions: string }>>(ONE_VERSIONS, [id], { prepare: true });
+      const [row] = await versionsRead<{ versions: string }>(ONE_VERSIONS, [id]);
       return row?.versions;
     },
   };

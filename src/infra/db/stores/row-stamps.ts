@@ -18,9 +18,11 @@
  *
  * Each statement mirrors its list's order, cursor and filters exactly (connections-repo,
  * queries-repo, channels-repo, users-repo, runs-repo) and reads those stamps only: prepared
- * statements (postgres.js named statements), one text per shape of the page.
+ * statements (postgres.js named statements), one text per shape of the page, shared by the
+ * requests that ask for the same stamps at once (src/infra/db/shared-reads.ts).
  */
 import type { Sql } from '../client.js';
+import { sharedReads } from '../shared-reads.js';
 import { decodeStringCursor, decodeTimeCursor } from '../../../core/cursor.js';
 import type { RowStamps, RunListFilter, StampedKind, Stamps } from '../../../domain/reads/row-stamps.js';
 
@@ -54,7 +56,8 @@ export function createRowStamps(sql: Sql): RowStamps {
     if (text === undefined) texts.set(key, (text = make()));
     return text;
   };
-  const query = async <R>(text: string, params: unknown[]) => sql.unsafe<R[]>(text, params as never[], { prepare: true });
+  /** Many requests asking for the same stamps at once share a statement, none older than its caller (shared-reads.ts). */
+  const query = sharedReads(<R>(text: string, params: readonly unknown[]) => sql.unsafe<R[]>(text, params as never[], { prepare: true }));
 
   return {
     async one(kind, id) {
