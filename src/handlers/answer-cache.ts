@@ -8,6 +8,9 @@
  * under a tag, a server may keep too. Nothing here is ever stale: the versions are read from the
  * store on every request, so a write from any process moves the tag at once, and an old entry is
  * simply never asked for again and falls out as newer ones come (least recently used first).
+ * After a change, the pollers of a list all miss its new tag at once: one of them reads and builds
+ * the answer, the others wait for its bytes (`making`), as a CDN collapses the requests for an
+ * object it does not hold yet.
  *
  * The Rails way (a fragment cached under the records' `cache_key_with_version`), process-local,
  * bounded in bytes (SVC_ANSWER_CACHE_MB; 0 keeps nothing).
@@ -61,6 +64,17 @@ export interface AnswerCache {
   put(tag: string, bytes: Buffer): void;
   /** Memory the kept answers hold now: their bytes, their tags and each entry's own cost. */
   readonly size: number;
+  /**
+   * One making per tag at a time: when another request of this process is already making the
+   * answer under `tag` (a read that missed it), the promise of its bytes, which this request
+   * waits for instead of reading and building the same answer again (after a change, every
+   * poller of a list misses its new tag at once); undefined bytes when that making could not
+   * keep its answer under this tag (its rows had moved on, or it failed): make your own. When
+   * none is, undefined, and this request is now the one making it: it must call `made` with its
+   * bytes under this tag, or undefined, whatever happens.
+   */
+  making(tag: string): Promise<Buffer | undefined> | undefined;
+  made(tag: string, bytes: Buffer | undefined): void;
 }
 
 export interface AnswerCacheOptions {
@@ -73,6 +87,7 @@ export interface AnswerCacheOptions {
 export function createAnswerCache({ maxBytes, observe }: AnswerCacheOptions): AnswerCache {
   if (maxBytes <= 0) return NO_ANSWER_CACHE;
   const kept = new Map<string, Buffer>();
+  const makings = new Map<string, { promise: Promise<Buffer | undefined>; resolve(bytes: Buffer | undefined): void }>();
   const largest = Math.floor(maxBytes / 8);
   let size = 0;
   return {
@@ -98,8 +113,24 @@ export function createAnswerCache({ maxBytes, observe }: AnswerCacheOptions): An
       }
     },
     get size() { return size; },
+    making(tag) {
+      const other = makings.get(tag);
+      if (other !== undefined) return other.promise;
+      let resolve!: (bytes: Buffer | undefined) => void;
+      const promise = new Promise<Buffer | undefined>((res) => { resolve = res; });
+      makings.set(tag, { promise, resolve });
+      return undefined;
+    },
+    made(tag, bytes) {
+      const making = makings.get(tag);
+      if (making === undefined) return;
+      makings.delete(tag);
+      making.resolve(bytes);
+    },
   };
 }
 
 /** Keeps nothing: reads behave as without a cache (tests, and SVC_ANSWER_CACHE_MB=0). */
-export const NO_ANSWER_CACHE: AnswerCache = { keeps: false, get: () => undefined, put: () => undefined, size: 0 };
+export const NO_ANSWER_CACHE: AnswerCache = {
+  keeps: false, get: () => undefined, put: () => undefined, size: 0, making: () => undefined, made: () => undefined,
+};

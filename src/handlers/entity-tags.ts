@@ -52,11 +52,39 @@ const keptAnswer = <B>(tag: string, bytes: Buffer): StampedAnswer<B> =>
   ({ status: 200, headers: { ETag: tag }, body: bytes as JsonBytes<B>, contentType: CACHED_JSON_TYPE });
 
 /** A tagged answer, kept under its tag when the cache keeps anything (then sent as the bytes kept). */
-function tagged<B>(tag: string, body: B, answers: AnswerCache): StampedAnswer<B> {
+function tagged<B>(tag: string, body: B, answers: AnswerCache): StampedAnswer<B> & { status: 200 } {
   if (!answers.keeps) return { status: 200, headers: { ETag: tag }, body };
   const bytes = jsonBytes(body);
   answers.put(tag, bytes);
   return { status: 200, headers: { ETag: tag }, body: bytes, contentType: CACHED_JSON_TYPE };
+}
+
+/**
+ * The kept bytes under `tag`, or those another request of this process is making now (waited
+ * for: the versions this request read after it came name exactly what those bytes show), or
+ * undefined: then this request makes them, and says so with `made` (answer-cache.ts).
+ */
+async function keptOrMaking(tag: string, answers: AnswerCache): Promise<{ kept?: Buffer; making: boolean }> {
+  const kept = answers.get(tag);
+  if (kept !== undefined) return { kept, making: false };
+  if (!answers.keeps) return { making: false };
+  const other = answers.making(tag);
+  if (other === undefined) return { making: true };
+  const bytes = await other;
+  return bytes === undefined ? { making: false } : { kept: bytes, making: false };
+}
+
+/** Reads and builds the answer for `tag` (when this request is the one making it, its bytes go to the requests waiting: see keptOrMaking). */
+async function make<B>(tag: string | undefined, making: boolean, answers: AnswerCache, build: () => Promise<StampedAnswer<B> & { status: 200 }>) {
+  if (!making) return build();
+  let bytes: Buffer | undefined;
+  try {
+    const answer = await build();
+    if (answer.headers?.ETag === tag && Buffer.isBuffer(answer.body)) bytes = answer.body;
+    return answer;
+  } finally {
+    answers.made(tag!, bytes);
+  }
 }
 
 /**
@@ -67,7 +95,8 @@ function tagged<B>(tag: string, body: B, answers: AnswerCache): StampedAnswer<B>
  * shows exactly the rows they name (`shown`), and then kept; when it does not (a row came or went
  * between the two reads), or there were no stamps (no such resource: the read answers its 404),
  * it goes without, and is tagged by its content on the way out (src/http/respond.ts), a tag no
- * stamps ever make.
+ * stamps ever make. A request that misses a tag another request of this process is making
+ * already waits for those bytes instead of reading the same answer again (keptOrMaking).
  */
 export async function stampedRead<B>(
   ifNoneMatch: string | undefined,
@@ -79,14 +108,18 @@ export async function stampedRead<B>(
 ): Promise<StampedAnswer<B>> {
   const stamped = await stamps();
   const tag = stamped === undefined ? undefined : entityTag([...parts, stamped.text]);
+  let making = false;
   if (tag !== undefined) {
     if (noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers: { ETag: tag } };
-    const kept = answers.get(tag);
-    if (kept !== undefined) return keptAnswer(tag, kept);
+    const found = await keptOrMaking(tag, answers);
+    if (found.kept !== undefined) return keptAnswer(tag, found.kept);
+    making = found.making;
   }
-  const body = await read();
-  if (tag === undefined || !shownAsStamped(stamped!, shown(body))) return { status: 200, body };
-  return tagged(tag, body, answers);
+  return make(tag, making, answers, async () => {
+    const body = await read();
+    if (tag === undefined || !shownAsStamped(stamped!, shown(body))) return { status: 200, body };
+    return tagged(tag, body, answers);
+  });
 }
 
 /**
@@ -94,7 +127,8 @@ export async function stampedRead<B>(
  * src/infra/db/stores/reports-read-model.ts): the versions alone first, by a lean statement, when
  * If-None-Match asks or when an answer may be kept (304, or the kept bytes, as stampedRead);
  * otherwise the answer, tagged by the versions its own rows carried, and kept under that tag.
- * `versions` answers undefined for no such resource: the read then answers its 404.
+ * `versions` answers undefined for no such resource: the read then answers its 404. As there,
+ * one request of this process makes a tag's answer at a time; the others missing it wait.
  */
 export async function versionedRead<B>(
   ifNoneMatch: string | undefined,
@@ -103,17 +137,22 @@ export async function versionedRead<B>(
   read: () => Promise<{ body: B; versions: string }>,
   answers: AnswerCache,
 ): Promise<StampedAnswer<B>> {
+  let tag: string | undefined;
+  let making = false;
   if (ifNoneMatch || answers.keeps) {
     const now = await versions();
     if (now !== undefined) {
-      const tag = tagOf(now);
+      tag = tagOf(now);
       if (noneMatchHolds(ifNoneMatch, tag)) return { status: 304, headers: { ETag: tag } };
-      const kept = answers.get(tag);
-      if (kept !== undefined) return keptAnswer(tag, kept);
+      const found = await keptOrMaking(tag, answers);
+      if (found.kept !== undefined) return keptAnswer(tag, found.kept);
+      making = found.making;
     }
   }
-  const answer = await read();
-  return tagged(tagOf(answer.versions), answer.body, answers);
+  return make(tag, making, answers, async () => {
+    const answer = await read();
+    return tagged(tagOf(answer.versions), answer.body, answers);
+  });
 }
 
 /** What a single resource's answer shows: itself, and its configuration mark if any. */

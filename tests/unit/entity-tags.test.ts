@@ -188,6 +188,81 @@ describe('answers kept by their tags', () => {
     await expect(versionedRead(undefined, tagOf, async () => undefined, async () => { throw new Error('404'); }, answers)).rejects.toThrow('404');
   });
 
+  it('versionedRead: requests missing the same new tag at once wait for the one making it, and none of them reads again', async () => {
+    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    const tagOf = (v: string) => entityTag(['listReports', v]);
+    let reads = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const read = async () => { reads += 1; await held; return { body: { items: [{ id: P1 }] }, versions: 'v1' }; };
+    const all = Array.from({ length: 5 }, () => versionedRead(undefined, tagOf, async () => 'v1', read, answers));
+    await new Promise((r) => setImmediate(r));
+    expect(reads).toBe(1);
+    release();
+    const answered = await Promise.all(all);
+    expect(reads).toBe(1);
+    for (const a of answered) expect(a).toEqual({ status: 200, headers: { ETag: tagOf('v1') }, body: bytesOf({ items: [{ id: P1 }] }), contentType: 'application/json; charset=utf-8' });
+    // Another tag is made on its own, and a making that is over leaves nothing behind.
+    expect(answers.making(tagOf('v2'))).toBeUndefined();
+    answers.made(tagOf('v2'), undefined);
+    expect(answers.making(tagOf('v2'))).toBeUndefined();
+    answers.made(tagOf('v2'), undefined);
+  });
+
+  it('versionedRead: when the one making the tag ends under another (rows moved on) or fails, the waiting requests read their own', async () => {
+    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    const tagOf = (v: string) => entityTag(['listReports', v]);
+    let release!: () => void;
+    let held = new Promise<void>((r) => { release = r; });
+    let reads = 0;
+    // The first read finds the rows moved on (v2): its answer goes under v2, not under the v1 the others wait for.
+    const moving = async () => { reads += 1; await held; return reads === 1 ? { body: { items: [{ id: P2 }] }, versions: 'v2' } : { body: { items: [{ id: P1 }] }, versions: 'v1' }; };
+    const first = versionedRead(undefined, tagOf, async () => 'v1', moving, answers);
+    const waiting = versionedRead(undefined, tagOf, async () => 'v1', moving, answers);
+    await new Promise((r) => setImmediate(r));
+    release();
+    expect(await first).toMatchObject({ headers: { ETag: tagOf('v2') } });
+    expect(await waiting).toMatchObject({ headers: { ETag: tagOf('v1') } });
+    expect(reads).toBe(2);
+    // A failed making: the waiting request reads (and answers) by itself; the failure is the maker's alone.
+    held = new Promise<void>((r) => { release = r; });
+    let attempt = 0;
+    const failingOnce = async () => { attempt += 1; await held; if (attempt === 1) throw new Error('store away'); return { body: { items: [] }, versions: 'v9' }; };
+    const failing = versionedRead(undefined, tagOf, async () => 'v9', failingOnce, answers);
+    const after = versionedRead(undefined, tagOf, async () => 'v9', failingOnce, answers);
+    await new Promise((r) => setImmediate(r));
+    release();
+    await expect(failing).rejects.toThrow('store away');
+    expect(await after).toMatchObject({ status: 200, headers: { ETag: tagOf('v9') } });
+    expect(answers.making(tagOf('v9'))).toBeUndefined();
+    answers.made(tagOf('v9'), undefined);
+  });
+
+  it('stampedRead: requests missing the same stamps at once share one read; an answer not shown as stamped is never shared', async () => {
+    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    let reads = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const read = async () => { reads += 1; await held; return body([P1]); };
+    const all = Array.from({ length: 4 }, () => stampedRead(undefined, parts, async () => page([P1]), read, shownPage, answers));
+    await new Promise((r) => setImmediate(r));
+    release();
+    const answered = await Promise.all(all);
+    expect(reads).toBe(1);
+    expect(new Set(answered.map((a) => (a as { body: Buffer }).body.toString()))).toEqual(new Set([bytesOf(body([P1])).toString()]));
+    // Stamps naming P1 and P2, the first read showing P2 and P1: its answer is untagged, so the other reads its own.
+    let n = 0;
+    const mismatched = page([P1, P2]);
+    const reorder = async () => { n += 1; return n === 1 ? body([P2, P1]) : body([P1, P2]); };
+    const [a, b] = await Promise.all([
+      stampedRead(undefined, parts, async () => mismatched, reorder, shownPage, answers),
+      stampedRead(undefined, parts, async () => mismatched, reorder, shownPage, answers),
+    ]);
+    expect(a).toEqual({ status: 200, body: body([P2, P1]) });
+    expect(b).toMatchObject({ status: 200, headers: { ETag: entityTag([...parts, mismatched.text]) } });
+    expect(n).toBe(2);
+  });
+
   it('listReports sends the kept page for unchanged versions without reading the reports', async () => {
     const answers = createAnswerCache({ maxBytes: 1 << 20 });
     let pages = 0;
