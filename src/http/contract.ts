@@ -71,6 +71,8 @@ type RoutedOperation = ReturnType<Router['getOperations']>[number];
  * two on every operation).
  */
 export function compileRouting(router: Router, operations: readonly RoutedOperation[]): void {
+  // Under another root, openapi-backend first checks a path is under it: left to its own matching.
+  if (router.apiRoot !== '/') return;
   const original = router.matchOperation.bind(router);
   const exact = new Map<string, RoutedOperation[]>();
   const templated: Array<{ op: RoutedOperation; pattern: RegExp; specificity: number }> = [];

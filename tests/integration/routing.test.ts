@@ -118,3 +118,15 @@ it('prefers the most specific template, then the document\'s order, as openapi-b
   // Two templates as specific as each other: the first in the document.
   expect(outcome(compiled.router, 'get', '/a/b/b', false)).toBe('get /a/{x}/b xb');
 });
+
+it('leaves a router under another root to openapi-backend\'s own matching', async () => {
+  const api = new OpenAPIBackend({
+    definition: { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/a/{x}': { get: { operationId: 'x', responses: { 200: { description: 'ok' } } } } } } as unknown as Document,
+    apiRoot: '/api', quick: true, validate: () => false,
+  });
+  await api.init();
+  compileRouting(api.router, api.router.getOperations());
+  expect(Object.prototype.hasOwnProperty.call(api.router, 'matchOperation')).toBe(false);
+  expect(api.router.matchOperation({ method: 'get', path: '/a/1', headers: {} })).toBeUndefined();
+  expect(api.router.matchOperation({ method: 'get', path: '/api/a/1', headers: {} })?.operationId).toBe('x');
+});

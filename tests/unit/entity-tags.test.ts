@@ -216,24 +216,40 @@ describe('answers kept by their tags', () => {
     let held = new Promise<void>((r) => { release = r; });
     let reads = 0;
     // The first read finds the rows moved on (v2): its answer goes under v2, not under the v1 the others wait for.
-    const moving = async () => { reads += 1; await held; return reads === 1 ? { body: { items: [{ id: P2 }] }, versions: 'v2' } : { body: { items: [{ id: P1 }] }, versions: 'v1' }; };
+    const moving = async () => {
+      reads += 1;
+      const mine = reads;
+      await held;
+      return mine === 1 ? { body: { items: [{ id: P2 }] }, versions: 'v2' } : { body: { items: [{ id: P1 }] }, versions: 'v1' };
+    };
     const first = versionedRead(undefined, tagOf, async () => 'v1', moving, answers);
     const waiting = versionedRead(undefined, tagOf, async () => 'v1', moving, answers);
     await new Promise((r) => setImmediate(r));
+    // Only the maker reads while it makes: the other waits.
+    expect(reads).toBe(1);
     release();
-    expect(await first).toMatchObject({ headers: { ETag: tagOf('v2') } });
-    expect(await waiting).toMatchObject({ headers: { ETag: tagOf('v1') } });
+    expect(await first).toEqual({ status: 200, headers: { ETag: tagOf('v2') }, body: bytesOf({ items: [{ id: P2 }] }), contentType: 'application/json; charset=utf-8' });
+    // The waiter read its own, after the maker ended under v2: the rows of v1, under v1.
+    expect(await waiting).toEqual({ status: 200, headers: { ETag: tagOf('v1') }, body: bytesOf({ items: [{ id: P1 }] }), contentType: 'application/json; charset=utf-8' });
     expect(reads).toBe(2);
     // A failed making: the waiting request reads (and answers) by itself; the failure is the maker's alone.
     held = new Promise<void>((r) => { release = r; });
     let attempt = 0;
-    const failingOnce = async () => { attempt += 1; await held; if (attempt === 1) throw new Error('store away'); return { body: { items: [] }, versions: 'v9' }; };
+    const failingOnce = async () => {
+      attempt += 1;
+      const mine = attempt;
+      await held;
+      if (mine === 1) throw new Error('store away');
+      return { body: { items: [] }, versions: 'v9' };
+    };
     const failing = versionedRead(undefined, tagOf, async () => 'v9', failingOnce, answers);
     const after = versionedRead(undefined, tagOf, async () => 'v9', failingOnce, answers);
     await new Promise((r) => setImmediate(r));
+    expect(attempt).toBe(1);
     release();
     await expect(failing).rejects.toThrow('store away');
-    expect(await after).toMatchObject({ status: 200, headers: { ETag: tagOf('v9') } });
+    expect(await after).toEqual({ status: 200, headers: { ETag: tagOf('v9') }, body: bytesOf({ items: [] }), contentType: 'application/json; charset=utf-8' });
+    expect(attempt).toBe(2);
     expect(answers.making(tagOf('v9'))).toBeUndefined();
     answers.made(tagOf('v9'), undefined);
   });

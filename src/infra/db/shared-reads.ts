@@ -38,20 +38,35 @@ export interface SharedReads {
   readonly underWay: number;
 }
 
-/** A read's key: the text and its parameters (numbers, strings, booleans and null, as statements take them). */
-const keyOf = (text: string, params: readonly unknown[]): string => `${text}\u0000${JSON.stringify(params)}`;
+/**
+ * A read's key: the text and its parameters, when each is a string, a boolean, null or a finite
+ * number other than -0, which JSON writes apart from every other value; undefined otherwise (such
+ * a read is not shared: JSON would write NaN, undefined and null alike).
+ */
+const keyOf = (text: string, params: readonly unknown[]): string | undefined => {
+  for (const p of params) {
+    const plain = typeof p === 'string' || typeof p === 'boolean' || p === null
+      || (typeof p === 'number' && Number.isFinite(p) && !Object.is(p, -0));
+    if (!plain) return undefined;
+  }
+  return `${text}\u0000${JSON.stringify(params)}`;
+};
 
 export function sharedReads(run: ReadStatement): SharedReads {
   const flights = new Map<string, Flight>();
 
+  /** The statement as a promise: a read that throws at once rejects. */
+  const readNow = <R>(text: string, params: readonly unknown[]): Promise<R[]> => {
+    try {
+      return Promise.resolve(run<R>(text, params));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
   /** Starts the read for `key`; when it ends, the calls that came meanwhile get a read of their own, started then. */
   const start = (key: string, flight: Flight, text: string, params: readonly unknown[]): Promise<unknown[]> => {
-    let read: Promise<unknown[]>;
-    try {
-      read = Promise.resolve(run<unknown>(text, params));
-    } catch (err) {
-      read = Promise.reject(err);
-    }
+    const read = readNow<unknown>(text, params);
     const next = () => {
       const waiting = flight.waiting;
       if (waiting === undefined) { flights.delete(key); return; }
@@ -64,6 +79,7 @@ export function sharedReads(run: ReadStatement): SharedReads {
 
   const shared = (<R>(text: string, params: readonly unknown[]): Promise<R[]> => {
     const key = keyOf(text, params);
+    if (key === undefined) return readNow<R>(text, params);
     const flight = flights.get(key);
     if (flight === undefined) {
       const fresh: Flight = {};
