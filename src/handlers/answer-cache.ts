@@ -79,8 +79,11 @@ export interface AnswerCache {
 
 export interface AnswerCacheOptions {
   maxBytes: number;
-  /** Each lookup's outcome (svc_answer_cache_total). */
-  observe?: (outcome: 'hit' | 'miss') => void;
+  /**
+   * Each lookup's outcome (svc_answer_cache_total): a hit or a miss; and of the misses, those
+   * answered by the bytes another request was making (`shared`).
+   */
+  observe?: (outcome: 'hit' | 'miss' | 'shared') => void;
 }
 
 /** A Map keeps insertion order: the first key is the least recently used. */
@@ -115,7 +118,10 @@ export function createAnswerCache({ maxBytes, observe }: AnswerCacheOptions): An
     get size() { return size; },
     making(tag) {
       const other = makings.get(tag);
-      if (other !== undefined) return other.promise;
+      if (other !== undefined) {
+        return observe === undefined ? other.promise
+          : other.promise.then((bytes) => { if (bytes !== undefined) observe('shared'); return bytes; });
+      }
       let resolve!: (bytes: Buffer | undefined) => void;
       const promise = new Promise<Buffer | undefined>((res) => { resolve = res; });
       makings.set(tag, { promise, resolve });

@@ -189,7 +189,8 @@ describe('answers kept by their tags', () => {
   });
 
   it('versionedRead: requests missing the same new tag at once wait for the one making it, and none of them reads again', async () => {
-    const answers = createAnswerCache({ maxBytes: 1 << 20 });
+    const seen: string[] = [];
+    const answers = createAnswerCache({ maxBytes: 1 << 20, observe: (o) => seen.push(o) });
     const tagOf = (v: string) => entityTag(['listReports', v]);
     let reads = 0;
     let release!: () => void;
@@ -202,6 +203,9 @@ describe('answers kept by their tags', () => {
     const answered = await Promise.all(all);
     expect(reads).toBe(1);
     for (const a of answered) expect(a).toEqual({ status: 200, headers: { ETag: tagOf('v1') }, body: bytesOf({ items: [{ id: P1 }] }), contentType: 'application/json; charset=utf-8' });
+    // Five misses, four of them answered by the making (svc_answer_cache_total's `shared`).
+    expect(seen.filter((o) => o === 'miss')).toHaveLength(5);
+    expect(seen.filter((o) => o === 'shared')).toHaveLength(4);
     // Another tag is made on its own, and a making that is over leaves nothing behind.
     expect(answers.making(tagOf('v2'))).toBeUndefined();
     answers.made(tagOf('v2'), undefined);

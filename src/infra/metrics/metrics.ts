@@ -82,7 +82,7 @@ export function createMetrics(version: string, shared: SharedGauges, onCollectEr
       name: 'svc_build_info', help: 'Always 1; the version is the label', labelNames: ['version'] as const, registers: [registry],
     }),
     answerCacheTotal: new Counter({
-      name: 'svc_answer_cache_total', help: 'Lookups of kept read answers by their ETag, hit or miss', labelNames: ['outcome'] as const, registers: [registry],
+      name: 'svc_answer_cache_total', help: 'Lookups of kept read answers by their ETag: hit or miss; shared counts the misses answered by the bytes another request was making', labelNames: ['outcome'] as const, registers: [registry],
     }),
     httpRequestsTotal: new Counter({
       name: 'svc_http_requests_total', help: 'Answered HTTP requests by operation, method and status',
