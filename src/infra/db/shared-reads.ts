@@ -18,6 +18,8 @@
  * their callers do not change: every sharer gets the same array.
  */
 
+import type { Sql } from './client.js';
+
 /** The statement as the lane runs it (a prepared statement of the store's client). */
 export type ReadStatement = <R>(text: string, params: readonly unknown[]) => PromiseLike<R[]>;
 
@@ -97,3 +99,7 @@ export function sharedReads(run: ReadStatement): SharedReads {
   Object.defineProperty(shared, 'underWay', { get: () => flights.size });
   return shared;
 }
+
+/** The store client's prepared statements (postgres.js named statements), shared as above. */
+export const sharedStatements = (sql: Sql): SharedReads =>
+  sharedReads(<R>(text: string, params: readonly unknown[]) => sql.unsafe<R[]>(text, params as never[], { prepare: true }));

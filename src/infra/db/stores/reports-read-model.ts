@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Sql } from '../client.js';
-import { sharedReads } from '../shared-reads.js';
+import { sharedStatements } from '../shared-reads.js';
 import { decodeStringCursor, encodeCursor, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { ReportFilter, ReportListing, ReportsReadModel } from '../../../domain/reports/ports.js';
 import type { ReportRecord } from '../../../domain/reports/model.js';
@@ -116,7 +116,7 @@ export function createReportsReadModel(sql: Sql, stamps: Sql = sql): ReportsRead
     return text;
   };
   /** The versions statements, shared by the requests that ask for the same versions at once (none older than its caller). */
-  const versionsRead = sharedReads(<R>(text: string, params: readonly unknown[]) => stamps.unsafe<R[]>(text, params as never[], { prepare: true }));
+  const versionsRead = sharedStatements(stamps);
   const ONE = `select ${COLUMNS} ${FROM} where r.id = $1::uuid`;
   const ONE_VERSIONS = `select ${VERSIONS} as versions ${FROM} where r.id = $1::uuid`;
   return {

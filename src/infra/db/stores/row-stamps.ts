@@ -22,7 +22,7 @@
  * requests that ask for the same stamps at once (src/infra/db/shared-reads.ts).
  */
 import type { Sql } from '../client.js';
-import { sharedReads } from '../shared-reads.js';
+import { sharedStatements } from '../shared-reads.js';
 import { decodeStringCursor, decodeTimeCursor } from '../../../core/cursor.js';
 import type { RowStamps, RunListFilter, StampedKind, Stamps } from '../../../domain/reads/row-stamps.js';
 
@@ -57,7 +57,7 @@ export function createRowStamps(sql: Sql): RowStamps {
     return text;
   };
   /** Many requests asking for the same stamps at once share a statement, none older than its caller (shared-reads.ts). */
-  const query = sharedReads(<R>(text: string, params: readonly unknown[]) => sql.unsafe<R[]>(text, params as never[], { prepare: true }));
+  const query = sharedStatements(sql);
 
   return {
     async one(kind, id) {
