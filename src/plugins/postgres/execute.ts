@@ -29,6 +29,12 @@ import { CopyReader, copyEligible, copyRows, copyStatement } from './copy.js';
 import { copyColumns, copyNdjson, shortestFloats, type CopyColumns } from './copy-ndjson.js';
 
 type Raw = Array<Buffer | null>;
+/** A statement's Describe as postgres.js answers it. */
+interface Described { columns?: unknown[]; types?: unknown[] }
+/** A result column as described. */
+interface Field { name: string; type: number }
+/** A COPY sent (sendCopy), before its rows start. */
+interface SentCopy { query: ReturnType<Reserved['unsafe']>; reader: CopyReader; readable: Promise<Readable> }
 /** The read-only check's answer (check()). */
 interface CheckRow { wrote: boolean; locked: boolean }
 
@@ -114,66 +120,139 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
     cancelling.add(p);
     void p.finally(() => cancelling.delete(p));
   };
+  const begin = `begin transaction read only; set local statement_timeout = ${timeoutMs}; set local idle_in_transaction_session_timeout = ${idleMs}; ${settings}`;
+
+  /** The statement's columns, once its Describe shows it takes the values given and returns rows. */
+  const refuseUnlessRows = (described: Described): Field[] => {
+    const expected = described.types?.length ?? 0;
+    if (expected !== params.length) {
+      throw new DomainError('query.failed', `The statement has ${expected} placeholders but ${params.length} values were given`);
+    }
+    const fields = (described.columns ?? []) as Field[];
+    if (fields.length === 0) {
+      throw notReadOnly('Herald runs read-only statements that return rows (SELECT, WITH, VALUES, TABLE, SHOW, EXPLAIN, FETCH); this statement returns none');
+    }
+    return fields;
+  };
+
+  /**
+   * Sends the COPY, then the check and the ROLLBACK: postgres.js pipelines a reserved connection's
+   * queries sent in one turn, so they go in the COPY's write and the server runs them once the
+   * COPY is done (the check then sees what the statement did), a round trip less. After a COPY
+   * that failed or was cancelled they fail (the transaction is aborted); close() then rolls back
+   * as it always did.
+   */
+  const sendCopy = (): SentCopy => {
+    const copyQuery = conn.unsafe(copyStatement(statement.sql));
+    const reader = new CopyReader();
+    reader.watch(copyQuery);
+    const readable = copyQuery.readable() as unknown as Promise<Readable>;
+    readable.catch(noop); // awaited by copyStarted; its failure is the COPY's, handled there
+    // Sent now: readable() sends it only once its promise settles, a turn of microtasks later,
+    // which would put the check and the ROLLBACK below ahead of it (the COPY would then run
+    // after the ROLLBACK, outside the read-only transaction; the read-only tests catch that order).
+    copyQuery.execute();
+    checkSent = sendCheck().then((rows) => ({ rows }), (error: unknown) => ({ error }));
+    rolledBack = conn.unsafe(ROLLBACK).then(() => true, () => false);
+    return { query: copyQuery, reader, readable };
+  };
+
+  /** Waits for the COPY's rows to start (or its failure), then reads them as the run's. */
+  const copyStarted = async (sent: SentCopy, fields: Field[]): Promise<void> => {
+    try {
+      await cancellable(signal, () => sent.readable, () => { track(cancelWhenSent(sent.query)); });
+    } catch (err) {
+      // Stopped while the COPY was under way (or failed by itself): stop it, once, and read
+      // what is left, so that the answers behind it (the ROLLBACK close() waits for) can come.
+      if (signal.aborted && cancelsSent === 0) track(cancelWhenSent(sent.query));
+      await Promise.all([...cancelling]);
+      await sent.reader.drain();
+      throw err;
+    }
+    copy = { query: sent.query, reader: sent.reader, decoders: fields.map((f) => textDecoderFor(f.type)), pending: [] };
+    if (ndjson) copy.ndjson = copyColumns(fields.map((f) => f.type), shortestFloats(conn.server?.server_version));
+  };
+
+  /**
+   * A statement COPY takes that this pool described before: BEGIN, its Describe, its COPY, the
+   * check and the ROLLBACK go in one write, sent in that order now (postgres.js sends a query a
+   * turn of microtasks after it is first executed or awaited, in that order). A run then makes
+   * one write and one round trip to the database instead of two. Nothing runs outside the
+   * read-only transaction: BEGIN goes first, and should it fail, the Describe and the COPY fail
+   * with it (the transaction is aborted) or, for BEGIN's settings, run read-only inside it
+   * before the ROLLBACK. The COPY runs before its Describe is read; when the Describe then
+   * refuses the statement (its placeholders, no rows), the COPY's rows are read and dropped
+   * (it failed on a placeholder, and a statement COPY takes has no effect in a read-only
+   * transaction) and open() fails as it would have. False when its columns now have a type the
+   * catalog does not know (the statement changed meaning since): its rows were read and dropped,
+   * the transaction rolled back, and the caller opens it again the usual way.
+   */
+  const openInOneWrite = async (): Promise<boolean> => {
+    if (signal.aborted) throw abortReason(signal);
+    const beginning = conn.unsafe(begin).execute();
+    const describing = extended(conn, statement.sql, params).describe();
+    (describing as unknown as { execute(): unknown }).execute();
+    const sent = sendCopy();
+    /** The COPY's rows read and dropped (stopped first when the run was); the ROLLBACK behind it then comes. */
+    const dropCopy = async (): Promise<void> => {
+      const started = await sent.readable.then(() => true, () => false);
+      if (started && signal.aborted && cancelsSent === 0 && !sent.reader.done) track(cancelWhenSent(sent.query));
+      await Promise.all([...cancelling]);
+      if (started) await sent.reader.drain();
+    };
+    let fields: Field[];
+    try {
+      const [, described] = await Promise.all([
+        pgCancellable(beginning, signal, track), pgCancellable(describing as unknown as Promise<Described>, signal, track),
+      ]);
+      fields = refuseUnlessRows(described);
+    } catch (err) {
+      await dropCopy();
+      throw err;
+    }
+    const resolved = types.known(fields.map((f) => f.type));
+    if (!resolved) {
+      await dropCopy();
+      await checkSent;
+      const undone = await rolledBack;
+      checkSent = undefined;
+      rolledBack = Promise.resolve(false);
+      if (!undone) await conn.unsafe(ROLLBACK);
+      return false;
+    }
+    columns = fields.map((f, i) => ({ name: f.name, type: resolved[i]!.name }));
+    decoders = resolved.map((r) => r.decode);
+    await copyStarted(sent, fields);
+    return true;
+  };
 
   return {
     get columns() { return columns; },
 
     async open() {
+      if (copyEligible(statement.sql, params) && types.describedBefore(statement.sql)) {
+        if (await openInOneWrite()) return;
+        // Its columns now have types the catalog does not know: the usual way looks them up.
+      }
       // BEGIN and the Describe in one write: postgres.js pipelines a reserved connection's
       // queries, in the order they are awaited. Should BEGIN fail, the Describe after it only
       // describes (nothing runs) and open() fails with BEGIN's error.
-      const beginning = pgCancellable(conn.unsafe(
-        `begin transaction read only; set local statement_timeout = ${timeoutMs}; set local idle_in_transaction_session_timeout = ${idleMs}; ${settings}`,
-      ), signal, track);
+      const beginning = pgCancellable(conn.unsafe(begin), signal, track);
       const describing = extended(conn, statement.sql, params).describe();
       const [, described] = await Promise.all([
-        beginning, pgCancellable(describing as unknown as Promise<{ columns?: unknown[]; types?: unknown[] }>, signal, track),
+        beginning, pgCancellable(describing as unknown as Promise<Described>, signal, track),
       ]);
-      const expected = described.types?.length ?? 0;
-      if (expected !== params.length) {
-        throw new DomainError('query.failed', `The statement has ${expected} placeholders but ${params.length} values were given`);
-      }
-      const fields = (described.columns ?? []) as Array<{ name: string; type: number }>;
-      if (fields.length === 0) {
-        throw notReadOnly('Herald runs read-only statements that return rows (SELECT, WITH, VALUES, TABLE, SHOW, EXPLAIN, FETCH); this statement returns none');
-      }
+      const fields = refuseUnlessRows(described);
       const resolved = await types.resolve(conn, fields.map((f) => f.type), signal);
       columns = fields.map((f, i) => ({ name: f.name, type: resolved[i]!.name }));
       decoders = resolved.map((r) => r.decode);
       if (copyEligible(statement.sql, params)) {
+        types.described(statement.sql);
         // Nothing is sent for a run stopped meanwhile (the type lookup above does not look at
         // the signal): once the COPY goes out, its rows must be read for the ROLLBACK behind it
         // to be answered.
         if (signal.aborted) throw abortReason(signal);
-        const copyQuery = conn.unsafe(copyStatement(statement.sql));
-        const reader = new CopyReader();
-        reader.watch(copyQuery);
-        const readable = copyQuery.readable() as unknown as Promise<Readable>;
-        readable.catch(noop); // awaited below; its failure is the COPY's, handled there
-        // Sent now: readable() sends it only once its promise settles, a turn of microtasks
-        // later, which would put the check and the ROLLBACK below ahead of it (the COPY would
-        // then run after the ROLLBACK, outside the read-only transaction; the read-only tests
-        // catch that order).
-        copyQuery.execute();
-        // The check and the ROLLBACK go in the COPY's write (postgres.js pipelines a reserved
-        // connection's queries sent in one turn): the server runs them once the COPY is done,
-        // so the check sees what the statement did, and a run makes one round trip less. After a
-        // COPY that failed or was cancelled they fail (the transaction is aborted); close()
-        // then rolls back as it always did.
-        checkSent = sendCheck().then((rows) => ({ rows }), (error: unknown) => ({ error }));
-        rolledBack = conn.unsafe(ROLLBACK).then(() => true, () => false);
-        try {
-          await cancellable(signal, () => readable, () => { track(cancelWhenSent(copyQuery)); });
-        } catch (err) {
-          // Stopped while the COPY was under way (or failed by itself): stop it, once, and read
-          // what is left, so that the answers behind it (the ROLLBACK close() waits for) can come.
-          if (signal.aborted && cancelsSent === 0) track(cancelWhenSent(copyQuery));
-          await Promise.all([...cancelling]);
-          await reader.drain();
-          throw err;
-        }
-        copy = { query: copyQuery, reader, decoders: fields.map((f) => textDecoderFor(f.type)), pending: [] };
-        if (ndjson) copy.ndjson = copyColumns(fields.map((f) => f.type), shortestFloats(conn.server?.server_version));
+        await copyStarted(sendCopy(), fields);
         return;
       }
       query = extended(conn, statement.sql, params);

@@ -14,7 +14,19 @@ export interface ResolvedType {
 
 export interface TypeCatalog {
   resolve(conn: Runner, oids: number[], signal: AbortSignal): Promise<ResolvedType[]>;
+  /** These OIDs' types when every one is known already (nothing is looked up), else undefined. */
+  known(oids: readonly number[]): ResolvedType[] | undefined;
+  /**
+   * Whether this pool described the statement (its exact text) before, its columns' types then
+   * all known: execute.ts then sends its Describe and its COPY in one write.
+   */
+  describedBefore(sql: string): boolean;
+  /** Remembers a statement described (the last DESCRIBED_TEXTS texts, the oldest forgotten first). */
+  described(sql: string): void;
 }
+
+/** How many statement texts a pool remembers as described (execute.ts's one-write open). */
+export const DESCRIBED_TEXTS = 1000;
 
 export function createTypeCatalog(): TypeCatalog {
   const known = new Map<number, ResolvedType>();
@@ -36,7 +48,23 @@ export function createTypeCatalog(): TypeCatalog {
     }
   }
 
+  const texts = new Set<string>();
   return {
+    known(oids) {
+      const found: ResolvedType[] = [];
+      for (const oid of oids) {
+        const type = known.get(oid);
+        if (!type) return undefined;
+        found.push(type);
+      }
+      return found;
+    },
+    describedBefore: (sql) => texts.has(sql),
+    described(sql) {
+      if (texts.has(sql)) return;
+      if (texts.size >= DESCRIBED_TEXTS) texts.delete(texts.values().next().value!);
+      texts.add(sql);
+    },
     async resolve(conn, oids, signal) {
       const missing = [...new Set(oids.filter((oid) => !known.has(oid)))];
       if (missing.length > 0 && !signal.aborted) await lookUp(conn, missing);
