@@ -35,7 +35,17 @@ export interface RelayDeps {
   onError(err: unknown): void;
   /** The safety net's interval (default 2 s). */
   everyMs?: number;
+  /** The least time between the starts of two passes (default LINGER_MS). */
+  lingerMs?: number;
 }
+
+/**
+ * A pass woken within this time of the last one's start waits for its end (a quiet relay passes at
+ * once). Busy, a wake came with nearly every commit of a run's start or end, and each pass was a
+ * statement of the store and a message on Redis for one or two events; lingering, a pass takes
+ * what a few milliseconds of commits wrote, as a producer's linger batches its sends.
+ */
+export const LINGER_MS = 20;
 
 export interface Relay {
   start(): Promise<void>;
@@ -56,6 +66,15 @@ export function createRelay(deps: RelayDeps): Relay {
   let timer: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
   let probe: { token: string; heard(): void } | undefined;
+  const lingerMs = deps.lingerMs ?? LINGER_MS;
+  /** When the last pass started (performance.now()). */
+  let lastStart = -Infinity;
+  /** Ends the linger at once (stop()). */
+  let endLinger: (() => void) | undefined;
+  const linger = (ms: number): Promise<void> => new Promise((resolve) => {
+    const t = setTimeout(() => { endLinger = undefined; resolve(); }, ms);
+    endLinger = () => { clearTimeout(t); endLinger = undefined; resolve(); };
+  });
 
   /**
    * One statement numbers and claims, then the events go out; when publishing fails they are
@@ -82,7 +101,12 @@ export function createRelay(deps: RelayDeps): Relay {
     if (running) { again = true; return; }
     running = (async () => {
       do {
+        // Woken while lingering: this pass takes what those wakes were for.
+        const wait = lastStart + lingerMs - performance.now();
+        if (wait > 0) await linger(wait);
+        if (stopped) return;
         again = false;
+        lastStart = performance.now();
         try {
           await pass();
         } catch (err) {
@@ -154,6 +178,7 @@ export function createRelay(deps: RelayDeps): Relay {
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);
+      endLinger?.();
       await unlisten?.().catch(() => undefined);
       await running;
     },
