@@ -6,10 +6,15 @@
  * the statement was remembered: a column of a type the catalog does not know (looked up, the
  * statement opened again), a statement that now returns no columns or fails (refused as before),
  * a function that now writes (refused by the read-only transaction: the COPY ran inside it), a run
- * stopped meanwhile; each time the pool's connection stays usable.
+ * stopped meanwhile, BEGIN's query failing before BEGIN ran (the COPY's own query is read-only
+ * then); each time the pool's connection stays usable and nothing is written.
  */
 import net, { type AddressInfo } from 'node:net';
 import { postgresConnector } from '../../src/plugins/postgres/index.js';
+import { postgresRun } from '../../src/plugins/postgres/execute.js';
+import { createPgPool } from '../../src/plugins/postgres/pool.js';
+import { createTypeCatalog } from '../../src/plugins/postgres/types.js';
+import { transactionSettings } from '../../src/plugins/postgres/client.js';
 import type { CellValue, ConnectorSession, RowStream } from '../../src/domain/plugins/connector.js';
 import { collect, createPgScratch, noSignal, outcome, type ScratchDb } from '../support/connector-dbs.js';
 
@@ -85,7 +90,7 @@ test('a statement COPY takes goes in one write once the pool has described it', 
   // In that write, BEGIN first and the ROLLBACK last: the COPY ran inside the read-only transaction.
   const texts = simpleQueries(sent.slice(-1));
   expect(texts[0]).toMatch(/^begin transaction read only;/);
-  expect(texts[1]).toMatch(/^copy \(\nselect x, n from t order by n\n\) to stdout$/);
+  expect(texts[1]).toMatch(/^set transaction read only; copy \(\nselect x, n from t order by n\n\) to stdout$/);
   expect(texts[texts.length - 1]).toMatch(/^rollback;/);
   // A statement with a parameter takes the cursor as before.
   expect((await counted('select x from t where n = $1', [2])).rows).toEqual([['sad']]);
@@ -145,4 +150,71 @@ test('a remembered statement stopped while it runs is cancelled, and the next on
   await db.admin('update pause set s = 0');
   expect((await counted(sql)).rows).toEqual([['']]);
   expect((await counted('select x, n from t order by n')).rows).toEqual([['ok', 1], ['sad', 2]]);
+});
+
+test('when BEGIN fails before it ran, the COPY sent behind it runs read-only: a function that writes writes nothing', async () => {
+  await db.admin("create function record() returns int language sql volatile as 'insert into written values (7) returning n'");
+  await db.admin("create function plain() returns int language sql volatile as 'select 7'");
+  const pool = createPgPool(db.config, { poolSize: 1, connectTimeoutMs: 5000 } as never);
+  const types = createTypeCatalog();
+  const good = transactionSettings(db.config);
+  // A text this pool describes once, its function then swapped for one that writes.
+  await db.admin('create or replace function pick2() returns int language sql volatile as $$select 7$$');
+  const sql = 'select pick2() as n';
+  /** One run as the connector's stream does it: open, every batch, the check, close; its error's code or message. */
+  const runOnce = async (settings: string): Promise<string> => {
+    const conn = await pool.reserve();
+    const run = postgresRun(conn, types, { sql, params: [] }, { signal: noSignal(), timeoutMs: 10_000, batchSize: 100 }, settings);
+    try {
+      await run.open();
+      while (await run.fetch()) { /* rows */ }
+      await run.check();
+      return 'ok';
+    } catch (err) {
+      return (err as { code?: string }).code ?? String((err as Error).message);
+    } finally {
+      await run.close();
+    }
+  };
+  try {
+    expect(await runOnce(good)).toBe('ok');
+    await db.admin('create or replace function pick2() returns int language sql volatile as $$insert into written values (7) returning n$$');
+    // A query string that does not parse runs none of its statements: BEGIN never runs.
+    const failed = await runOnce(`${good}; select from where`);
+    expect(failed).not.toBe('ok');
+    expect(await db.admin('select count(*)::int as n from written')).toEqual([{ n: 0 }]);
+    // The connection is clean after it: no transaction left open, and the next run reads.
+    await db.admin('create or replace function pick2() returns int language sql volatile as $$select 7$$');
+    expect(await runOnce(good)).toBe('ok');
+  } finally {
+    await pool.end(1);
+  }
+});
+
+test('a remembered statement stopped while its Describe waits for a lock stops before the lock is let go', async () => {
+  await db.admin('create table guarded (n int)');
+  await db.admin('insert into guarded values (1)');
+  const sql = 'select n from guarded';
+  expect(await outcome(session, sql)).toBe('ok');
+  // Another session holds the table: the Describe (and the COPY behind it) wait for its lock.
+  const { default: postgres } = await import('postgres');
+  const holder = postgres({ host: db.config.host, port: db.config.port, database: db.config.database, username: db.config.username, max: 1, onnotice: () => undefined });
+  try {
+    let released = false;
+    const locked = holder.begin(async (tx) => {
+      await tx`lock table guarded in access exclusive mode`;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }).finally(() => { released = true; });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stop = new AbortController();
+    const running = session.execute({ sql, params: [] }, options(stop.signal)).then((stream) => collect(stream));
+    setTimeout(() => stop.abort(new Error('stopped while waiting')), 200);
+    await expect(running).rejects.toThrow('stopped while waiting');
+    expect(released).toBe(false); // it did not wait for the lock
+    await locked;
+  } finally {
+    await holder.end();
+  }
+  expect((await counted(sql)).rows).toEqual([[1]]);
+  expect(await db.admin("select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'")).toEqual([{ n: 0 }]);
 });

@@ -101,10 +101,10 @@ export function createRelay(deps: RelayDeps): Relay {
     if (running) { again = true; return; }
     running = (async () => {
       do {
-        // Woken while lingering: this pass takes what those wakes were for.
+        // Woken while lingering: this pass takes what those wakes were for (stop() ends the linger
+        // early: the pass still runs, as a pass under way when it was called does).
         const wait = lastStart + lingerMs - performance.now();
         if (wait > 0) await linger(wait);
-        if (stopped) return;
         again = false;
         lastStart = performance.now();
         try {

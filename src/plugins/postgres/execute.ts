@@ -38,6 +38,13 @@ interface SentCopy { query: ReturnType<Reserved['unsafe']>; reader: CopyReader; 
 /** The read-only check's answer (check()). */
 interface CheckRow { wrote: boolean; locked: boolean }
 
+/**
+ * Starts the COPY's query when it goes out before BEGIN has answered (openInOneWrite): inside
+ * BEGIN's transaction it changes nothing; without one (BEGIN's query failed before BEGIN ran) it
+ * makes the query's implicit transaction read-only, so the COPY cannot write either way.
+ */
+const READ_ONLY_GUARD = 'set transaction read only; ';
+
 /** Every run ends with it: the transaction undone, and a session lock never outlives the statement. */
 const ROLLBACK = 'rollback; select pg_advisory_unlock_all()';
 
@@ -142,8 +149,8 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
    * that failed or was cancelled they fail (the transaction is aborted); close() then rolls back
    * as it always did.
    */
-  const sendCopy = (): SentCopy => {
-    const copyQuery = conn.unsafe(copyStatement(statement.sql));
+  const sendCopy = (guarded = false): SentCopy => {
+    const copyQuery = conn.unsafe(guarded ? `${READ_ONLY_GUARD}${copyStatement(statement.sql)}` : copyStatement(statement.sql));
     const reader = new CopyReader();
     reader.watch(copyQuery);
     const readable = copyQuery.readable() as unknown as Promise<Readable>;
@@ -177,28 +184,46 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
    * A statement COPY takes that this pool described before: BEGIN, its Describe, its COPY, the
    * check and the ROLLBACK go in one write, sent in that order now (postgres.js sends a query a
    * turn of microtasks after it is first executed or awaited, in that order). A run then makes
-   * one write and one round trip to the database instead of two. Nothing runs outside the
-   * read-only transaction: BEGIN goes first, and should it fail, the Describe and the COPY fail
-   * with it (the transaction is aborted) or, for BEGIN's settings, run read-only inside it
-   * before the ROLLBACK. The COPY runs before its Describe is read; when the Describe then
-   * refuses the statement (its placeholders, no rows), the COPY's rows are read and dropped
-   * (it failed on a placeholder, and a statement COPY takes has no effect in a read-only
-   * transaction) and open() fails as it would have. False when its columns now have a type the
-   * catalog does not know (the statement changed meaning since): its rows were read and dropped,
-   * the transaction rolled back, and the caller opens it again the usual way.
+   * one write and one round trip to the database instead of two.
+   *
+   * Nothing runs outside a read-only transaction. Should BEGIN's query fail once BEGIN ran (one
+   * of its SETs), the transaction is aborted and the Describe and the COPY fail with it. Should it
+   * fail before BEGIN ran (a cancel request the server takes between the query's statements),
+   * there is no transaction, and the COPY's own query starts with READ_ONLY_GUARD: its implicit
+   * transaction is read-only too, so a write fails there, and open() fails with BEGIN's error.
+   * The text is exactly one statement: it parsed alone before on this pool (a Describe), and a
+   * Describe that now fails aborts the transaction the COPY would run in.
+   *
+   * The COPY runs before its Describe is read. When the Describe then refuses the statement (its
+   * placeholders, no rows), or BEGIN failed, or the run was stopped, the COPY is stopped and what
+   * it sent read and dropped, and open() fails as it would have. False when its columns now have
+   * a type the catalog does not know (the statement changed meaning since): its rows were read
+   * and dropped (no cancel request, which could land on what runs next; a stop meanwhile sends
+   * one), the transaction rolled back, and the caller opens it again the usual way.
    */
   const openInOneWrite = async (): Promise<boolean> => {
     if (signal.aborted) throw abortReason(signal);
     const beginning = conn.unsafe(begin).execute();
     const describing = extended(conn, statement.sql, params).describe();
     (describing as unknown as { execute(): unknown }).execute();
-    const sent = sendCopy();
-    /** The COPY's rows read and dropped (stopped first when the run was); the ROLLBACK behind it then comes. */
-    const dropCopy = async (): Promise<void> => {
+    const sent = sendCopy(true);
+    let copyCancelled = false;
+    const cancelCopy = (): void => {
+      if (copyCancelled || sent.reader.done) return;
+      copyCancelled = true;
+      track(cancelWhenSent(sent.query));
+    };
+    /** The COPY stopped (when `stop`, or once the run is), what it sent read and dropped; the ROLLBACK behind it then comes. */
+    const dropCopy = async (stop: boolean): Promise<void> => {
       const started = await sent.readable.then(() => true, () => false);
-      if (started && signal.aborted && cancelsSent === 0 && !sent.reader.done) track(cancelWhenSent(sent.query));
-      await Promise.all([...cancelling]);
-      if (started) await sent.reader.drain();
+      if (started && (stop || signal.aborted)) cancelCopy();
+      signal.addEventListener('abort', cancelCopy, { once: true });
+      try {
+        if (started) await sent.reader.drain();
+        await Promise.all([...cancelling]);
+      } finally {
+        signal.removeEventListener('abort', cancelCopy);
+      }
     };
     let fields: Field[];
     try {
@@ -207,12 +232,13 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
       ]);
       fields = refuseUnlessRows(described);
     } catch (err) {
-      await dropCopy();
+      await dropCopy(true);
       throw err;
     }
     const resolved = types.known(fields.map((f) => f.type));
     if (!resolved) {
-      await dropCopy();
+      await dropCopy(false);
+      if (signal.aborted) throw abortReason(signal);
       await checkSent;
       const undone = await rolledBack;
       checkSent = undefined;
