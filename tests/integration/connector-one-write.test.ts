@@ -90,7 +90,8 @@ test('a statement COPY takes goes in one write once the pool has described it', 
   // In that write, BEGIN first and the ROLLBACK last: the COPY ran inside the read-only transaction.
   const texts = simpleQueries(sent.slice(-1));
   expect(texts[0]).toMatch(/^begin transaction read only;/);
-  expect(texts[1]).toMatch(/^set transaction read only; copy \(\nselect x, n from t order by n\n\) to stdout$/);
+  // The COPY's query begins the transaction itself too, should BEGIN's query fail before BEGIN ran.
+  expect(texts[1]).toMatch(/^begin transaction read only; set local statement_timeout = \d+; copy \(\nselect x, n from t order by n\n\) to stdout$/);
   expect(texts[texts.length - 1]).toMatch(/^rollback;/);
   // A statement with a parameter takes the cursor as before.
   expect((await counted('select x from t where n = $1', [2])).rows).toEqual([['sad']]);
@@ -110,6 +111,24 @@ test('a column whose type the catalog does not know yet is looked up, and the st
   // Known now: one write again.
   const again = await counted(sql);
   expect(again).toEqual({ columns: [{ name: 'm', type: 'mood' }], rows: [['ok']], writes: 1 });
+});
+
+test('a stop while a COPY is read and dropped before the statement is opened again (a type now unknown) cancels it', async () => {
+  await db.admin('create table slow_moods (m text, s float8)');
+  await db.admin("insert into slow_moods values ('ok', 0)");
+  const sql = 'select m, pg_sleep(s) as z from slow_moods';
+  expect(await outcome(session, sql)).toBe('ok');
+  await db.admin("create type slow_mood as enum ('ok', 'sad')");
+  await db.admin('alter table slow_moods alter column m type slow_mood using m::slow_mood');
+  await db.admin('update slow_moods set s = 20');
+  const stop = new AbortController();
+  const started = Date.now();
+  const running = session.execute({ sql, params: [] }, options(stop.signal)).then((stream) => collect(stream));
+  setTimeout(() => stop.abort(new Error('stopped while dropping')), 300);
+  await expect(running).rejects.toThrow('stopped while dropping');
+  expect(Date.now() - started).toBeLessThan(10_000); // the COPY sleeps 20 s unless cancelled
+  await db.admin('update slow_moods set s = 0');
+  expect((await counted(sql)).columns).toEqual([{ name: 'm', type: 'slow_mood' }, { name: 'z', type: 'void' }]);
 });
 
 test('a remembered statement that now returns no columns, or fails, is refused as before; the connection stays usable', async () => {
@@ -152,43 +171,91 @@ test('a remembered statement stopped while it runs is cancelled, and the next on
   expect((await counted('select x, n from t order by n')).rows).toEqual([['ok', 1], ['sad', 2]]);
 });
 
-test('when BEGIN fails before it ran, the COPY sent behind it runs read-only: a function that writes writes nothing', async () => {
-  await db.admin("create function record() returns int language sql volatile as 'insert into written values (7) returning n'");
-  await db.admin("create function plain() returns int language sql volatile as 'select 7'");
-  const pool = createPgPool(db.config, { poolSize: 1, connectTimeoutMs: 5000 } as never);
+describe('when BEGIN fails before it ran', () => {
+  // The connector's own pieces on a pool of one connection, so that a run's settings (BEGIN's
+  // query) can be made to fail as a whole: a query string that does not parse runs none of its
+  // statements, as when the server takes a cancel request before BEGIN.
+  const good = () => transactionSettings(db.config);
+  const broken = () => `${good()}; select from where`;
+  let pool: ReturnType<typeof createPgPool>;
   const types = createTypeCatalog();
-  const good = transactionSettings(db.config);
-  // A text this pool describes once, its function then swapped for one that writes.
-  await db.admin('create or replace function pick2() returns int language sql volatile as $$select 7$$');
-  const sql = 'select pick2() as n';
-  /** One run as the connector's stream does it: open, every batch, the check, close; its error's code or message. */
-  const runOnce = async (settings: string): Promise<string> => {
+  beforeAll(() => { pool = createPgPool(db.config, { poolSize: 1, connectTimeoutMs: 5000 } as never); });
+  afterAll(async () => { await pool?.end(1); });
+
+  /** One run as the connector's stream does it: open, every batch, the check, close; 'ok' and its rows, or its error. */
+  const runOnce = async (sql: string, settings: string, signal = noSignal()): Promise<{ outcome: string; rows: CellValue[][] }> => {
     const conn = await pool.reserve();
-    const run = postgresRun(conn, types, { sql, params: [] }, { signal: noSignal(), timeoutMs: 10_000, batchSize: 100 }, settings);
+    const run = postgresRun(conn, types, { sql, params: [] }, { signal, timeoutMs: 10_000, batchSize: 100 }, settings);
+    const rows: CellValue[][] = [];
     try {
       await run.open();
-      while (await run.fetch()) { /* rows */ }
+      for (let batch = await run.fetch(); batch; batch = await run.fetch()) rows.push(...batch);
       await run.check();
-      return 'ok';
+      return { outcome: 'ok', rows };
     } catch (err) {
-      return (err as { code?: string }).code ?? String((err as Error).message);
+      return { outcome: (err as { code?: string }).code ?? String((err as Error).message), rows };
     } finally {
       await run.close();
     }
   };
-  try {
-    expect(await runOnce(good)).toBe('ok');
-    await db.admin('create or replace function pick2() returns int language sql volatile as $$insert into written values (7) returning n$$');
-    // A query string that does not parse runs none of its statements: BEGIN never runs.
-    const failed = await runOnce(`${good}; select from where`);
-    expect(failed).not.toBe('ok');
+
+  test('the COPY sent behind it runs in a read-only transaction of its own that is rolled back: no write, no setting, no notification', async () => {
+    await db.admin("create or replace function pick2() returns text language sql volatile as $$select 'a'::text$$");
+    const sql = 'select pick2() as v';
+    expect((await runOnce(sql, good())).outcome).toBe('ok'); // described: the next run goes in one write
+    // Writes.
+    await db.admin("create or replace function pick2() returns text language sql volatile as $$insert into written values (7) returning 'w'$$");
+    expect((await runOnce(sql, broken())).outcome).not.toBe('ok');
     expect(await db.admin('select count(*)::int as n from written')).toEqual([{ n: 0 }]);
-    // The connection is clean after it: no transaction left open, and the next run reads.
-    await db.admin('create or replace function pick2() returns int language sql volatile as $$select 7$$');
-    expect(await runOnce(good)).toBe('ok');
-  } finally {
-    await pool.end(1);
-  }
+    // A session setting and a notification, which a read-only transaction allows but its rollback undoes.
+    const { default: postgres } = await import('postgres');
+    const listener = postgres({ host: db.config.host, port: db.config.port, database: db.config.database, username: db.config.username, max: 1, onnotice: () => undefined });
+    const heard: string[] = [];
+    try {
+      await listener.listen('herald_t_one_write', (payload) => { heard.push(payload); });
+      await db.admin("create or replace function pick2() returns text language sql volatile as $$select set_config('work_mem', '7777kB', false) || pg_notify('herald_t_one_write', 'leaked')::text$$");
+      expect((await runOnce(sql, broken())).outcome).not.toBe('ok');
+      await db.admin("select pg_notify('herald_t_one_write', 'marker')");
+      for (let i = 0; i < 100 && !heard.includes('marker'); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(heard).toEqual(['marker']);
+    } finally {
+      await listener.end();
+    }
+    const after = await runOnce("select current_setting('work_mem') as w", good());
+    expect(after.outcome).toBe('ok');
+    expect(after.rows).not.toEqual([['7777kB']]);
+    // The connection is clean: no transaction left open, and the next run reads.
+    await db.admin("create or replace function pick2() returns text language sql volatile as $$select 'a'::text$$");
+    expect(await runOnce(sql, good())).toEqual({ outcome: 'ok', rows: [['a']] });
+  });
+
+  test('a stop while what was sent behind it waits for a lock ends the run before the lock is let go', async () => {
+    await db.admin('create table held (n int)');
+    await db.admin('insert into held values (1)');
+    const sql = 'select n from held';
+    expect((await runOnce(sql, good())).outcome).toBe('ok');
+    const { default: postgres } = await import('postgres');
+    const holder = postgres({ host: db.config.host, port: db.config.port, database: db.config.database, username: db.config.username, max: 1, onnotice: () => undefined });
+    try {
+      let released = false;
+      const locked = holder.begin(async (tx) => {
+        await tx`lock table held in access exclusive mode`;
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+      }).finally(() => { released = true; });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Without a transaction its Describe waits for the lock too, as the ROLLBACK behind it would
+      // (it did before the one write as well); a stop cancels it, then the COPY once it runs.
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(new Error('stopped while waiting')), 300);
+      const run = await runOnce(sql, broken(), stop.signal);
+      expect(run.outcome).toBe('42601'); // BEGIN's query did not parse
+      expect(released).toBe(false);
+      await locked;
+    } finally {
+      await holder.end();
+    }
+    expect(await runOnce(sql, good())).toEqual({ outcome: 'ok', rows: [[1]] });
+  });
 });
 
 test('a remembered statement stopped while its Describe waits for a lock stops before the lock is let go', async () => {

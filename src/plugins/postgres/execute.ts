@@ -38,13 +38,6 @@ interface SentCopy { query: ReturnType<Reserved['unsafe']>; reader: CopyReader; 
 /** The read-only check's answer (check()). */
 interface CheckRow { wrote: boolean; locked: boolean }
 
-/**
- * Starts the COPY's query when it goes out before BEGIN has answered (openInOneWrite): inside
- * BEGIN's transaction it changes nothing; without one (BEGIN's query failed before BEGIN ran) it
- * makes the query's implicit transaction read-only, so the COPY cannot write either way.
- */
-const READ_ONLY_GUARD = 'set transaction read only; ';
-
 /** Every run ends with it: the transaction undone, and a session lock never outlives the statement. */
 const ROLLBACK = 'rollback; select pg_advisory_unlock_all()';
 
@@ -150,7 +143,17 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
    * as it always did.
    */
   const sendCopy = (guarded = false): SentCopy => {
-    const copyQuery = conn.unsafe(guarded ? `${READ_ONLY_GUARD}${copyStatement(statement.sql)}` : copyStatement(statement.sql));
+    // Guarded (openInOneWrite, sent before BEGIN has answered): the COPY's query starts with a
+    // BEGIN READ ONLY and the time limit of its own. Inside BEGIN's transaction they change
+    // nothing (the server only warns that one is in progress); in a transaction a failed SET
+    // aborted, the query fails before the COPY; and should BEGIN's query have failed before BEGIN
+    // ran (a cancel request taken between its statements), this one opens a read-only
+    // transaction with the run's time limit, which the ROLLBACK sent behind it undoes (open()
+    // fails with BEGIN's error, so the other settings, which only shape the rows, do not matter).
+    // So the COPY never runs but in a read-only transaction that is rolled back.
+    const copyQuery = conn.unsafe(guarded
+      ? `begin transaction read only; set local statement_timeout = ${timeoutMs}; ${copyStatement(statement.sql)}`
+      : copyStatement(statement.sql));
     const reader = new CopyReader();
     reader.watch(copyQuery);
     const readable = copyQuery.readable() as unknown as Promise<Readable>;
@@ -186,13 +189,13 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
    * turn of microtasks after it is first executed or awaited, in that order). A run then makes
    * one write and one round trip to the database instead of two.
    *
-   * Nothing runs outside a read-only transaction. Should BEGIN's query fail once BEGIN ran (one
-   * of its SETs), the transaction is aborted and the Describe and the COPY fail with it. Should it
-   * fail before BEGIN ran (a cancel request the server takes between the query's statements),
-   * there is no transaction, and the COPY's own query starts with READ_ONLY_GUARD: its implicit
-   * transaction is read-only too, so a write fails there, and open() fails with BEGIN's error.
-   * The text is exactly one statement: it parsed alone before on this pool (a Describe), and a
-   * Describe that now fails aborts the transaction the COPY would run in.
+   * Nothing runs outside a read-only transaction that is rolled back. Should BEGIN's query fail
+   * once BEGIN ran (one of its SETs), the transaction is aborted and the Describe and the COPY
+   * fail with it. Should it fail before BEGIN ran (a cancel request the server takes between the
+   * query's statements), the COPY's own query begins the transaction (sendCopy's guard), and
+   * open() fails with BEGIN's error. The text is exactly one statement: it parsed alone before
+   * on this pool (a Describe), and a Describe that now fails aborts the transaction the COPY
+   * would run in.
    *
    * The COPY runs before its Describe is read. When the Describe then refuses the statement (its
    * placeholders, no rows), or BEGIN failed, or the run was stopped, the COPY is stopped and what
@@ -207,19 +210,34 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
     const describing = extended(conn, statement.sql, params).describe();
     (describing as unknown as { execute(): unknown }).execute();
     const sent = sendCopy(true);
+    /** The COPY failed before its rows started. */
+    let failedEarly = false;
+    sent.readable.then(noop, () => { failedEarly = true; });
+    const over = () => failedEarly || sent.reader.done;
     let copyCancelled = false;
+    /**
+     * Cancels the COPY once it is what the server runs (postgres.js marks a pipelined query active
+     * when the one before it is answered), unless it is over first: a cancel request sent while
+     * the Describe still ran would stop that instead, and the COPY would run on.
+     */
     const cancelCopy = (): void => {
-      if (copyCancelled || sent.reader.done) return;
+      if (copyCancelled) return;
       copyCancelled = true;
-      track(cancelWhenSent(sent.query));
+      const q = sent.query as unknown as { active?: boolean; cancel(): unknown };
+      track((async () => {
+        while (!over() && !q.active) await new Promise((resolve) => setTimeout(resolve, 5));
+        if (!over()) await Promise.resolve(q.cancel()).catch(noop);
+      })());
     };
-    /** The COPY stopped (when `stop`, or once the run is), what it sent read and dropped; the ROLLBACK behind it then comes. */
+    /**
+     * The COPY stopped (when `stop`, or once the run is, even before its rows start) and what it
+     * sent read and dropped; the ROLLBACK behind it then comes.
+     */
     const dropCopy = async (stop: boolean): Promise<void> => {
-      const started = await sent.readable.then(() => true, () => false);
-      if (started && (stop || signal.aborted)) cancelCopy();
       signal.addEventListener('abort', cancelCopy, { once: true });
       try {
-        if (started) await sent.reader.drain();
+        if (stop || signal.aborted) cancelCopy();
+        if (await sent.readable.then(() => true, () => false)) await sent.reader.drain();
         await Promise.all([...cancelling]);
       } finally {
         signal.removeEventListener('abort', cancelCopy);
