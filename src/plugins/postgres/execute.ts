@@ -144,16 +144,14 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
    */
   const sendCopy = (guarded = false): SentCopy => {
     // Guarded (openInOneWrite, sent before BEGIN has answered): the COPY's query starts with a
-    // BEGIN READ ONLY and the time limit of its own. Inside BEGIN's transaction they change
-    // nothing (the server only warns that one is in progress); in a transaction a failed SET
-    // aborted, the query fails before the COPY; and should BEGIN's query have failed before BEGIN
-    // ran (a cancel request taken between its statements), this one opens a read-only
-    // transaction with the run's time limit, which the ROLLBACK sent behind it undoes (open()
-    // fails with BEGIN's error, so the other settings, which only shape the rows, do not matter).
-    // So the COPY never runs but in a read-only transaction that is rolled back.
-    const copyQuery = conn.unsafe(guarded
-      ? `begin transaction read only; set local statement_timeout = ${timeoutMs}; ${copyStatement(statement.sql)}`
-      : copyStatement(statement.sql));
+    // SAVEPOINT, which PostgreSQL refuses outside a transaction block, an implicit one of a
+    // query of several statements included. Inside BEGIN's transaction it changes nothing (the
+    // ROLLBACK undoes it with the rest, and it logs nothing, where a second BEGIN would log a
+    // warning on the user's server every run); in a transaction a failed SET aborted, the query
+    // fails before the COPY; and should BEGIN's query have failed before BEGIN ran (a cancel
+    // request taken between its statements), it fails and the COPY never runs, as it never did
+    // on the usual path. So the COPY runs only inside the run's read-only transaction.
+    const copyQuery = conn.unsafe(guarded ? `savepoint herald_copy; ${copyStatement(statement.sql)}` : copyStatement(statement.sql));
     const reader = new CopyReader();
     reader.watch(copyQuery);
     const readable = copyQuery.readable() as unknown as Promise<Readable>;
@@ -168,13 +166,16 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
   };
 
   /** Waits for the COPY's rows to start (or its failure), then reads them as the run's. */
-  const copyStarted = async (sent: SentCopy, fields: Field[]): Promise<void> => {
+  const copyStarted = async (sent: SentCopy, fields: Field[], stopCopy?: () => void): Promise<void> => {
+    // `stopCopy` (openInOneWrite's): a COPY sent behind its Describe is cancelled once it runs,
+    // where cancelWhenSent would send nothing while the Describe's answer is still coming.
+    const stop = stopCopy ?? ((): void => { track(cancelWhenSent(sent.query)); });
     try {
-      await cancellable(signal, () => sent.readable, () => { track(cancelWhenSent(sent.query)); });
+      await cancellable(signal, () => sent.readable, stop);
     } catch (err) {
       // Stopped while the COPY was under way (or failed by itself): stop it, once, and read
       // what is left, so that the answers behind it (the ROLLBACK close() waits for) can come.
-      if (signal.aborted && cancelsSent === 0) track(cancelWhenSent(sent.query));
+      if (signal.aborted && (stopCopy || cancelsSent === 0)) stop();
       await Promise.all([...cancelling]);
       await sent.reader.drain();
       throw err;
@@ -192,7 +193,7 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
    * Nothing runs outside a read-only transaction that is rolled back. Should BEGIN's query fail
    * once BEGIN ran (one of its SETs), the transaction is aborted and the Describe and the COPY
    * fail with it. Should it fail before BEGIN ran (a cancel request the server takes between the
-   * query's statements), the COPY's own query begins the transaction (sendCopy's guard), and
+   * query's statements), the COPY's own query fails before the COPY (sendCopy's guard), and
    * open() fails with BEGIN's error. The text is exactly one statement: it parsed alone before
    * on this pool (a Describe), and a Describe that now fails aborts the transaction the COPY
    * would run in.
@@ -266,7 +267,7 @@ function run(conn: Reserved, types: TypeCatalog, statement: Statement, options: 
     }
     columns = fields.map((f, i) => ({ name: f.name, type: resolved[i]!.name }));
     decoders = resolved.map((r) => r.decode);
-    await copyStarted(sent, fields);
+    await copyStarted(sent, fields, cancelCopy);
     return true;
   };
 
