@@ -75,6 +75,27 @@ const simpleQueries = (chunks: Buffer[]): string[] => {
   return texts;
 };
 
+/**
+ * Another session holds `table` in ACCESS EXCLUSIVE mode for 3 s (a statement on it waits);
+ * `during` runs meanwhile and is told whether the lock was let go yet.
+ */
+async function whileLocked(table: string, during: (released: () => boolean) => Promise<void>): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const holder = postgres({ host: db.config.host, port: db.config.port, database: db.config.database, username: db.config.username, max: 1, onnotice: () => undefined });
+  try {
+    let released = false;
+    const locked = holder.begin(async (tx) => {
+      await tx.unsafe(`lock table ${table} in access exclusive mode`);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }).finally(() => { released = true; });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await during(() => released);
+    await locked;
+  } finally {
+    await holder.end();
+  }
+}
+
 test('a statement COPY takes goes in one write once the pool has described it', async () => {
   await counted('select 1'); // the connection opens
   const first = await counted('select x, n from t order by n');
@@ -234,26 +255,15 @@ describe('when BEGIN fails before it ran', () => {
     await db.admin('insert into held values (1)');
     const sql = 'select n from held';
     expect((await runOnce(sql, good())).outcome).toBe('ok');
-    const { default: postgres } = await import('postgres');
-    const holder = postgres({ host: db.config.host, port: db.config.port, database: db.config.database, username: db.config.username, max: 1, onnotice: () => undefined });
-    try {
-      let released = false;
-      const locked = holder.begin(async (tx) => {
-        await tx`lock table held in access exclusive mode`;
-        await new Promise((resolve) => setTimeout(resolve, 3000));
-      }).finally(() => { released = true; });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await whileLocked('held', async (released) => {
       // Without a transaction its Describe waits for the lock too, as the ROLLBACK behind it would
       // (it did before the one write as well); a stop cancels it, then the COPY once it runs.
       const stop = new AbortController();
       setTimeout(() => stop.abort(new Error('stopped while waiting')), 300);
       const run = await runOnce(sql, broken(), stop.signal);
       expect(run.outcome).toBe('42601'); // BEGIN's query did not parse
-      expect(released).toBe(false);
-      await locked;
-    } finally {
-      await holder.end();
-    }
+      expect(released()).toBe(false);
+    });
     expect(await runOnce(sql, good())).toEqual({ outcome: 'ok', rows: [[1]] });
   });
 });
@@ -264,24 +274,13 @@ test('a remembered statement stopped while its Describe waits for a lock stops b
   const sql = 'select n from guarded';
   expect(await outcome(session, sql)).toBe('ok');
   // Another session holds the table: the Describe (and the COPY behind it) wait for its lock.
-  const { default: postgres } = await import('postgres');
-  const holder = postgres({ host: db.config.host, port: db.config.port, database: db.config.database, username: db.config.username, max: 1, onnotice: () => undefined });
-  try {
-    let released = false;
-    const locked = holder.begin(async (tx) => {
-      await tx`lock table guarded in access exclusive mode`;
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-    }).finally(() => { released = true; });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  await whileLocked('guarded', async (released) => {
     const stop = new AbortController();
     const running = session.execute({ sql, params: [] }, options(stop.signal)).then((stream) => collect(stream));
     setTimeout(() => stop.abort(new Error('stopped while waiting')), 200);
     await expect(running).rejects.toThrow('stopped while waiting');
-    expect(released).toBe(false); // it did not wait for the lock
-    await locked;
-  } finally {
-    await holder.end();
-  }
+    expect(released()).toBe(false); // it did not wait for the lock
+  });
   expect((await counted(sql)).rows).toEqual([[1]]);
   expect(await db.admin("select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'")).toEqual([{ n: 0 }]);
 });
