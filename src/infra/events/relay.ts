@@ -73,6 +73,7 @@ export function createRelay(deps: RelayDeps): Relay {
   let endLinger: (() => void) | undefined;
   const linger = (ms: number): Promise<void> => new Promise((resolve) => {
     const t = setTimeout(() => { endLinger = undefined; resolve(); }, ms);
+    t.unref?.(); // as the safety net's timer: a lingering relay keeps no process alive
     endLinger = () => { clearTimeout(t); endLinger = undefined; resolve(); };
   });
 
