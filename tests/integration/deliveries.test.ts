@@ -340,9 +340,8 @@ describe('sending', () => {
     const retried = await editor.post(`/api/v1/runs/${run.id}/attempts/${failed.id}/retry`).send({});
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: failed.id, status: expect.stringMatching(/^(queued|sending|sent)$/) });
-    // The attempt is recorded sent a moment before the run is settled: wait for both.
-    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent'
-      && r.status !== 'partial');
+    // The attempt's end and the run's settling commit together and are read together.
+    const after = await waitForRunOf(run.id, (r) => (r as unknown as { delivery_attempts: Array<{ status: string }> }).delivery_attempts[0]!.status === 'sent');
     expect(after.status).toBe('success');
     expect(after.delivery_attempts[0]).toMatchObject({ id: failed.id, status: 'sent', sends: 5, error: null });
     // The resend added to the attempt's history: the four failed requests stay, then the one that went through.
@@ -369,6 +368,47 @@ describe('sending', () => {
     const unknown = await editor.post(`/api/v1/runs/${run.id}/attempts/0190a0a0-0000-7000-8000-000000000000/retry`).send({});
     expect(unknown.status).toBe(404);
     expect((await viewer.post(`/api/v1/runs/${run.id}/attempts/${failed.id}/retry`).send({})).status).toBe(403);
+  });
+
+  it('reads a run with its attempts as of one moment, while its settling commits beside the reads', async () => {
+    const hook = await webhookChannel('Snapshot', `${peer.url}/snapshot`);
+    const reportId = await report();
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: hook, settings: {} }).expect(201);
+    peer.fallback = { status: 500 };
+    const run = await runAndWait(reportId);
+    expect(run.status).toBe('failed');
+    const attemptId = run.delivery_attempts[0]!.id;
+    const sql = h.process.container.sql;
+    // A writer that settles the run and unsettles it again, each time with its attempt in one
+    // transaction, as a resend's end does (herald_end_attempt, or the unit of work of settle-run.ts).
+    let stop = false;
+    let flips = 0;
+    const writer = (async () => {
+      while (!stop) {
+        const sent = flips % 2 === 0;
+        await sql.begin(async (tx) => {
+          await tx`update delivery_attempts set status = ${sent ? 'sent' : 'failed'} where id = ${attemptId}`;
+          await tx`update runs set status = ${sent ? 'success' : 'failed'} where id = ${run.id}`;
+        });
+        flips += 1;
+      }
+    })();
+    const seen: Array<[string, string]> = [];
+    try {
+      for (let i = 0; i < 300; i += 1) {
+        const res = await viewer.get(`/api/v1/runs/${run.id}`);
+        expect(res.status).toBe(200);
+        seen.push([res.body.status, res.body.delivery_attempts[0].status]);
+      }
+    } finally {
+      stop = true;
+      await writer;
+      await sql`update delivery_attempts set status = 'failed' where id = ${attemptId}`;
+      await sql`update runs set status = 'failed' where id = ${run.id}`;
+    }
+    // Both states were read (the writer ran beside the reads), never one's run with the other's attempt.
+    expect(new Set(seen.map(([status]) => status))).toEqual(new Set(['success', 'failed']));
+    expect(seen.filter(([status, attempt]) => (status === 'success') !== (attempt === 'sent'))).toEqual([]);
   });
 
   it('resends every failed attempt of a channel, once', async () => {

@@ -3,6 +3,7 @@ import type { ChangeEvent } from '../events/model.js';
 import type { Page, PageRequest } from '../../core/cursor.js';
 import type { BoundValue } from '../queries/sql-template.js';
 import type { RunCondition, RunRecord, RunStatus, RunTrigger } from './model.js';
+import type { AttemptRecord } from '../channels/model.js';
 
 export interface RunFilter {
   status?: RunStatus | undefined;
@@ -72,6 +73,12 @@ export interface RunsRepo {
   cancelPending(id: string, now: Date): Promise<{ run: RunRecord; cancelled: boolean } | undefined>;
   /** Marks a running run's cancellation as asked for (cancel_requested_at); answers the run after the attempt and whether it is running with the request recorded. */
   requestCancel(id: string, now: Date): Promise<{ run: RunRecord; requested: boolean } | undefined>;
+  /**
+   * The run with its delivery attempts in delivery order, read in one statement (one snapshot):
+   * an attempt's end and the run's settling commit together, so a reader never sees one without
+   * the other. Undefined when there is no such run.
+   */
+  findWithAttempts(id: string): Promise<{ run: RunRecord; attempts: AttemptRecord[] } | undefined>;
   /** The report's newest finished run with a result file (delivery previews). */
   latestResultRun(reportId: string): Promise<RunRecord | undefined>;
   /**

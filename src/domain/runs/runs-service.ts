@@ -58,6 +58,13 @@ export function createRunsService(deps: {
       return run;
     },
 
+    /** The run and its delivery attempts as of one moment (one statement). */
+    async getWithAttempts(id: string): Promise<{ run: RunRecord; attempts: AttemptRecord[] }> {
+      const found = await deps.runs.findWithAttempts(id);
+      if (!found) throw notFound('run');
+      return found;
+    },
+
     list(filter: RunFilter, page: PageRequest): Promise<Page<RunRecord>> {
       return deps.runs.list(filter, page);
     },

@@ -9,7 +9,8 @@ type Deps = Pick<ApiServices, 'runs' | 'stamps' | 'answers'>;
 export const getRun = (d: Deps): Handler<'getRun'> => async (req) => {
   const id = req.params.runId;
   return stampedRead(req.headers['if-none-match'], ['getRun', RUN_VIEW, callerOf(req.ctx), id], () => d.stamps.run(id), async () => {
-    const run = await d.runs.get(id);
-    return runView(run, await d.runs.attemptsOf(run));
+    // One statement: an attempt's end and the run's settling commit together, and are read together.
+    const { run, attempts } = await d.runs.getWithAttempts(id);
+    return runView(run, attempts);
   }, (body) => ({ ids: body.delivery_attempts.map((a) => a.id).sort(), marked: [], more: false }), d.answers);
 };

@@ -5,7 +5,8 @@
  */
 import { and, desc, eq, getTableColumns, isNotNull, lt, or, sql as rawSql, type Column, type SQL } from 'drizzle-orm';
 import type { ChangeEvent } from '../../../domain/events/model.js';
-import { idempotencyKeys, reports, runs } from '../schema.js';
+import { deliveryAttempts, idempotencyKeys, reports, runs } from '../schema.js';
+import { attemptOf } from './channels-repo.js';
 import { inSavepoint, pgConstraint, pgErrorCode, type Sql, type Tx } from '../client.js';
 import { decodeTimeCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { RunsRepo } from '../../../domain/runs/ports.js';
@@ -31,6 +32,15 @@ export function rowMapper<T>(table: Parameters<typeof getTableColumns>[0]): (raw
 }
 /** A run row from a raw statement's row (`select *` from runs, or `returning *`). */
 export const runRowOf = rowMapper<RunRow>(runs);
+const attemptRowOf = rowMapper<typeof deliveryAttempts.$inferSelect>(deliveryAttempts);
+/**
+ * $1 run id: the run's row and its attempts' rows in delivery order (AttemptsRepo.listForRun's),
+ * one statement and so one snapshot.
+ */
+const RUN_WITH_ATTEMPTS_SQL = `select to_jsonb(r) as r_row,
+    coalesce((select jsonb_agg(to_jsonb(a) order by a.position, a.created_at) from delivery_attempts a where a.run_id = r.id), '[]'::jsonb) as a_rows
+  from runs r where r.id = $1::uuid`;
+const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 /** Rows for the events table from the domain's events (one jsonb parameter, unpacked by the statement). */
 export const eventsParameter = (list: readonly ChangeEvent[]) => JSON.stringify(list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })));
 type Value = string | number | boolean | null;
@@ -141,6 +151,14 @@ export function createRunsRepo(db: Tx, client?: Sql): RunsRepo {
     async find(id: string): Promise<RunRecordRow | undefined> {
       const [row] = await db.select().from(runs).where(eq(runs.id, id));
       return row ? runRecordOf(row) : undefined;
+    },
+
+    async findWithAttempts(id: string) {
+      if (!client) throw new Error('findWithAttempts is a single statement on the store, outside any unit of work');
+      const [row] = await client.unsafe<Array<Record<string, unknown>>>(RUN_WITH_ATTEMPTS_SQL, [id], { prepare: true });
+      if (!row) return undefined;
+      const attempts = jsonOf(row.a_rows) as Array<Record<string, unknown>>;
+      return { run: runRecordOf(runRowOf(jsonOf(row.r_row) as Record<string, unknown>)), attempts: attempts.map((a) => attemptOf(attemptRowOf(a))) };
     },
 
     /** The report's newest finished run with a result file (delivery previews). */
