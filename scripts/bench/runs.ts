@@ -10,7 +10,12 @@
  *     the first enqueue until the store shows every run finished; the worker's CPU per run from
  *     /proc (user + system of the child);
  *   - through the API: POST /api/v1/reports/{id}/run from 20 clients (the in-process API, the
- *     same worker), timed from the first POST until every run finished.
+ *     same worker), timed from the first POST until every run finished;
+ *   - the ceiling: issue 29's minimal worker (scripts/bench/minimal-worker.ts: one UPDATE that
+ *     claims the run and reads its SQL, the query, one finishing UPDATE, progress in memory) on
+ *     Herald's runs queue, N pending runs queued as for Herald's worker; the goal of 800 runs/s
+ *     was 0.75x its 1,096 runs/s on the machine of the issue, so the ratio Herald / ceiling is
+ *     printed beside it.
  * Then the store statements per run, counted by a proxy on loopback (support.ts countingProxy:
  * the protocol's Execute and Query messages, BEGIN and COMMIT included): the worker's for
  * BENCH_COUNTED runs (the difference between a round of 50 and one of 50 + BENCH_COUNTED, so its
@@ -28,7 +33,7 @@ import postgres from 'postgres';
 import { createQueue, createRedis } from '../../src/infra/queue/queues.js';
 import { createRunQueue, runJobSpec } from '../../src/jobs/run-report-spec.js';
 import {
-  benchApi, benchPlace, countingProxy, cpuMsOf, quantile, queueRunsAndWait, sleep, spawnRole, spread, stopChildren, type BenchPlace,
+  benchApi, benchPlace, countingProxy, cpuMsOf, cpuMsOfCommand, quantile, queueRunsAndWait, sleep, spawnRole, spread, stopChildren, type BenchPlace,
 } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 2000);
@@ -37,16 +42,18 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 200);
 const CLIENTS = 20;
 
-/** The no-op BullMQ worker as a child process; resolves once it listens. */
-async function spawnNoop(place: BenchPlace, queue: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/noop-worker.ts'], {
+/** One of the bench's own workers (noop-worker.ts, minimal-worker.ts) as a child process; resolves once it listens. */
+async function spawnBenchWorker(place: BenchPlace, script: string, env: Record<string, string>): Promise<ChildProcess> {
+  const name = script.replace('-', ' ');
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', `scripts/bench/${script}.ts`], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...place.env, PATH: process.env.PATH ?? '', BENCH_NOOP_QUEUE: queue, SVC_WORKER_CONCURRENCY: String(CONCURRENCY) },
+    env: { ...place.env, PATH: process.env.PATH ?? '', SVC_WORKER_CONCURRENCY: String(CONCURRENCY), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => { if (b.toString('utf8').includes('noop worker started')) resolve(); });
-    child.once('exit', (code) => reject(new Error(`noop worker exited (${code})`)));
+    child.stdout!.on('data', (b: Buffer) => { if (b.toString('utf8').includes(`${name} started`)) resolve(); });
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code})`)));
   });
   return child;
 }
@@ -68,7 +75,7 @@ async function main(): Promise<void> {
     const jobOptions = (id: string) => ({ jobId: id, attempts: runJobSpec.attempts, backoff: { type: 'exponential', delay: runJobSpec.backoffMs } });
 
     const limit = async (): Promise<{ rate: number; cpuPerJob: number }> => {
-      const child = await spawnNoop(place, noopName);
+      const child = await spawnBenchWorker(place, 'noop-worker', { BENCH_NOOP_QUEUE: noopName });
       try {
         await noopQueue.obliterate({ force: true });
         const before = cpuMsOf(child.pid);
@@ -117,27 +124,50 @@ async function main(): Promise<void> {
       return { rate: RUNS / seconds, apiCpuPerRun: (cpu.user + cpu.system) / 1000 / RUNS, statementsPerPost: statements / RUNS };
     };
 
+    /** The issue's minimal worker on Herald's runs queue, for runs queued as for Herald's worker. */
+    const ceiling = async (): Promise<{ rate: number; cpuPerRun: number; pgPerRun: number; statuses: string }> => {
+      const child = await spawnBenchWorker(place, 'minimal-worker', { BENCH_QUERIED_URL: place.dbUrl.toString() });
+      try {
+        const cpu0 = cpuMsOf(child.pid);
+        const pg0 = cpuMsOfCommand('postgres');
+        const { seconds, statuses } = await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, RUNS, false);
+        return { rate: RUNS / seconds, cpuPerRun: (cpuMsOf(child.pid) - cpu0) / RUNS, pgPerRun: (cpuMsOfCommand('postgres') - pg0) / RUNS, statuses };
+      } finally {
+        await stopChildren([child]);
+        await store`delete from runs where report_id = ${report.id}`;
+      }
+    };
+
     console.log(`runs end to end (select 1, no deliveries, 1 worker process, concurrency ${CONCURRENCY}; ${ROUNDS} rounds of ${RUNS} runs per phase)`);
-    const rows: Array<{ limit: number; limitCpu: number; herald: number; cpu: number; p50: number; p99: number; api: number; apiCpu: number; perPost: number }> = [];
+    const rows: Array<{
+      limit: number; limitCpu: number; herald: number; cpu: number; p50: number; p99: number; api: number; apiCpu: number; perPost: number; ceiling: number; ceilingCpu: number; pg: number; ceilingPg: number;
+    }> = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       const l = await limit();
       const worker = await spawnRole('worker', place, { SVC_WORKER_CONCURRENCY: String(CONCURRENCY) }, 'worker started');
       children.push(worker);
       const cpu0 = cpuMsOf(worker.pid);
+      const pg0 = cpuMsOfCommand('postgres');
       const { seconds, statuses } = await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, RUNS, false);
       const cpu = (cpuMsOf(worker.pid) - cpu0) / RUNS;
+      const pg = (cpuMsOfCommand('postgres') - pg0) / RUNS;
       const durations = (await store`select extract(epoch from finished_at - started_at) * 1000 as ms from runs
         where report_id = ${report.id} and finished_at is not null order by 1`).map((r) => Number(r.ms));
       await store`delete from runs where report_id = ${report.id}`;
       const a = await viaApi();
       await store`delete from runs where report_id = ${report.id}`;
       await stopChildren(children.splice(0));
+      const c = await ceiling();
       const herald = RUNS / seconds;
-      rows.push({ limit: l.rate, limitCpu: l.cpuPerJob, herald, cpu, p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), api: a.rate, apiCpu: a.apiCpuPerRun, perPost: a.statementsPerPost });
+      rows.push({
+        limit: l.rate, limitCpu: l.cpuPerJob, herald, cpu, p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), api: a.rate, apiCpu: a.apiCpuPerRun,
+        perPost: a.statementsPerPost, ceiling: c.rate, ceilingCpu: c.cpuPerRun, pg, ceilingPg: c.pgPerRun,
+      });
       console.log(`  round ${round}: BullMQ no-op worker ${l.rate.toFixed(0)} jobs/s (${l.cpuPerJob.toFixed(2)} ms CPU/job)   ` +
-        `Herald ${herald.toFixed(0)} runs/s = ${(herald / l.rate).toFixed(3)}x (${cpu.toFixed(2)} ms worker CPU/run, ` +
+        `Herald ${herald.toFixed(0)} runs/s = ${(herald / l.rate).toFixed(3)}x (${cpu.toFixed(2)} ms worker CPU/run, ${pg.toFixed(2)} ms PostgreSQL CPU/run, ` +
         `run p50 ${quantile(durations, 0.5).toFixed(1)} ms p99 ${quantile(durations, 0.99).toFixed(1)} ms; ${statuses})   ` +
-        `through the API (${CLIENTS} clients) ${a.rate.toFixed(0)} runs/s (${a.apiCpuPerRun.toFixed(2)} ms CPU/run in the bench process: API, clients, proxy; ${a.statementsPerPost.toFixed(2)} statements/POST)`);
+        `through the API (${CLIENTS} clients) ${a.rate.toFixed(0)} runs/s (${a.apiCpuPerRun.toFixed(2)} ms CPU/run in the bench process: API, clients, proxy; ${a.statementsPerPost.toFixed(2)} statements/POST)   ` +
+        `the issue's minimal worker ${c.rate.toFixed(0)} runs/s (${c.cpuPerRun.toFixed(2)} ms CPU/run, ${c.pgPerRun.toFixed(2)} ms PostgreSQL CPU/run; ${c.statuses}): Herald = ${(herald / c.rate).toFixed(3)}x of it`);
     }
 
     // The worker's statements per run, through a proxy of its own.
@@ -160,6 +190,9 @@ async function main(): Promise<void> {
     console.log(`  Herald worker:                ${col((r) => r.herald, 0)} runs/s`);
     console.log(`  ratio Herald / limit:         ${col((r) => r.herald / r.limit, 3)}`);
     console.log(`  worker CPU per run:           ${col((r) => r.cpu, 2)} ms`);
+    console.log(`  PostgreSQL CPU per run:       ${col((r) => r.pg, 2)} ms (every postgres process on this machine: the store and the queried database)`);
+    console.log(`  the issue's minimal worker:   ${col((r) => r.ceiling, 0)} runs/s   (${col((r) => r.ceilingCpu, 2)} ms CPU per run, ${col((r) => r.ceilingPg, 2)} ms PostgreSQL CPU per run)`);
+    console.log(`  ratio Herald / minimal:       ${col((r) => r.herald / r.ceiling, 3)}   (the goal: 800 runs/s, 0.75x the minimal worker's 1,096 on the issue's machine)`);
     console.log(`  through the API, ${CLIENTS} clients: ${col((r) => r.api, 0)} runs/s   (ratio to the limit ${col((r) => r.api / r.limit, 3)})`);
     console.log(`  bench process CPU per POST:   ${col((r) => r.apiCpu, 2)} ms (the API, its ${CLIENTS} clients and the counting proxy)`);
     console.log(`  store statements per POST:    ${col((r) => r.perPost, 2)} (the API's, the relay's passes included)`);

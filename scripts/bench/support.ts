@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -273,6 +273,30 @@ export async function countingProxy(target: URL) {
 }
 
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */
+/**
+ * CPU milliseconds (user + system) of every process on this machine whose command is `name`
+ * (`postgres`: the server and its backends, when PostgreSQL runs here), for a difference across
+ * a phase; NaN when none runs here. A backend that exits during the phase takes its time with it,
+ * so measure phases whose connections stay open.
+ */
+export function cpuMsOfCommand(name: string): number {
+  let total = 0;
+  let found = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      found = true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found ? total : NaN;
+}
+
 export function cpuMsOf(pid: number | undefined): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
