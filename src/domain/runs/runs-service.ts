@@ -47,8 +47,12 @@ export function createRunsService(deps: {
   };
 
   return {
-    /** The run's delivery attempts, in delivery order. */
-    attemptsOf(run: Pick<RunRecord, 'id'>): Promise<AttemptRecord[]> {
+    /**
+     * The run's delivery attempts, in delivery order. A pending run has none (its attempts are
+     * planned by its hand-over, from running), so a run just queued costs no read.
+     */
+    attemptsOf(run: Pick<RunRecord, 'id' | 'status'>): Promise<AttemptRecord[]> {
+      if (run.status === 'pending') return Promise.resolve([]);
       return deps.attempts.listForRun(run.id);
     },
 
