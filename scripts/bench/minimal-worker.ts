@@ -8,7 +8,8 @@
  *     query's SQL (report and query joined);
  *   - the query on a pooled connection to the queried database (BENCH_QUERIED_URL: the bench's
  *     own database, as Herald's connection "Self" names it; no read-only transaction, no limits);
- *   - one prepared UPDATE that finishes it (success, row count, columns, a sample).
+ *   - one prepared UPDATE that finishes it (success, row count, columns, a sample); should the
+ *     query or that UPDATE fail, the run ends failed instead (so that the bench's wait ends).
  * Its progress stays in memory: no steps, no events, no result file, no metrics, no log. Run as
  * a child process (one process, as Herald's worker); prints `minimal worker started` once it
  * listens.
@@ -31,15 +32,24 @@ const CLAIM = `update runs r set status = 'running', started_at = now(), attempt
 const FINISH = `update runs set status = 'success', finished_at = now(), updated_at = now(),
   row_count = $2::int, columns = $3::jsonb, sample = $4::jsonb where id = $1::uuid`;
 
+/** $1 run id, $2 message: a run whose query or end failed ends failed (the bench waits for every run to end). */
+const FAIL = `update runs set status = 'failed', finished_at = now(), updated_at = now(), error_code = 'bench.failed', error_message = $2::text
+  where id = $1::uuid and status = 'running'`;
+
 const connection = createRedis(process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
 const worker = new Worker(QUEUE_NAMES.runs, async (job) => {
   const { runId } = job.data as { runId: string };
   const [source] = await store.unsafe<Array<{ sql: string }>>(CLAIM, [runId], { prepare: true });
   if (!source) return;
-  const rows = await queried.unsafe<Array<Record<string, unknown>>>(source.sql, [], { prepare: true });
-  const columns = rows.columns.map((c) => ({ name: c.name, type: String(c.type) }));
-  const sample = rows.slice(0, 10).map((r) => Object.values(r));
-  await store.unsafe(FINISH, [runId, rows.length, JSON.stringify(columns), JSON.stringify(sample)], { prepare: true });
+  try {
+    const rows = await queried.unsafe<Array<Record<string, unknown>>>(source.sql, [], { prepare: true });
+    const columns = rows.columns.map((c) => ({ name: c.name, type: String(c.type) }));
+    const sample = rows.slice(0, 10).map((r) => Object.values(r));
+    await store.unsafe(FINISH, [runId, rows.length, JSON.stringify(columns), JSON.stringify(sample)], { prepare: true });
+  } catch (err) {
+    console.error(`minimal worker: run ${runId} failed: ${(err as Error).message}`);
+    await store.unsafe(FAIL, [runId, (err as Error).message], { prepare: true });
+  }
 }, {
   connection,
   prefix: process.env.SVC_QUEUE_PREFIX ?? 'bench',

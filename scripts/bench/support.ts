@@ -272,12 +272,12 @@ export async function countingProxy(target: URL) {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */
 /**
  * CPU milliseconds (user + system) of every process on this machine whose command is `name`
- * (`postgres`: the server and its backends, when PostgreSQL runs here), for a difference across
- * a phase; NaN when none runs here. A backend that exits during the phase takes its time with it,
- * so measure phases whose connections stay open.
+ * (`postgres`: the server and its backends, when PostgreSQL runs here), with the time of the
+ * children they reaped (a backend that exits during a phase is reaped by the server, so its time
+ * stays counted), for a difference across a phase; NaN when none runs here. Every such process
+ * counts: measure with nothing else using that server.
  */
 export function cpuMsOfCommand(name: string): number {
   let total = 0;
@@ -287,8 +287,9 @@ export function cpuMsOfCommand(name: string): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      // utime, stime, cutime, cstime: the 12th to the 15th fields after the command name.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100;
       found = true;
     } catch {
       // gone meanwhile
@@ -297,6 +298,7 @@ export function cpuMsOfCommand(name: string): number {
   return found ? total : NaN;
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */
 export function cpuMsOf(pid: number | undefined): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -383,6 +383,8 @@ describe('sending', () => {
     // transaction, as a resend's end does (herald_end_attempt, or the unit of work of settle-run.ts).
     let stop = false;
     let flips = 0;
+    // Its failure is kept and thrown after the reads (a rejection left unobserved meanwhile would hide it).
+    let writeError: unknown;
     const writer = (async () => {
       while (!stop) {
         const sent = flips % 2 === 0;
@@ -392,7 +394,7 @@ describe('sending', () => {
         });
         flips += 1;
       }
-    })();
+    })().catch((err: unknown) => { writeError = err; });
     const seen: Array<[string, string]> = [];
     try {
       for (let i = 0; i < 300; i += 1) {
@@ -406,6 +408,7 @@ describe('sending', () => {
       await sql`update delivery_attempts set status = 'failed' where id = ${attemptId}`;
       await sql`update runs set status = 'failed' where id = ${run.id}`;
     }
+    if (writeError) throw writeError;
     // Both states were read (the writer ran beside the reads), never one's run with the other's attempt.
     expect(new Set(seen.map(([status]) => status))).toEqual(new Set(['success', 'failed']));
     expect(seen.filter(([status, attempt]) => (status === 'success') !== (attempt === 'sent'))).toEqual([]);

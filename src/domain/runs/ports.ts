@@ -76,7 +76,8 @@ export interface RunsRepo {
   /**
    * The run with its delivery attempts in delivery order, read in one statement (one snapshot):
    * an attempt's end and the run's settling commit together, so a reader never sees one without
-   * the other. Undefined when there is no such run.
+   * the other. Undefined when there is no such run. A single statement on the store, outside
+   * any unit of work (it reads what is committed), like `queue`.
    */
   findWithAttempts(id: string): Promise<{ run: RunRecord; attempts: AttemptRecord[] } | undefined>;
   /** The report's newest finished run with a result file (delivery previews). */
