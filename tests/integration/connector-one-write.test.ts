@@ -96,6 +96,19 @@ async function whileLocked(table: string, during: (released: () => boolean) => P
   }
 }
 
+/**
+ * Runs `sql` on the session and stops it after `afterMs` with `message`; expects the run to be
+ * rejected with that stop and answers how long it took to end.
+ */
+async function stoppedRun(sql: string, message: string, afterMs = 300): Promise<number> {
+  const stop = new AbortController();
+  const started = Date.now();
+  const running = session.execute({ sql, params: [] }, options(stop.signal)).then((stream) => collect(stream));
+  setTimeout(() => stop.abort(new Error(message)), afterMs);
+  await expect(running).rejects.toThrow(message);
+  return Date.now() - started;
+}
+
 test('a statement COPY takes goes in one write once the pool has described it', async () => {
   await counted('select 1'); // the connection opens
   const first = await counted('select x, n from t order by n');
@@ -142,12 +155,8 @@ test('a stop while a COPY is read and dropped before the statement is opened aga
   await db.admin("create type slow_mood as enum ('ok', 'sad')");
   await db.admin('alter table slow_moods alter column m type slow_mood using m::slow_mood');
   await db.admin('update slow_moods set s = 20');
-  const stop = new AbortController();
-  const started = Date.now();
-  const running = session.execute({ sql, params: [] }, options(stop.signal)).then((stream) => collect(stream));
-  setTimeout(() => stop.abort(new Error('stopped while dropping')), 300);
-  await expect(running).rejects.toThrow('stopped while dropping');
-  expect(Date.now() - started).toBeLessThan(5_000); // the COPY sleeps 20 s (its time limit 10 s) unless cancelled
+  // The COPY sleeps 20 s (its time limit 10 s) unless cancelled.
+  expect(await stoppedRun(sql, 'stopped while dropping')).toBeLessThan(5_000);
   await db.admin('update slow_moods set s = 0');
   expect((await counted(sql)).columns).toEqual([{ name: 'm', type: 'slow_mood' }, { name: 'z', type: 'void' }]);
 });
@@ -181,12 +190,8 @@ test('a remembered statement stopped while it runs is cancelled, and the next on
   const sql = 'select pg_sleep(s) as slept from pause';
   expect(await outcome(session, sql)).toBe('ok');
   await db.admin('update pause set s = 30');
-  const stop = new AbortController();
-  const started = Date.now();
-  const running = session.execute({ sql, params: [] }, options(stop.signal)).then((stream) => collect(stream));
-  setTimeout(() => stop.abort(new Error('stopped by the test')), 300);
-  await expect(running).rejects.toThrow('stopped by the test');
-  expect(Date.now() - started).toBeLessThan(5_000); // it sleeps 30 s (its time limit 10 s) unless cancelled
+  // It sleeps 30 s (its time limit 10 s) unless cancelled.
+  expect(await stoppedRun(sql, 'stopped by the test')).toBeLessThan(5_000);
   await db.admin('update pause set s = 0');
   expect((await counted(sql)).rows).toEqual([['']]);
   expect((await counted('select x, n from t order by n')).rows).toEqual([['ok', 1], ['sad', 2]]);
@@ -275,10 +280,7 @@ test('a remembered statement stopped while its Describe waits for a lock stops b
   expect(await outcome(session, sql)).toBe('ok');
   // Another session holds the table: the Describe (and the COPY behind it) wait for its lock.
   await whileLocked('guarded', async (released) => {
-    const stop = new AbortController();
-    const running = session.execute({ sql, params: [] }, options(stop.signal)).then((stream) => collect(stream));
-    setTimeout(() => stop.abort(new Error('stopped while waiting')), 200);
-    await expect(running).rejects.toThrow('stopped while waiting');
+    await stoppedRun(sql, 'stopped while waiting', 200);
     expect(released()).toBe(false); // it did not wait for the lock
   });
   expect((await counted(sql)).rows).toEqual([[1]]);

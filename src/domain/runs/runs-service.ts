@@ -56,12 +56,6 @@ export function createRunsService(deps: {
       return deps.attempts.listForRun(run.id);
     },
 
-    async get(id: string): Promise<RunRecord> {
-      const run = await deps.runs.find(id);
-      if (!run) throw notFound('run');
-      return run;
-    },
-
     /** The run and its delivery attempts as of one moment (one statement). */
     async getWithAttempts(id: string): Promise<{ run: RunRecord; attempts: AttemptRecord[] }> {
       const found = await deps.runs.findWithAttempts(id);
