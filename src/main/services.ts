@@ -75,7 +75,8 @@ export function sessionPolicyOf(settings: Container['settings']): SessionPolicy 
 /** Sign-in, sessions, users, API keys, second factors, OIDC, workspace settings and the audit trail. */
 export function identityServices(c: Pick<Container, 'settings' | 'identity' | 'uow' | 'clock' | 'redis' | 'secretBox' | 'passwordHasher' | 'channelHttp' | 'enqueue'>) {
   const { settings, identity: store, clock } = c;
-  const hasher = c.passwordHasher ?? createPasswordHasher(settings.bcryptCost);
+  // Its dummy hash made at once where sign-ins are answered, on first use elsewhere.
+  const hasher = c.passwordHasher ?? createPasswordHasher(settings.bcryptCost, 12, { warm: settings.roles.includes('api') });
   const sessionPolicy = sessionPolicyOf(settings);
   const guard = (policy: GuardPolicy) => createAttemptGuard(c.redis, settings.queuePrefix, policy, clock);
   const rp = relyingPartyOf(settings.publicUrl);
