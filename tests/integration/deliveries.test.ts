@@ -414,6 +414,49 @@ describe('sending', () => {
     expect(seen.filter(([status, attempt]) => (status === 'success') !== (attempt === 'sent'))).toEqual([]);
   });
 
+  it('answers a cancellation with the run and its attempts as of one moment, while a hand-over commits beside it', async () => {
+    const hook = await webhookChannel('Cancel snapshot', `${peer.url}/cancel-snapshot`);
+    const reportId = await report();
+    await editor.post(`/api/v1/reports/${reportId}/deliveries`).send({ channel_id: hook, settings: {} }).expect(201);
+    peer.fallback = { status: 500 };
+    const run = await runAndWait(reportId);
+    const attemptId = run.delivery_attempts[0]!.id;
+    const sql = h.process.container.sql;
+    // The run running again (no worker holds it, so a cancellation stays asked for), and a writer
+    // that changes its row and its attempt in one transaction, the row first, as a hand-over does.
+    await sql`update runs set status = 'running', finished_at = null, error_code = null, error_message = null where id = ${run.id}`;
+    let stop = false;
+    let flips = 0;
+    let writeError: unknown;
+    const writer = (async () => {
+      while (!stop) {
+        const sent = flips % 2 === 0;
+        await sql.begin(async (tx) => {
+          await tx`update runs set row_count = ${sent ? 1 : 0} where id = ${run.id}`;
+          await tx`update delivery_attempts set status = ${sent ? 'sent' : 'failed'} where id = ${attemptId}`;
+        });
+        flips += 1;
+      }
+    })().catch((err: unknown) => { writeError = err; });
+    const seen: Array<[number, string]> = [];
+    try {
+      for (let i = 0; i < 200; i += 1) {
+        const res = await editor.post(`/api/v1/runs/${run.id}/cancel`).send({});
+        expect(res.status).toBe(202);
+        seen.push([res.body.row_count, res.body.delivery_attempts[0].status]);
+      }
+    } finally {
+      stop = true;
+      await writer;
+      await sql`update delivery_attempts set status = 'failed' where id = ${attemptId}`;
+      await sql`update runs set status = 'failed', finished_at = now(), row_count = 1, cancel_requested_at = null where id = ${run.id}`;
+    }
+    if (writeError) throw writeError;
+    // Both states were answered (the writer ran beside the cancellations), never one's run with the other's attempt.
+    expect(new Set(seen.map(([rows]) => rows))).toEqual(new Set([0, 1]));
+    expect(seen.filter(([rows, attempt]) => (rows === 1) !== (attempt === 'sent'))).toEqual([]);
+  });
+
   it('resends every failed attempt of a channel, once', async () => {
     const hook = await webhookChannel('Batch', `${peer.url}/batch`);
     const reports = [await report(), await report()];

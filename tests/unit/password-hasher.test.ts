@@ -12,7 +12,7 @@ import { createPasswordHasher } from '../../src/domain/identity/passwords.js';
 const COST = 4; // bcrypt's least: what is checked here is when and how the dummy is made, not its cost
 const costOf = (hash: string): number => Number(hash.split('$')[2]);
 
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => { jest.restoreAllMocks(); });
 
 describe('password hasher', () => {
   it('makes no hash on the event loop when created, warm or not', () => {

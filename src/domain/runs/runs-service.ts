@@ -119,32 +119,40 @@ export function createRunsService(deps: {
      * Cancels a pending run at once ('cancelled'), or asks the worker running it to stop
      * ('requested': its statement is cancelled on the database and it ends cancelled).
      */
-    async cancel(id: string): Promise<{ outcome: 'cancelled' | 'requested'; run: RunRecord }> {
+    /**
+     * The run as the cancellation left it, with its delivery attempts read in the same
+     * transaction, after the run's row was updated: a hand-over or an end changes that row in the
+     * statement that writes its attempts, so it waits for the cancellation's commit, and the
+     * answer never pairs the run of one moment with the attempts of another.
+     */
+    async cancel(id: string): Promise<{ outcome: 'cancelled' | 'requested'; run: RunRecord; attempts: AttemptRecord[] }> {
       const now = deps.clock.now();
       // Each outcome commits with its events: the run's change, or the ask to the worker holding it.
       const attempt = await deps.uow.run(async (tx) => {
         const tried = await tx.runs.cancelPending(id, now);
-        if (tried?.cancelled) await tx.outbox.add(runChanged(tried.run));
-        return tried;
+        if (!tried?.cancelled) return tried && { ...tried, attempts: [] };
+        await tx.outbox.add(runChanged(tried.run));
+        return { ...tried, attempts: await tx.attempts.listForRun(id) };
       });
       if (!attempt) throw notFound('run');
       let { run } = attempt;
       if (attempt.cancelled) {
         deps.log.info('run cancelled before it started', { run_id: run.id, report_id: run.reportId });
         deps.finished?.(run.status, run.trigger);
-        return { outcome: 'cancelled', run };
+        return { outcome: 'cancelled', run, attempts: attempt.attempts };
       }
       if (run.status === 'running') {
         const asked = await deps.uow.run(async (tx) => {
           const requested = await tx.runs.requestCancel(id, now);
-          if (requested?.requested) await tx.outbox.add([runCancelRequested(requested.run.id, requested.run.reportId)]);
-          return requested;
+          if (!requested?.requested) return requested && { ...requested, attempts: [] };
+          await tx.outbox.add([runCancelRequested(requested.run.id, requested.run.reportId)]);
+          return { ...requested, attempts: await tx.attempts.listForRun(id) };
         });
         if (!asked) throw notFound('run');
         run = asked.run;
         if (asked.requested) {
           deps.log.info('run cancellation asked for', { run_id: run.id, report_id: run.reportId });
-          return { outcome: 'requested', run };
+          return { outcome: 'requested', run, attempts: asked.attempts };
         }
       }
       if (isFinished(run.status)) throw new DomainError('run.finished', `The run has already finished (${run.status})`);

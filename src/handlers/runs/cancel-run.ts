@@ -6,7 +6,7 @@ type Deps = Pick<ApiServices, 'runs'>;
 
 /** POST /runs/{runId}/cancel: 200 when a pending run is cancelled, 202 while a running one stops. */
 export const cancelRun = (d: Deps): Handler<'cancelRun'> => async (req) => {
-  const { outcome, run } = await d.runs.cancel(req.params.runId);
-  const body = runView(run, await d.runs.attemptsOf(run));
+  const { outcome, run, attempts } = await d.runs.cancel(req.params.runId);
+  const body = runView(run, attempts);
   return outcome === 'cancelled' ? { status: 200, body } : { status: 202, body };
 };
