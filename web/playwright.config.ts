@@ -26,7 +26,11 @@ export default defineConfig({
     // The app honours it (theme.respectReducedMotion): no fades, so the accessibility checks
     // never measure a dialog's colours halfway through one (CI saw contrast "violations" so).
     reducedMotion: 'reduce',
-    trace: 'retain-on-failure',
+    // A trace records every test's page as it goes (snapshots, and a screencast that chromium
+    // encodes frame by frame): a quarter of a spec's time here, for files nobody reads in CI (its
+    // output is the log). HERALD_WEB_TRACE=1 keeps one for each failing test, to chase a failure
+    // locally (npx playwright show-trace .data/playwright/<test>/trace.zip).
+    trace: process.env.HERALD_WEB_TRACE === '1' ? 'retain-on-failure' : 'off',
     screenshot: 'only-on-failure',
     launchOptions: {
       executablePath: process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium',
