@@ -381,34 +381,21 @@ describe('sending', () => {
     const sql = h.process.container.sql;
     // A writer that settles the run and unsettles it again, each time with its attempt in one
     // transaction, as a resend's end does (herald_end_attempt, or the unit of work of settle-run.ts).
-    let stop = false;
-    let flips = 0;
-    // Its failure is kept and thrown after the reads (a rejection left unobserved meanwhile would hide it).
-    let writeError: unknown;
-    const writer = (async () => {
-      while (!stop) {
-        const sent = flips % 2 === 0;
-        await sql.begin(async (tx) => {
-          await tx`update delivery_attempts set status = ${sent ? 'sent' : 'failed'} where id = ${attemptId}`;
-          await tx`update runs set status = ${sent ? 'success' : 'failed'} where id = ${run.id}`;
-        });
-        flips += 1;
-      }
-    })().catch((err: unknown) => { writeError = err; });
-    const seen: Array<[string, string]> = [];
-    try {
+    const seen = await besideAWriter((sent) => sql.begin(async (tx) => {
+      await tx`update delivery_attempts set status = ${sent ? 'sent' : 'failed'} where id = ${attemptId}`;
+      await tx`update runs set status = ${sent ? 'success' : 'failed'} where id = ${run.id}`;
+    }), async () => {
+      const read: Array<[string, string]> = [];
       for (let i = 0; i < 300; i += 1) {
         const res = await viewer.get(`/api/v1/runs/${run.id}`);
         expect(res.status).toBe(200);
-        seen.push([res.body.status, res.body.delivery_attempts[0].status]);
+        read.push([res.body.status, res.body.delivery_attempts[0].status]);
       }
-    } finally {
-      stop = true;
-      await writer;
+      return read;
+    }, async () => {
       await sql`update delivery_attempts set status = 'failed' where id = ${attemptId}`;
       await sql`update runs set status = 'failed' where id = ${run.id}`;
-    }
-    if (writeError) throw writeError;
+    });
     // Both states were read (the writer ran beside the reads), never one's run with the other's attempt.
     expect(new Set(seen.map(([status]) => status))).toEqual(new Set(['success', 'failed']));
     expect(seen.filter(([status, attempt]) => (status === 'success') !== (attempt === 'sent'))).toEqual([]);
@@ -425,33 +412,21 @@ describe('sending', () => {
     // The run running again (no worker holds it, so a cancellation stays asked for), and a writer
     // that changes its row and its attempt in one transaction, the row first, as a hand-over does.
     await sql`update runs set status = 'running', finished_at = null, error_code = null, error_message = null where id = ${run.id}`;
-    let stop = false;
-    let flips = 0;
-    let writeError: unknown;
-    const writer = (async () => {
-      while (!stop) {
-        const sent = flips % 2 === 0;
-        await sql.begin(async (tx) => {
-          await tx`update runs set row_count = ${sent ? 1 : 0} where id = ${run.id}`;
-          await tx`update delivery_attempts set status = ${sent ? 'sent' : 'failed'} where id = ${attemptId}`;
-        });
-        flips += 1;
-      }
-    })().catch((err: unknown) => { writeError = err; });
-    const seen: Array<[number, string]> = [];
-    try {
+    const seen = await besideAWriter((sent) => sql.begin(async (tx) => {
+      await tx`update runs set row_count = ${sent ? 1 : 0} where id = ${run.id}`;
+      await tx`update delivery_attempts set status = ${sent ? 'sent' : 'failed'} where id = ${attemptId}`;
+    }), async () => {
+      const answered: Array<[number, string]> = [];
       for (let i = 0; i < 200; i += 1) {
         const res = await editor.post(`/api/v1/runs/${run.id}/cancel`).send({});
         expect(res.status).toBe(202);
-        seen.push([res.body.row_count, res.body.delivery_attempts[0].status]);
+        answered.push([res.body.row_count, res.body.delivery_attempts[0].status]);
       }
-    } finally {
-      stop = true;
-      await writer;
+      return answered;
+    }, async () => {
       await sql`update delivery_attempts set status = 'failed' where id = ${attemptId}`;
       await sql`update runs set status = 'failed', finished_at = now(), row_count = 1, cancel_requested_at = null where id = ${run.id}`;
-    }
-    if (writeError) throw writeError;
+    });
     // Both states were answered (the writer ran beside the cancellations), never one's run with the other's attempt.
     expect(new Set(seen.map(([rows]) => rows))).toEqual(new Set([0, 1]));
     expect(seen.filter(([rows, attempt]) => (rows === 1) !== (attempt === 'sent'))).toEqual([]);
@@ -540,6 +515,33 @@ describe('sending', () => {
 });
 
 /** A webhook receiver that takes each request and holds its answer until `answer()`; records each webhook-id. */
+/**
+ * Runs `reads` while a writer calls `write` over and over (alternating `even`), then stops the
+ * writer; `restore` runs either way, and what the writer threw is thrown after (a rejection left
+ * unobserved meanwhile would hide it).
+ */
+async function besideAWriter<T>(write: (even: boolean) => Promise<unknown>, reads: () => Promise<T>, restore: () => Promise<unknown>): Promise<T> {
+  let stop = false;
+  let flips = 0;
+  let writeError: unknown;
+  const writer = (async () => {
+    while (!stop) {
+      await write(flips % 2 === 0);
+      flips += 1;
+    }
+  })().catch((err: unknown) => { writeError = err; });
+  let result: T;
+  try {
+    result = await reads();
+  } finally {
+    stop = true;
+    await writer;
+    await restore();
+  }
+  if (writeError) throw writeError;
+  return result;
+}
+
 async function hangingPeer() {
   const received: string[] = [];
   let holding = true;
