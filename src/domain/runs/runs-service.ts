@@ -118,9 +118,7 @@ export function createRunsService(deps: {
     /**
      * Cancels a pending run at once ('cancelled'), or asks the worker running it to stop
      * ('requested': its statement is cancelled on the database and it ends cancelled).
-     */
-    /**
-     * The run as the cancellation left it, with its delivery attempts read in the same
+     * Answers the run as the cancellation left it, with its delivery attempts read in the same
      * transaction, after the run's row was updated: a hand-over or an end changes that row in the
      * statement that writes its attempts, so it waits for the cancellation's commit, and the
      * answer never pairs the run of one moment with the attempts of another.
