@@ -156,6 +156,41 @@ describe('connections', () => {
     expect((await editor.get(`/api/v1/connections/${id}`)).body.schema_refreshed_at).toEqual(refreshed.body.refreshed_at);
   });
 
+  it('reads the schema snapshot for the schema only: a connection read, listed, changed, exported or run on carries none', async () => {
+    // A second connection, so the runs made here leave the first unused (the delete test below).
+    const made = await admin.post('/api/v1/connections').send({ ...src.connection('Snapshot source'), password: PASSWORD });
+    const other: string = made.body.id;
+    expect((await editor.post(`/api/v1/connections/${other}/schema/refresh`)).status).toBe(200);
+    const [stored] = await h.process.container.sql<Array<{ tables: number }>>`
+      select jsonb_array_length(schema_snapshot -> 'tables') as tables from connections where id = ${other}`;
+    expect(stored!.tables).toBeGreaterThanOrEqual(2);
+    const { repos } = h.process.container;
+    const noSnapshot = (record: object | undefined) => {
+      expect(record).toMatchObject({ id: other, schemaRefreshedAt: expect.any(Date) });
+      expect(record).not.toHaveProperty('schemaSnapshot');
+    };
+
+    noSnapshot(await repos.connections.find(other));
+    noSnapshot((await repos.connections.list({ limit: 100 })).items.find((c) => c.id === other));
+    const changed = await admin.patch(`/api/v1/connections/${other}`).send({ version: 1, name: 'Snapshot source 2' });
+    expect(changed.status).toBe(200);
+    noSnapshot(await repos.connections.update(other, 2, { name: 'Snapshot source 3' }, new Date()));
+    noSnapshot((await repos.config.state()).connections.find((c) => c.id === other));
+
+    const query = await editor.post('/api/v1/queries').send({ name: 'Snapshot run', connection_id: other, sql: 'select 1 as one' });
+    const report = await editor.post('/api/v1/reports').send({ title: 'Snapshot run', query_id: query.body.id });
+    noSnapshot((await repos.runEngine.source(report.body.id))?.connection);
+    const run = await editor.post(`/api/v1/reports/${report.body.id}/run`);
+    expect(run.status).toBe(202);
+    const claimed = await repos.runEngine.claim(run.body.id, new Date(), []);
+    expect(claimed?.source?.connection).toMatchObject({ host: src.host, port: src.port, username: src.connection('x').username });
+    noSnapshot(claimed?.source?.connection);
+
+    // The schema read still has it whole.
+    const schema = await editor.get(`/api/v1/connections/${other}/schema`);
+    expect(schema.body.tables.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['sales', 'eu_sales']));
+  });
+
   it('changes with the current version only, keeps the password unless replaced, and removes it with null', async () => {
     const stale = await admin.patch(`/api/v1/connections/${id}`).send({ version: 99, host: src.host });
     expect(stale.status).toBe(409);

@@ -44,7 +44,7 @@ function world(deliveries?: RunEngineDeps['deliveries']): World {
   const finished: World['finished'] = [];
   const connection = connections.rows.put({
     id: newId(), key: 'shop', name: 'Shop', type: 'fake', host: 'db', port: 5999, database: 'shop', username: 'reader', passwordSealed: null,
-    sslMode: 'disable', sslCa: null, options: {}, schemaSnapshot: null, schemaRefreshedAt: null, createdBy: null, version: 1, createdAt: T0, updatedAt: T0,
+    sslMode: 'disable', sslCa: null, options: {}, schemaRefreshedAt: null, createdBy: null, version: 1, createdAt: T0, updatedAt: T0,
   });
   const query = queries.seed({ id: newId(), connectionId: connection.id, sql: 'select id from sales' });
   const report = reports.rows.put({

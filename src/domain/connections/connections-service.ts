@@ -209,8 +209,9 @@ export function createConnectionsService(deps: {
     },
 
     async schema(id: string) {
-      const row = await get(id);
-      return { connectionId: row.id, refreshedAt: row.schemaRefreshedAt, tables: row.schemaSnapshot?.tables ?? [] };
+      const found = await store.schemaOf(id);
+      if (!found) throw notFound('connection');
+      return { connectionId: id, refreshedAt: found.refreshedAt, tables: found.snapshot?.tables ?? [] };
     },
 
     async refreshSchema(id: string) {

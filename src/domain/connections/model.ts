@@ -1,6 +1,12 @@
 /** What the connections domain knows of its records (stored by src/infra/db/stores/connections-repo.ts). */
-import type { SchemaSnapshot, SslMode } from '../plugins/connector.js';
+import type { SslMode } from '../plugins/connector.js';
 
+/**
+ * A connection as its reads see it. Its schema snapshot (the last introspection, which for a
+ * warehouse of a thousand tables is a megabyte of JSON) is not part of it: only the schema read
+ * asks for it (ConnectionsRepo.schemaOf), where every run, list and export would otherwise read
+ * and parse it.
+ */
 export interface ConnectionRecord {
   id: string;
   /** Unique among connections (core/slug.ts). */
@@ -16,7 +22,6 @@ export interface ConnectionRecord {
   sslMode: SslMode;
   sslCa: string | null;
   options: Record<string, unknown>;
-  schemaSnapshot: SchemaSnapshot | null;
   schemaRefreshedAt: Date | null;
   createdBy: string | null;
   version: number;
@@ -24,7 +29,7 @@ export interface ConnectionRecord {
   updatedAt: Date;
 }
 
-export type NewConnection = Omit<ConnectionRecord, 'version' | 'schemaSnapshot' | 'schemaRefreshedAt'>;
+export type NewConnection = Omit<ConnectionRecord, 'version' | 'schemaRefreshedAt'>;
 
 export type ConnectionChanges = Partial<Pick<ConnectionRecord,
   'name' | 'key' | 'host' | 'port' | 'database' | 'username' | 'passwordSealed' | 'sslMode' | 'sslCa' | 'options'>>;

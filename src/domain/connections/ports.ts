@@ -21,6 +21,8 @@ export interface ConnectionsRepo {
   /** The queries whose current or earlier versions use the connection. */
   dependents(id: string): Promise<Dependent[]>;
   saveSchema(id: string, snapshot: SchemaSnapshot, at: Date): Promise<void>;
+  /** The last introspection and when it was made (null, null before the first); undefined for an unknown id. */
+  schemaOf(id: string): Promise<{ snapshot: SchemaSnapshot | null; refreshedAt: Date | null } | undefined>;
   /** By name, then id. */
   list(q: PageRequest): Promise<Page<ConnectionRecord>>;
 }

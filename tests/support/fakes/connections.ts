@@ -15,6 +15,8 @@ import { keysLike, MemoryTable, pageOf, type Transactional } from './table.js';
 
 export class FakeConnections implements ConnectionsRepo, Transactional {
   readonly rows = new MemoryTable<ConnectionRecord>();
+  /** The schema snapshots, apart from the records as the store keeps them apart from their reads. */
+  private readonly snapshots = new Map<string, SchemaSnapshot>();
 
   /** With the queries fake, a connection a query uses is in use (as the store's foreign keys say). */
   constructor(private readonly queries?: FakeQueries) {}
@@ -34,7 +36,7 @@ export class FakeConnections implements ConnectionsRepo, Transactional {
   async insert(connection: NewConnection): Promise<ConnectionRecord | undefined> {
     if (this.rows.all().some((c) => c.key === connection.key)) return undefined;
     if (this.nameTaken(connection.name)) throw validationFailed([{ field: 'name', code: 'validation.unique', message: 'is taken' }]);
-    return this.rows.put({ ...connection, version: 1, schemaSnapshot: null, schemaRefreshedAt: null });
+    return this.rows.put({ ...connection, version: 1, schemaRefreshedAt: null });
   }
 
   async update(id: string, version: number, changes: ConnectionChanges, now: Date): Promise<ConnectionRecord> {
@@ -64,7 +66,14 @@ export class FakeConnections implements ConnectionsRepo, Transactional {
 
   async saveSchema(id: string, snapshot: SchemaSnapshot, at: Date): Promise<void> {
     const row = this.rows.get(id);
-    if (row) this.rows.put({ ...row, schemaSnapshot: snapshot, schemaRefreshedAt: at });
+    if (!row) return;
+    this.rows.put({ ...row, schemaRefreshedAt: at });
+    this.snapshots.set(id, snapshot);
+  }
+
+  async schemaOf(id: string): Promise<{ snapshot: SchemaSnapshot | null; refreshedAt: Date | null } | undefined> {
+    const row = this.rows.get(id);
+    return row ? { snapshot: this.snapshots.get(id) ?? null, refreshedAt: row.schemaRefreshedAt } : undefined;
   }
 
   async list(q: PageRequest): Promise<Page<ConnectionRecord>> {
@@ -72,7 +81,13 @@ export class FakeConnections implements ConnectionsRepo, Transactional {
   }
 
   snapshot(): () => void {
-    return this.rows.snapshot();
+    const restoreRows = this.rows.snapshot();
+    const snapshots = new Map(this.snapshots);
+    return () => {
+      restoreRows();
+      this.snapshots.clear();
+      for (const [id, s] of snapshots) this.snapshots.set(id, s);
+    };
   }
 }
 

@@ -11,6 +11,7 @@ import type { ConfigStore, ConfigState, GitopsState, ManagedMark } from '../../.
 import type { ConfigKind } from '../../../domain/config/model.js';
 import { recordOf } from './reports-repo.js';
 import { channelOf, deliveryOf } from './channels-repo.js';
+import { CONNECTION_COLUMNS } from './connections-repo.js';
 
 /** The advisory lock that serialises configuration applies. */
 export const CONFIG_LOCK = 7_246_135_003;
@@ -19,7 +20,7 @@ export function createConfigRepo(db: Tx): ConfigStore {
   return {
     async state(): Promise<ConfigState> {
       const [cs, qs, chs, rs, ds, ms] = await Promise.all([
-        db.select().from(connections).orderBy(asc(connections.id)),
+        db.select(CONNECTION_COLUMNS).from(connections).orderBy(asc(connections.id)),
         db.select().from(queries).orderBy(asc(queries.id)),
         db.select().from(channels).orderBy(asc(channels.id)),
         db.select().from(reports).orderBy(asc(reports.id)),

@@ -2,7 +2,8 @@
 import { and, desc, eq, isNull, lt, ne, or, sql as rawSql } from 'drizzle-orm';
 import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Sql, Tx } from '../client.js';
-import { eventsParameter, rowMapper, runRecordOf, runRowOf, type RunRecordRow } from './runs-repo.js';
+import { columnsMapper, eventsParameter, runRecordOf, runRowOf, type RunRecordRow } from './runs-repo.js';
+import { CONNECTION_COLUMNS, type ConnectionRow } from './connections-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
 import type { RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../domain/runs/engine-ports.js';
 import type { RunStep } from '../../../domain/runs/model.js';
@@ -11,7 +12,9 @@ import type { PlannedAttempt } from '../../../domain/channels/ports.js';
 import type { ConnectionRecord } from '../../../domain/connections/model.js';
 import { ATTEMPT_WRITES, RUN_WRITES, runLeaves } from './status-writes.js';
 
-const connectionRowOf = rowMapper<typeof connections.$inferSelect>(connections);
+const connectionRowOf = columnsMapper<ConnectionRow>(CONNECTION_COLUMNS);
+/** The connection's row (`c`) as jsonb, without its schema snapshot (connections-repo.ts CONNECTION_COLUMNS). */
+const CONNECTION_JSON = `jsonb_build_object(${Object.values(CONNECTION_COLUMNS).map((c) => `'${c.name}', c."${c.name}"`).join(', ')})`;
 
 
 /** A jsonb value as the driver gave it (text, or already parsed). */
@@ -30,7 +33,7 @@ const CLAIM_SQL = `with t as (
     returning *),
   announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t)
   select t.*, r.id as r_id, r.query_version as r_pinned, q.sql as q_sql, q.parameters as q_parameters, q.current_version as q_version,
-    v.sql as v_sql, v.parameters as v_parameters, to_jsonb(c) as c_row,
+    v.sql as v_sql, v.parameters as v_parameters, case when c.id is null then null else ${CONNECTION_JSON} end as c_row,
     exists (select 1 from deliveries d where d.report_id = t.report_id) as has_deliveries
   from t left join reports r on r.id = t.report_id
     left join queries q on q.id = r.query_id
@@ -196,7 +199,7 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
         pinned: reports.queryVersion,
         currentSql: queries.sql, currentParameters: queries.parameters, currentVersion: queries.currentVersion,
         pinnedSql: queryVersions.sql, pinnedParameters: queryVersions.parameters,
-        connection: connections,
+        connection: CONNECTION_COLUMNS,
         deliveries: rawSql<number>`(select count(*)::int from ${deliveries} where ${deliveries.reportId} = ${reports.id})`,
       }).from(reports)
         .leftJoin(queries, eq(queries.id, reports.queryId))

@@ -20,7 +20,11 @@ type RunRow = typeof runs.$inferSelect;
  * not express.
  */
 export function rowMapper<T>(table: Parameters<typeof getTableColumns>[0]): (raw: Record<string, unknown>) => T {
-  const columns = Object.entries(getTableColumns(table)) as Array<[string, Column]>;
+  return columnsMapper<T>(getTableColumns(table));
+}
+/** The same for some of a table's columns (drizzle's selection object: property → column). */
+export function columnsMapper<T>(selected: Record<string, Column>): (raw: Record<string, unknown>) => T {
+  const columns = Object.entries(selected);
   return (raw) => {
     const row: Record<string, unknown> = {};
     for (const [key, column] of columns) {
