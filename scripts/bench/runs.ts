@@ -24,6 +24,8 @@
  * Each run does the whole engine path: start, its progress, the query on a pooled connection,
  * the result file, finish, events, metrics. The in-process API has its own fresh database (also
  * the "user database" queried). Prints each round and min/median/max; asserts nothing.
+ * BENCH_SNAPSHOT_TABLES=N (default 0) gives the queried connection a schema snapshot of N tables
+ * of 15 columns first, as a refresh of a warehouse's schema leaves one (800: ~850 kB of JSON).
  *   npx tsx scripts/bench/runs.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  */
 import { randomUUID } from 'node:crypto';
@@ -40,6 +42,15 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 200);
+const SNAPSHOT_TABLES = Number(process.env.BENCH_SNAPSHOT_TABLES ?? 0);
+
+/** A schema snapshot as an introspection of `tables` tables of 15 columns each makes one. */
+const snapshotOf = (tables: number) => ({
+  tables: Array.from({ length: tables }, (_, i) => ({
+    schema: 'public', name: `fact_table_${i}`, kind: 'table',
+    columns: Array.from({ length: 15 }, (_c, j) => ({ name: `column_${j}`, type: j % 2 ? 'text' : 'timestamp with time zone', nullable: true })),
+  })),
+});
 const CLIENTS = 20;
 
 /** One of the bench's own workers (noop-worker.ts, minimal-worker.ts) as a child process; resolves once it listens. */
@@ -69,7 +80,10 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     api = await benchApi(place, { SVC_DATABASE_URL: apiProxy.url.toString() });
-    const { queryId } = await api.selfQuery('select 1 as one');
+    const { queryId, connectionId } = await api.selfQuery('select 1 as one');
+    if (SNAPSHOT_TABLES > 0) {
+      await store`update connections set schema_snapshot = ${store.json(snapshotOf(SNAPSHOT_TABLES))}, schema_refreshed_at = now() where id = ${connectionId}`;
+    }
     const report = await api.post('/api/v1/reports', { title: 'Bench', query_id: queryId });
     const queue = createRunQueue(api.proc.container.enqueue);
     const jobOptions = (id: string) => ({ jobId: id, attempts: runJobSpec.attempts, backoff: { type: 'exponential', delay: runJobSpec.backoffMs } });
@@ -138,7 +152,8 @@ async function main(): Promise<void> {
       }
     };
 
-    console.log(`runs end to end (select 1, no deliveries, 1 worker process, concurrency ${CONCURRENCY}; ${ROUNDS} rounds of ${RUNS} runs per phase)`);
+    console.log(`runs end to end (select 1, no deliveries, 1 worker process, concurrency ${CONCURRENCY}; ${ROUNDS} rounds of ${RUNS} runs per phase)`
+      + (SNAPSHOT_TABLES > 0 ? `; the connection's schema snapshot: ${SNAPSHOT_TABLES} tables of 15 columns` : ''));
     const rows: Array<{
       limit: number; limitCpu: number; herald: number; cpu: number; p50: number; p99: number; api: number; apiCpu: number; perPost: number; ceiling: number; ceilingCpu: number; pg: number; ceilingPg: number;
     }> = [];
