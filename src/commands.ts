@@ -10,12 +10,11 @@ import type { Logger } from './infra/log/logger.js';
 import { flushLogs } from './infra/log/buffered-output.js';
 import { createProcessLogger } from './infra/log/process-logger.js';
 import { redactText } from './infra/log/redact.js';
-import { createDb } from './infra/db/client.js';
-import { migrate } from './infra/db/migrate.js';
-import { startProcess } from './main/runtime.js';
-import { isFleetMember, startApiFleet } from './main/api-fleet.js';
-import { resetPasswordCommand, rotateSecretKeyCommand, type Outcome } from './main/cli-admin.js';
-import { configCommand } from './main/cli-config.js';
+import type { Outcome } from './main/cli-admin.js';
+// What each command needs beyond its settings is loaded by that command (`await import`): the
+// service's modules (runtime: the store, the queues, the API and its contract) are most of a
+// start, which check-config, help and healthcheck never use (`make run` and every container
+// probe call those).
 
 const USAGE = `usage: herald <command>
 
@@ -82,12 +81,15 @@ function finish(outcome: Outcome): never {
 async function admin(args: string[]): Promise<void> {
   if (args[0] !== 'reset-password' || args.length > 2) fail(`unknown admin command${args[0] ? ` "${args.join(' ')}"` : ''}\n${USAGE}`);
   // No key is needed to reset a password: none is made either.
-  finish(await resetPasswordCommand(readSettings({ unused: NO_REDIS, files: 'none' }), args[1]));
+  const settings = readSettings({ unused: NO_REDIS, files: 'none' });
+  const { resetPasswordCommand } = await import('./main/cli-admin.js');
+  finish(await resetPasswordCommand(settings, args[1]));
 }
 
 async function rotateSecretKey(): Promise<void> {
   // The service's own key, never one made here: values re-sealed under a key no process has would be lost.
   const settings = readSettings({ unused: NO_REDIS, files: 'existing' });
+  const { rotateSecretKeyCommand } = await import('./main/cli-admin.js');
   finish(await rotateSecretKeyCommand(settings, undefined, (line) => process.stderr.write(`herald: ${line}\n`)));
 }
 
@@ -123,6 +125,7 @@ async function healthcheck(): Promise<never> {
 
 async function runMigrate(): Promise<void> {
   const { settings, logger } = setUp();
+  const [{ createDb }, { migrate }] = await Promise.all([import('./infra/db/client.js'), import('./infra/db/migrate.js')]);
   // Migrations hold a transaction and an advisory lock for as long as they take: on the direct connection.
   const { sql } = createDb(settings.databaseDirectUrl, { max: 1, applicationName: 'herald-migrate', prepare: settings.databasePrepare });
   try {
@@ -139,6 +142,7 @@ async function runMigrate(): Promise<void> {
  */
 async function startFleet(settings: Settings, logger: Logger): Promise<{ stop(): Promise<void> }> {
   const others = settings.roles.filter((r) => r !== 'api');
+  const [{ startApiFleet }, { startProcess }] = await Promise.all([import('./main/api-fleet.js'), import('./main/runtime.js')]);
   const fleet = startApiFleet(settings.apiProcesses, logger);
   const rest = others.length > 0 ? await startProcess(setUp({ SVC_ROLES: others.join(',') }).settings, logger) : undefined;
   return {
@@ -162,9 +166,10 @@ async function runRoles(command: string): Promise<void> {
     logger.error('uncaught exception: the process stops', { err });
     process.exit(1);
   });
+  const { isFleetMember } = await import('./main/api-fleet.js');
   const running = settings.apiProcesses > 1 && settings.roles.includes('api') && !isFleetMember()
     ? await startFleet(settings, logger)
-    : await startProcess(settings, logger);
+    : await (await import('./main/runtime.js')).startProcess(settings, logger);
   settleHeap((reason) => logger.warn('the heap was not settled after start-up (it idles larger)', { reason }));
   let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -219,6 +224,7 @@ async function main(): Promise<void> {
         if (err instanceof SettingsError) fail(`bad setting ${err.message} (run it with the service's settings: SVC_DATABASE_URL, SVC_REDIS_URL, and SVC_SECRET_KEY or the SVC_DATA_DIR holding its key file)`, 1);
         throw err;
       }
+      const { configCommand } = await import('./main/cli-config.js');
       finish(await configCommand(settings, createProcessLogger(settings, process.stderr), process.argv.slice(3)));
       return;
     }
