@@ -73,9 +73,11 @@ reset-password: build
 # curl (the README's examples, tests/process/readme.test.ts): ensure-services.sh installs them.
 test test-file: export HERALD_TEST_TOOLS = 1
 
-# Then the web UI: built, and its browser tests (web/tests) run in Debian's chromium.
+# Herald is built first (dist/, with the web UI): the tests that start the `herald` command start
+# the built one, as `make run` does (HERALD_TEST_BUILT, tests/support/child-process.ts; a second
+# less a start than through tsx). Then the web UI's browser tests (web/tests) in Debian's chromium.
 test: deps check-contract typecheck lint sdk
-	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test && npm run --silent build:web && npm run --silent test:web
+	@npm run --silent build && HERALD_DB_NAME=postgres $(SERVICES) && HERALD_TEST_BUILT=1 npm run --silent test && npm run --silent test:web
 
 # One test file (or several, or a Jest pattern), with the services `make test` uses; no lint/typecheck.
 test-file: deps

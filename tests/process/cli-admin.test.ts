@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { isolate, type Isolated } from '../support/isolation.js';
 import { adminDatabaseUrl, redisUrl } from '../support/env.js';
-import { killChildren, run } from '../support/child-process.js';
+import { HERALD_COMMAND, killChildren, run } from '../support/child-process.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { ADMIN, setupAdmin, signIn, type SessionClient } from '../support/identity.js';
 import { createKeyring } from '../../src/infra/crypto/keyring.js';
@@ -72,7 +72,7 @@ describe('herald check-config', () => {
         HERALD_DATA_DIR: path.join(scratch, 'make-data'), PGUSER: new URL(adminDatabaseUrl()).username || 'postgres',
         HERALD_PG_PROBE_PORT: new URL(adminDatabaseUrl()).port || '5432', HERALD_REDIS_PROBE_PORT: new URL(redisUrl()).port || '6379',
       };
-      const child = spawn('make', ['-s', 'run-built', 'HERALD=node --import tsx src/cli.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('make', ['-s', 'run-built', `HERALD=${HERALD_COMMAND}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (b: Buffer) => { stderr += b.toString('utf8'); });
       child.stdout.resume();
