@@ -10,6 +10,7 @@ import type { Logger } from './infra/log/logger.js';
 import { flushLogs } from './infra/log/buffered-output.js';
 import { createProcessLogger } from './infra/log/process-logger.js';
 import { redactText } from './infra/log/redact.js';
+import { isFleetMember, startApiFleet } from './main/api-fleet.js';
 import type { Outcome } from './main/cli-admin.js';
 // What each command needs beyond its settings is loaded by that command (`await import`): the
 // service's modules (runtime: the store, the queues, the API and its contract) are most of a
@@ -142,7 +143,7 @@ async function runMigrate(): Promise<void> {
  */
 async function startFleet(settings: Settings, logger: Logger): Promise<{ stop(): Promise<void> }> {
   const others = settings.roles.filter((r) => r !== 'api');
-  const [{ startApiFleet }, { startProcess }] = await Promise.all([import('./main/api-fleet.js'), import('./main/runtime.js')]);
+  const { startProcess } = await import('./main/runtime.js');
   const fleet = startApiFleet(settings.apiProcesses, logger);
   const rest = others.length > 0 ? await startProcess(setUp({ SVC_ROLES: others.join(',') }).settings, logger) : undefined;
   return {
@@ -166,7 +167,6 @@ async function runRoles(command: string): Promise<void> {
     logger.error('uncaught exception: the process stops', { err });
     process.exit(1);
   });
-  const { isFleetMember } = await import('./main/api-fleet.js');
   const running = settings.apiProcesses > 1 && settings.roles.includes('api') && !isFleetMember()
     ? await startFleet(settings, logger)
     : await (await import('./main/runtime.js')).startProcess(settings, logger);
