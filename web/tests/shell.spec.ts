@@ -102,3 +102,22 @@ test('the page is served with a strict Content-Security-Policy, and the UI raise
   const icon = await page.request.get(await page.locator('link[rel="icon"]').getAttribute('href') ?? '/favicon.svg');
   expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
 });
+
+test('the accessibility check fails on a serious violation, also one added after a route change in the app', async ({ page }) => {
+  await signIn(page);
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Dashboard' })).toBeVisible();
+  await checkA11y(page);
+  // A route change inside the app keeps the document (and axe in it): the check still reads the page as it is now.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click();
+  await expect(page.getByRole('heading', { name: 'Reports', level: 1 })).toBeVisible();
+  await page.evaluate(`document.querySelector('main').insertAdjacentHTML('beforeend',
+    '<img id="a11y-probe-img" src="/favicon.svg"><button id="a11y-probe-button"></button>')`);
+  const failed = await checkA11y(page).then(() => '', (e: unknown) => String(e));
+  expect(failed).toContain('image-alt');
+  expect(failed).toContain('#a11y-probe-img');
+  expect(failed).toContain('button-name');
+  expect(failed).toContain('#a11y-probe-button');
+  await page.evaluate(`document.querySelectorAll('[id^="a11y-probe"]').forEach((e) => e.remove())`);
+  await checkA11y(page);
+});
