@@ -121,3 +121,17 @@ test('the accessibility check fails on a serious violation, also one added after
   await page.evaluate(`document.querySelectorAll('[id^="a11y-probe"]').forEach((e) => e.remove())`);
   await checkA11y(page);
 });
+
+test('a page still loading is accessible: its spinner is announced as loading', async ({ page }) => {
+  await signIn(page);
+  // The channels' list is held until the check has seen the page waiting for it.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  await page.route((url) => url.pathname === '/api/v1/channels', async (route) => { await held; await route.continue(); });
+  await page.goto('/channels');
+  await expect(page.getByRole('heading', { level: 1, name: 'Channels' })).toBeVisible();
+  await expect(page.getByRole('status', { name: /Loading/ })).toBeVisible();
+  await checkA11y(page);
+  release();
+  await expect(page.getByRole('status', { name: /Loading/ })).toHaveCount(0);
+});

@@ -5,19 +5,18 @@
  */
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { Center, Loader } from '@mantine/core';
+import { Center } from '@mantine/core';
 import { useMe, useSetupStatus } from '../api/session';
 import { ProblemAlert } from '../components/ProblemAlert';
-import { useT } from '../i18n';
+import { Loading } from '../components/Loading';
 
 export function RequireSession({ children }: { children: ReactNode }) {
   const me = useMe();
   const setup = useSetupStatus();
   const location = useLocation();
-  const t = useT();
   if (me.isError) return <ProblemAlert error={me.error} onRetry={() => void me.refetch()} />;
   if (me.isPending || (me.data === null && setup.isPending)) {
-    return <Center h="100vh"><Loader aria-label={t('app.loading')} /></Center>;
+    return <Center h="100vh"><Loading /></Center>;
   }
   if (me.data === null) {
     if (setup.data?.needs_setup) return <Navigate to="/setup" replace />;

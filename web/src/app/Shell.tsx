@@ -1,6 +1,6 @@
 /** The signed-in frame: header (menu, bell, account), navigation by role, the page. */
 import { Suspense } from 'react';
-import { AppShell, Burger, Center, Group, Loader, Menu, NavLink, ScrollArea, Text, UnstyledButton } from '@mantine/core';
+import { AppShell, Burger, Center, Group, Menu, NavLink, ScrollArea, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
@@ -10,6 +10,7 @@ import { atLeast, useCurrentUser } from '../api/session';
 import { useLiveEvents } from '../api/events';
 import { useT } from '../i18n';
 import { features, type NavItem } from './feature';
+import { Loading } from '../components/Loading';
 
 const navItems: NavItem[] = features.flatMap((f) => f.nav ?? []).sort((a, b) => a.order - b.order);
 const headerParts = features.flatMap((f) => f.header ?? []).sort((a, b) => a.order - b.order);
@@ -83,7 +84,7 @@ export function Shell() {
         <ScrollArea><Navigation onNavigate={close} /></ScrollArea>
       </AppShell.Navbar>
       <AppShell.Main id="main">
-        <Suspense fallback={<Center p="xl"><Loader aria-label={t('app.loading')} /></Center>}>
+        <Suspense fallback={<Center p="xl"><Loading /></Center>}>
           <Outlet />
         </Suspense>
       </AppShell.Main>

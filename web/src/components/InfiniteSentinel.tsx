@@ -3,8 +3,9 @@
  * as a button for keyboards and screen readers (and when the observer is not there).
  */
 import { useEffect, useRef } from 'react';
-import { Button, Center, Loader, Text } from '@mantine/core';
+import { Button, Center, Text } from '@mantine/core';
 import { useT } from '../i18n';
+import { Loading } from './Loading';
 
 export function InfiniteSentinel({ hasNext, loading, onMore, endText }: {
   hasNext: boolean; loading: boolean; onMore: () => void; endText?: string;
@@ -21,7 +22,7 @@ export function InfiniteSentinel({ hasNext, loading, onMore, endText }: {
   if (!hasNext && !loading && !endText) return null;
   return (
     <Center ref={ref} py="md" data-testid="list-end">
-      {loading ? <Loader size="sm" aria-label={t('app.loading')} />
+      {loading ? <Loading size="sm" />
         : hasNext ? <Button variant="subtle" onClick={onMore}>{t('app.loadMore')}</Button>
           : endText ? <Text size="sm" c="dimmed">{endText}</Text> : null}
     </Center>

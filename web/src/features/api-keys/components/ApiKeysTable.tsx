@@ -1,6 +1,6 @@
 /** The keys, newest first: name and prefix, owner, scope, dates, state, and Revoke. */
 import { useState } from 'react';
-import { Anchor, Badge, Button, Center, Code, Loader, Paper, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
+import { Anchor, Badge, Button, Center, Code, Paper, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { Link } from 'react-router';
 import { ConfirmDialog } from '../../../components/ConfirmDialog';
@@ -11,6 +11,7 @@ import { useT } from '../../../i18n';
 import { useUserNames } from '../../users/hooks';
 import { useApiKeys, useRevokeApiKey, type ApiKey } from '../hooks';
 import { keyState, type KeyState } from '../utils/keys';
+import { Loading } from '../../../components/Loading';
 
 const STATE_COLOURS: Record<KeyState, string> = { active: 'green', revoked: 'gray', expired: 'yellow' };
 
@@ -20,7 +21,7 @@ export function ApiKeysTable({ ownerId }: { ownerId: string | undefined }) {
   const nameOf = useUserNames();
   const revoke = useRevokeApiKey();
   const [asking, setAsking] = useState<ApiKey | null>(null);
-  if (list.isPending) return <Center p="md"><Loader size="sm" aria-label={t('app.loading')} /></Center>;
+  if (list.isPending) return <Center p="md"><Loading size="sm" /></Center>;
   if (list.isError) return <ProblemAlert error={list.error} onRetry={() => void list.refetch()} />;
   const rows = list.data.pages.flatMap((p) => p.items);
   if (rows.length === 0) return <Paper withBorder><EmptyState title={ownerId ? t('apiKeys.emptyOwner') : t('apiKeys.empty')} /></Paper>;

@@ -1,6 +1,6 @@
 /** The events, newest first, each row opening to its details; "Load more" follows the cursor. */
 import { Fragment, useState } from 'react';
-import { Anchor, Badge, Button, Center, Loader, Paper, Stack, Table, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Center, Paper, Stack, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { EmptyState } from '../../../components/EmptyState';
 import { ProblemAlert } from '../../../components/ProblemAlert';
@@ -10,6 +10,7 @@ import { useUserNames } from '../../users/hooks';
 import { useSecurityEvents, type SecurityEvent } from '../hooks';
 import type { AuditFilters } from '../utils/filters';
 import { EventDetails } from './EventDetails';
+import { Loading } from '../../../components/Loading';
 
 const COLUMNS = 7;
 
@@ -28,7 +29,7 @@ export function AuditTable({ filters }: { filters: AuditFilters }) {
   const events = useSecurityEvents(filters);
   const nameOf = useUserNames();
   const [open, setOpen] = useState<Set<string>>(new Set());
-  if (events.isPending) return <Center p="md"><Loader size="sm" aria-label={t('app.loading')} /></Center>;
+  if (events.isPending) return <Center p="md"><Loading size="sm" /></Center>;
   if (events.isError) return <ProblemAlert error={events.error} onRetry={() => void events.refetch()} />;
   const rows = events.data.pages.flatMap((p) => p.items);
   if (rows.length === 0) return <Paper withBorder><EmptyState title={t('audit.empty')} /></Paper>;

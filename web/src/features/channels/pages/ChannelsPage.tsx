@@ -1,5 +1,5 @@
 /** /channels: every channel by name, with its type, health and latest attempt; "Add channel" for admins. */
-import { Button, Center, Group, Loader, Table, Text } from '@mantine/core';
+import { Button, Center, Group, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { useCan } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
@@ -11,6 +11,7 @@ import { Time } from '../../../components/Time';
 import { useT } from '../../../i18n';
 import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { useChannelList, useChannelTypeName, type Channel } from '../hooks';
+import { Loading } from '../../../components/Loading';
 
 function ChannelRow({ channel, typeName }: { channel: Channel; typeName: (type: string) => string }) {
   const t = useT();
@@ -43,7 +44,7 @@ export function ChannelsPage() {
     <>
       <PageHeader title={t('channels.title')} actions={canAdd && channels.length > 0 && add} />
       {list.isError && <ProblemAlert error={list.error} onRetry={() => void list.refetch()} />}
-      {list.isPending && <Center p="md"><Loader size="sm" aria-label={t('app.loading')} /></Center>}
+      {list.isPending && <Center p="md"><Loading size="sm" /></Center>}
       {list.isSuccess && channels.length === 0 && (
         <EmptyState title={t('channels.empty')}>
           <Text size="sm">{t(canAdd ? 'channels.emptyHelp' : 'channels.emptyAskAdmin')}</Text>

@@ -3,7 +3,7 @@
  * an import or the configuration directory manages (with Detach and Attach).
  */
 import { useState } from 'react';
-import { Checkbox, Loader, SegmentedControl, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Checkbox, SegmentedControl, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { EmptyState } from '../../../components/EmptyState';
 import { QueryState } from '../../../components/QueryState';
 import { useT } from '../../../i18n';
@@ -11,6 +11,7 @@ import { useManagement, useResources, type ResourceRow } from '../hooks';
 import { CONFIG_KINDS, type ConfigKind } from '../utils/exportBody';
 import { ExportPanel } from './ExportPanel';
 import { ManagedBadge } from './ManagedBadge';
+import { Loading } from '../../../components/Loading';
 
 export function ResourcesSection() {
   const t = useT();
@@ -60,7 +61,7 @@ function ResourceLine({ row, chosen, onChoose }: { row: ResourceRow; chosen: boo
       <Table.Td>{row.name}</Table.Td>
       <Table.Td><Text size="sm" ff="monospace">{row.key}</Text></Table.Td>
       <Table.Td>
-        {managed.isPending ? <Loader size="xs" aria-label={t('app.loading')} />
+        {managed.isPending ? <Loading size="xs" />
           : managed.data ? <ManagedBadge kind={row.kind} id={row.id} name={row.name} managed={managed.data} actions />
             : <Text size="sm">{t('config.resources.notManaged')}</Text>}
       </Table.Td>

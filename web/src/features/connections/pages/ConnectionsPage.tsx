@@ -1,5 +1,5 @@
 /** /connections: every connection by name, with its type, database, when its schema was read, and whether configuration manages it. */
-import { Anchor, Button, Center, Group, Loader, Table, Text } from '@mantine/core';
+import { Anchor, Button, Center, Group, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { useCan } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
@@ -10,6 +10,7 @@ import { Time } from '../../../components/Time';
 import { useT } from '../../../i18n';
 import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { useConnectionList, useConnectorName, type Connection } from '../hooks';
+import { Loading } from '../../../components/Loading';
 
 function ConnectionRow({ connection }: { connection: Connection }) {
   const t = useT();
@@ -41,7 +42,7 @@ export function ConnectionsPage() {
     <>
       <PageHeader title={t('connections.title')} actions={admin && <Button component={Link} to="/connections/new">{t('connections.add')}</Button>} />
       {list.isError && <ProblemAlert error={list.error} onRetry={() => void list.refetch()} />}
-      {list.isPending && <Center p="md"><Loader size="sm" aria-label={t('app.loading')} /></Center>}
+      {list.isPending && <Center p="md"><Loading size="sm" /></Center>}
       {list.isSuccess && connections.length === 0 && (
         <EmptyState title={t('connections.empty')}>
           {admin ? (

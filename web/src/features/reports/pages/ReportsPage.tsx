@@ -1,5 +1,5 @@
 /** /reports: every report by title, with its schedule, next and last run, and paused state. */
-import { Badge, Button, Center, Group, Loader, SegmentedControl, Table, Text } from '@mantine/core';
+import { Badge, Button, Center, Group, SegmentedControl, Table, Text } from '@mantine/core';
 import { Link, useSearchParams } from 'react-router';
 import { ManagedBadge } from '../../config/components/ManagedBadge';
 import { useCan } from '../../../api/session';
@@ -11,6 +11,7 @@ import { StatusBadge } from '../../../components/StatusBadge';
 import { Time } from '../../../components/Time';
 import { useT } from '../../../i18n';
 import { useReportList, type Report } from '../hooks';
+import { Loading } from '../../../components/Loading';
 
 const FILTERS = ['all', 'scheduled', 'paused'] as const;
 
@@ -52,7 +53,7 @@ export function ReportsPage() {
         data={FILTERS.map((f) => ({ value: f, label: t(`reports.filter.${f}`) }))}
         onChange={(v) => setParams(v === 'all' ? {} : { state: v }, { replace: true })} />
       {list.isError && <ProblemAlert error={list.error} onRetry={() => void list.refetch()} />}
-      {list.isPending && <Center p="md"><Loader size="sm" aria-label={t('app.loading')} /></Center>}
+      {list.isPending && <Center p="md"><Loading size="sm" /></Center>}
       {list.isSuccess && reports.length === 0 && (
         <EmptyState title={t(filter === 'all' ? 'reports.empty' : 'reports.emptyFiltered')}>
           {canEdit && filter === 'all' && <Text size="sm">{t('reports.emptyHelp')}</Text>}

@@ -3,12 +3,13 @@
  * (or a reload) opens the same section. Admins only: others see why, and no admin call is made.
  */
 import { lazy, Suspense, type ComponentType } from 'react';
-import { Center, Loader, Tabs } from '@mantine/core';
+import { Center, Tabs } from '@mantine/core';
 import { Navigate, useNavigate, useParams } from 'react-router';
 import { useCan } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useT } from '../../../i18n';
+import { Loading } from '../../../components/Loading';
 
 const SECTIONS: Record<string, ComponentType> = {
   workspace: lazy(async () => ({ default: (await import('../components/WorkspaceSection')).WorkspaceSection })),
@@ -38,7 +39,7 @@ export function SettingsPage() {
         {Object.keys(SECTIONS).map((s) => (
           <Tabs.Panel key={s} value={s}>
             {s === section && (
-              <Suspense fallback={<Center p="xl"><Loader size="sm" aria-label={t('app.loading')} /></Center>}>
+              <Suspense fallback={<Center p="xl"><Loading size="sm" /></Center>}>
                 <Section />
               </Suspense>
             )}

@@ -1,5 +1,5 @@
 /** The members, ordered by name, with their role, state, second factor and last sign-in. */
-import { Anchor, Button, Center, Loader, Paper, Stack, Table, Text } from '@mantine/core';
+import { Anchor, Button, Center, Paper, Stack, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { useCurrentUser } from '../../../api/session';
 import { EmptyState } from '../../../components/EmptyState';
@@ -8,12 +8,13 @@ import { Time } from '../../../components/Time';
 import { useT } from '../../../i18n';
 import { useUsers } from '../hooks';
 import { AccountBadges, RoleBadge } from './UserBadges';
+import { Loading } from '../../../components/Loading';
 
 export function UsersTable() {
   const t = useT();
   const me = useCurrentUser();
   const users = useUsers();
-  if (users.isPending) return <Center p="md"><Loader size="sm" aria-label={t('app.loading')} /></Center>;
+  if (users.isPending) return <Center p="md"><Loading size="sm" /></Center>;
   if (users.isError) return <ProblemAlert error={users.error} onRetry={() => void users.refetch()} />;
   const rows = users.data.pages.flatMap((p) => p.items);
   if (rows.length === 0) return <EmptyState title={t('users.empty')} />;
