@@ -134,9 +134,10 @@ export interface RunEngineStore {
   claim(runId: string, now: Date, steps?: RunStep[]): Promise<{ run: RunRecord; source: RunSource | undefined } | undefined>;
   /**
    * The worker's last statement: `finish` with `events` (built from the record after: the
-   * caller knows it) written by the same statement only when the run was ended here.
+   * caller knows it) written by the same statement only when the run was ended here. True when
+   * it was ended here; false when it was gone, finished or taken again.
    */
-  end(runId: string, attempt: number, outcome: RunOutcome, events: readonly ChangeEvent[]): Promise<RunRecord | undefined>;
+  end(runId: string, attempt: number, outcome: RunOutcome, events: readonly ChangeEvent[]): Promise<boolean>;
   /**
    * In one read: the report's pinned query version or its query's current one (undefined when
    * gone), the connection it runs on (undefined when gone), and whether the report has
@@ -165,9 +166,9 @@ export interface RunEngineStore {
    * saves the progress and marks it delivering (it stays running, no longer held by a worker:
    * start, the lease sweep and markLost leave it alone), plans its attempts (pending, each naming
    * its job) and writes the run.updated event of the record after, committed together.
-   * Undefined (nothing written) when the run is no longer running in attempt `attempt`.
+   * False (nothing written) when the run is no longer running in attempt `attempt`.
    */
-  handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]): Promise<RunRecord | undefined>;
+  handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]): Promise<boolean>;
   /** Whether the run row still exists. */
   exists(runId: string): Promise<boolean>;
   /** The report's title and query, and the email of who queued the run (for deliveries); undefined when gone. */

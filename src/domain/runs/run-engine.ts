@@ -198,9 +198,9 @@ export function createRunEngine(deps: RunEngineDeps) {
       return;
     }
     const seconds = Math.max(0, (finishedAt.getTime() - startedMs) / 1000);
-    deps.metrics.finished(ended.status, ended.trigger, seconds);
-    if (ended.error) log.warn('run finished', { status: ended.status, error_code: ended.error.code, error: ended.error.message, seconds });
-    else log.info('run finished', { status: ended.status, rows: ended.rowCount, seconds });
+    deps.metrics.finished(outcome.status, run.trigger, seconds);
+    if (outcome.error) log.warn('run finished', { status: outcome.status, error_code: outcome.error.code, error: outcome.error.message, seconds });
+    else log.info('run finished', { status: outcome.status, rows: progress.rowCount ?? null, seconds });
   }
 
   /**
@@ -225,7 +225,7 @@ export function createRunEngine(deps: RunEngineDeps) {
     } catch (err) {
       log.warn('the run\'s deliveries could not be queued now; the sweep queues them', { err, deliveries: attempts.length });
     }
-    log.info('run delivering', { deliveries: attempts.length, rows: handed.rowCount });
+    log.info('run delivering', { deliveries: attempts.length, rows: progress.rowCount ?? null });
   }
 
   /** The steps of one run; answers its outcome, or throws (a RunFailure, a DomainError, an abort). */

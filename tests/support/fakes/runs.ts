@@ -64,11 +64,11 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
     return { run, source: await this.source(run.reportId) };
   }
 
-  async end(runId: string, attempt: number, outcome: RunOutcome, events: readonly ChangeEvent[]): Promise<RunRecord | undefined> {
+  async end(runId: string, attempt: number, outcome: RunOutcome, events: readonly ChangeEvent[]): Promise<boolean> {
     this.statements += 1;
     const run = await this.finish(runId, attempt, outcome);
     if (run) await this.repos.outbox?.add(events);
-    return run;
+    return run !== undefined;
   }
 
   async source(reportId: string): Promise<RunSource | undefined> {
@@ -124,14 +124,14 @@ export class FakeRunEngineStore implements RunEngineStore, Transactional {
   /** Attempts planned by hand-overs, in order. */
   readonly planned: PlannedAttempt[] = [];
 
-  async handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]): Promise<RunRecord | undefined> {
+  async handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]): Promise<boolean> {
     this.statements += 1;
     const held = this.holding(runId, attempt);
-    if (!held || held.deliveringSince) return undefined;
+    if (!held || held.deliveringSince) return false;
     const run = this.runs.put({ ...held, ...progress, deliveringSince: now });
     this.planned.push(...attempts);
     await this.repos.outbox?.add([runUpdated(run)]);
-    return run;
+    return true;
   }
 
   async exists(runId: string): Promise<boolean> {

@@ -59,12 +59,12 @@ const END_SQL = `with t as (
     update runs set ${PROGRESS_COLUMNS},
       status = $2::text, finished_at = $3::timestamptz, updated_at = $3::timestamptz, error_code = $4::text, error_message = $5::text
     where id = $6::uuid and status in (${quoted(RUN_WRITES.finish.from)}) and attempts = $7::int
-    returning *),
+    returning id),
   announced as (insert into events (type, data, user_id)
     select e.type, e.data, e.user_id from rows from (jsonb_to_recordset($8::jsonb) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, n)
     where exists (select 1 from t) order by e.n),
   ${keptResult(9)}
-  select * from t`;
+  select t.id from t`;
 /**
  * $1 progress (jsonb text), $2 now, $3 run id, $4 attempt, $5 the attempts (jsonb text: id,
  * delivery_id, channel_id, channel_name, channel_type, position, job_id), $6 the result file kept
@@ -75,7 +75,7 @@ const HAND_OVER_SQL = `with t as (
     update runs set ${PROGRESS_COLUMNS},
       delivering_since = $2::timestamptz, updated_at = $2::timestamptz, heartbeat_at = clock_timestamp()
     where id = $3::uuid and status = 'running' and attempts = $4::int and delivering_since is null
-    returning *),
+    returning id, report_id, status, trigger, finished_at, error_code),
   planned as (
     insert into delivery_attempts (id, run_id, delivery_id, channel_id, channel_name, channel_type, position, status, job_id, created_at, updated_at)
     select a.id, t.id, a.delivery_id, a.channel_id, a.channel_name, a.channel_type, a.position, '${ATTEMPT_WRITES.plan.to[0]}', a.job_id,
@@ -85,7 +85,7 @@ const HAND_OVER_SQL = `with t as (
     on conflict (run_id, delivery_id) do nothing),
   announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t),
   ${keptResult(6)}
-  select * from t`;
+  select t.id from t`;
 /** A result kept in the store is written by the run's end or hand-over statement only. */
 const keptByEndOnly = (p: RunProgress) => {
   if (p.resultInline) throw new Error('a result kept in the store is written by end or handOver, not by this write');
@@ -155,8 +155,9 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
 
     /**
      * Ends the run's attempt (as `finish`) and writes its events in the same statement (the
-     * outbox rows commit with the change, only when the run was ended here); the record after.
-     * A prepared statement of the store's client (never inside a unit of work; unnamed under
+     * outbox rows commit with the change, only when the run was ended here); whether it was ended
+     * here. Only the run's id comes back: the caller knows the record after (a whole run row, its
+     * steps, columns and sample parsed on every run, was read for nothing). A prepared statement of the store's client (never inside a unit of work; unnamed under
      * SVC_DATABASE_PREPARE=false): the progress is
      * one jsonb parameter, whose absent keys leave their columns as they are.
      */
@@ -166,14 +167,13 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
         JSON.stringify(progress), outcome.status, outcome.finishedAt.toISOString(), outcome.error?.code ?? null, outcome.error?.message ?? null,
         runId, attempt, eventsParameter(list), outcome.resultInline ?? null,
       ], { prepare: true });
-      const raw = rows[0];
-      return raw ? runRecordOf(runRowOf(raw)) : undefined;
+      return rows.length > 0;
     },
 
     /**
      * The run's deliveries handed over in one statement (its progress and delivering mark, its
-     * attempts planned and its run.updated event): the record after, or
-     * undefined when the run is no longer running in attempt `attempt`. A prepared statement of
+     * attempts planned and its run.updated event): whether it was handed over here (false when the
+     * run is no longer running in attempt `attempt`). A prepared statement of
      * the store's client, like claim and end; the event is numbered by the relays.
      */
     async handOver(runId: string, attempt: number, progress: RunProgress, now: Date, attempts: readonly PlannedAttempt[]) {
@@ -184,8 +184,7 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
         }))),
         progress.resultInline ?? null,
       ], { prepare: true });
-      const raw = rows[0];
-      return raw ? runRecordOf(runRowOf(raw)) : undefined;
+      return rows.length > 0;
     },
 
     /**
