@@ -51,7 +51,7 @@ interface AxeInPage {
  * axe-core is put into a document once (a navigation makes a new one; the app's own route changes
  * keep it) and run there with `axe.run`. `AxeBuilder.analyze()` injected its 600 kB into the page
  * twice on every call and opened a blank page to finish each run (`axe.finishRun`, for cross-origin
- * frames, which Herald's pages have none of): about half of every check's 2–4 s, on 117 checks.
+ * frames, which Herald's pages have none of): about half of every check's 2–4 s, on 121 checks.
  * `resultTypes: ['violations']` trims the details of the passes only; every rule still runs.
  */
 export async function checkA11y(page: Page): Promise<void> {
