@@ -35,10 +35,16 @@ afterAll(async () => {
 /** Sleeps `ms` first, then reads: the statement's snapshot is taken when it starts, before the sleep. */
 const SLOW = 'select pg_sleep($2::int / 1000.0) as slept, (select v from t where id = $1::int) as v';
 
-/** Until the store shows the slow statement running (its snapshot taken). */
+/**
+ * Until the store shows the slow statement sleeping, so its snapshot is taken. `state = 'active'`
+ * alone is not enough: a backend is active from the statement's Bind, before the executor takes
+ * its snapshot, and on a loaded machine a write committed in that gap was seen by the "first" read
+ * (CI-like load, three jest workers, met it once).
+ */
 async function running(): Promise<void> {
   for (let i = 0; i < 500; i += 1) {
-    const [row] = await pg.admin(`select count(*)::int as n from pg_stat_activity where state = 'active' and query like 'select pg_sleep($2%'`);
+    const [row] = await pg.admin(`select count(*)::int as n from pg_stat_activity
+      where state = 'active' and wait_event = 'PgSleep' and query like 'select pg_sleep($2%'`);
     if ((row as { n: number }).n > 0) return;
     await new Promise((r) => setTimeout(r, 10));
   }
