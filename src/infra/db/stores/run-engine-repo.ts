@@ -157,9 +157,9 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
      * Ends the run's attempt (as `finish`) and writes its events in the same statement (the
      * outbox rows commit with the change, only when the run was ended here); whether it was ended
      * here. Only the run's id comes back: the caller knows the record after (a whole run row, its
-     * steps, columns and sample parsed on every run, was read for nothing). A prepared statement of the store's client (never inside a unit of work; unnamed under
-     * SVC_DATABASE_PREPARE=false): the progress is
-     * one jsonb parameter, whose absent keys leave their columns as they are.
+     * steps, columns and sample parsed on every run, was read for nothing). A prepared statement
+     * of the store's client (never inside a unit of work; unnamed under SVC_DATABASE_PREPARE=false):
+     * the progress is one jsonb parameter, whose absent keys leave their columns as they are.
      */
     async end(runId: string, attempt: number, outcome: RunOutcome, list: readonly ChangeEvent[]) {
       const progress = columnsOf(outcome);
