@@ -84,11 +84,14 @@ async function whileLocked(table: string, during: (released: () => boolean) => P
   const holder = postgres({ host: db.config.host, port: db.config.port, database: db.config.database, username: db.config.username, max: 1, onnotice: () => undefined });
   try {
     let released = false;
+    let held!: () => void;
+    const taken = new Promise<void>((resolve) => { held = resolve; });
     const locked = holder.begin(async (tx) => {
       await tx.unsafe(`lock table ${table} in access exclusive mode`);
+      held(); // the lock is surely taken only now: a fixed wait raced the holder's connecting on a busy machine
       await new Promise((resolve) => setTimeout(resolve, 3000));
     }).finally(() => { released = true; });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await Promise.race([taken, locked]);
     await during(() => released);
     await locked;
   } finally {
