@@ -660,7 +660,9 @@ pgbouncer_quiet_service() {
 # dependencies-down.test.ts runs its own), curl (tests/process/readme.test.ts
 # runs the README's examples) and libfaketime (tests/process/scheduler-faults.test.ts
 # runs a scheduler whose clock is ahead) and Debian's chromium (the web UI's browser tests
-# under web/tests drive it with Playwright, which cannot download browsers here) and
+# under web/tests drive it with Playwright, which cannot download browsers here; its
+# chromium-headless-shell, the same engine without the browser's windowing, is what they
+# run when it is there: half the CPU of the full browser headless, see web/playwright.config.ts) and
 # pgbouncer (tests/integration/pgbouncer.test.ts runs the store through its own, in
 # transaction pooling; the package's own service is stopped, see pgbouncer_quiet_service).
 # Never fatal: without them, those tests say what is missing.
@@ -672,6 +674,7 @@ ensure_test_tools() {
   find_faketime || missing+=(faketime)
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   find_pgbouncer || missing+=(pgbouncer)
+  [[ -x /usr/bin/chromium-headless-shell ]] || missing+=(chromium-headless-shell)
   ((${#missing[@]} > 0)) || return 0
   if ! is_root; then
     log "warning: the tests need ${missing[*]}, which is not installed (apt-get install ${missing[*]})"
@@ -684,10 +687,15 @@ ensure_test_tools() {
   find_faketime || missing+=(faketime)
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   find_pgbouncer || missing+=(pgbouncer)
-  ((${#missing[@]} > 0)) || return 0
-  log "installing what the tests run: ${missing[*]}"
-  apt_install "${missing[@]}" || log "warning: apt-get install ${missing[*]} failed"
-  if [[ " ${missing[*]} " == *" pgbouncer "* ]] && find_pgbouncer; then pgbouncer_quiet_service; fi
+  if ((${#missing[@]} > 0)); then
+    log "installing what the tests run: ${missing[*]}"
+    apt_install "${missing[@]}" || log "warning: apt-get install ${missing[*]} failed"
+    if [[ " ${missing[*]} " == *" pgbouncer "* ]] && find_pgbouncer; then pgbouncer_quiet_service; fi
+  fi
+  # Apart, as older Debian releases have no such package: the browser tests then run chromium itself.
+  if [[ ! -x /usr/bin/chromium-headless-shell ]]; then
+    apt_install chromium-headless-shell || log "warning: no chromium-headless-shell; the browser tests run /usr/bin/chromium (slower)"
+  fi
 }
 
 # ---------------------------------------------------------------- MariaDB ---
