@@ -29,7 +29,7 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
  * first line in its description, so Swagger UI and SDK generators show what answers 501.
  * openapi.yaml itself stays unmarked.
  */
-export function servedDocument(document: Document, publicUrl: string, notImplemented: ReadonlySet<string>): { yaml: string; json: string } {
+export function servedDocument(document: Document, publicUrl: string, notImplemented: ReadonlySet<string>): { readonly yaml: string; readonly json: string } {
   // A JSON copy (not structuredClone): plain objects of this realm, which the YAML dumper accepts.
   const served = JSON.parse(JSON.stringify(document)) as Document;
   served.servers = [{ url: publicUrl, description: 'this instance' }];
@@ -42,7 +42,13 @@ export function servedDocument(document: Document, publicUrl: string, notImpleme
       op.description = op.description ? `${NOT_BUILT_NOTE}\n\n${op.description}` : NOT_BUILT_NOTE;
     }
   }
-  return { yaml: dumpYaml(served, { lineWidth: -1, noRefs: true }), json: JSON.stringify(served) };
+  // The YAML is written when first asked for: dumping the whole document took ~130 ms of every
+  // API process's start-up (and of every test file that starts one), for an address few fetch.
+  let yaml: string | undefined;
+  return {
+    get yaml() { yaml ??= dumpYaml(served, { lineWidth: -1, noRefs: true }); return yaml; },
+    json: JSON.stringify(served),
+  };
 }
 
 const INDEX = `<!doctype html>
@@ -108,7 +114,7 @@ export const isDescriptionPath = (path: string): boolean => {
   return p === DESCRIPTION_PATHS.yaml || p === DESCRIPTION_PATHS.json;
 };
 
-export function docsRouter(spec: { yaml: string; json: string }, knownCodes: () => string[], pagePolicy: string): Router {
+export function docsRouter(spec: { readonly yaml: string; readonly json: string }, knownCodes: () => string[], pagePolicy: string): Router {
   const router = express.Router();
   router.get(DESCRIPTION_PATHS.yaml, (_req, res) => { res.type('application/yaml').send(spec.yaml); });
   router.get(DESCRIPTION_PATHS.json, (_req, res) => { res.type('application/json').send(spec.json); });
