@@ -7,8 +7,8 @@
  * /usr/bin/chromium, without the full browser's windowing and compositing (what Playwright itself
  * runs for headless tests). The full browser in its headless mode took twice the CPU for the same
  * pages: ten sign-ins and loads of /reports, 64.6 s of the machine's CPU against 31.7 (its page
- * renderers 27.8 s against 8.6), and the whole suite 11–14 minutes against 7 (README, "The web
- * UI"). HERALD_CHROMIUM names another (HERALD_CHROMIUM=/usr/bin/chromium for the full one).
+ * renderers 27.8 s against 8.6), and the whole suite 10.5 minutes against 7.0 (README, "The
+ * web UI"). HERALD_CHROMIUM names another (HERALD_CHROMIUM=/usr/bin/chromium for the full one).
  */
 import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
