@@ -20,6 +20,8 @@ let editor: SessionClient;
 let src: PostgresSource;
 let store: postgres.Sql;
 let connectionId: string;
+/** Lets go of the table the slow runs read (at the latest in afterAll, should the test fail first). */
+let letGo: () => void = () => undefined;
 
 beforeAll(async () => {
   redis = await privateRedis();
@@ -27,11 +29,15 @@ beforeAll(async () => {
   h = await startHerald({ env: { SVC_REDIS_URL: redis.url } }); // the API only
   const admin = await setupAdmin(h);
   editor = await createSignedInUser(h, admin, { name: 'Edna', email: 'edna@example.com', role: 'editor' });
-  src = await createPostgresSource(async () => undefined);
+  src = await createPostgresSource(async (sql) => {
+    await sql`create table gate (n int)`;
+    await sql`insert into gate values (1)`;
+  });
   connectionId = (await admin.post('/api/v1/connections').send(src.connection('Src')).expect(201)).body.id as string;
   store = postgres(h.iso.databaseUrl, { max: 2, onnotice: () => undefined });
 }, 60_000);
 afterAll(async () => {
+  letGo();
   await killChildren();
   await store.end();
   await h.stop();
@@ -55,8 +61,19 @@ function alive(p: Herald): void {
 
 it('runs executing when Redis loses its data finish success on their first attempt; the sweep leaves them alone', async () => {
   const worker = herald(['worker'], settings({ SVC_WORKER_CONCURRENCY: '4' }));
-  // Long enough for a scheduler process to start on a loaded machine while they still execute.
-  const slow = await reportOf('Slow', 'select pg_sleep(20) as slept, 7 as answer');
+  // The runs read a table this test holds locked: they execute until it lets go, after the
+  // scheduler has started and swept, however long a loaded machine takes (a fixed 20 s sleep
+  // before, which every run of the suite waited out).
+  const slow = await reportOf('Slow', 'select n as slept, 7 as answer from gate');
+  const gateOpen = new Promise<void>((resolve) => { letGo = resolve; });
+  let taken!: () => void;
+  const locked = new Promise<void>((resolve) => { taken = resolve; });
+  const holding = src.sql.begin(async (tx) => {
+    await tx`lock table gate in access exclusive mode`;
+    taken();
+    await gateOpen;
+  });
+  await Promise.race([locked, holding]);
   const runIds: string[] = [];
   for (let i = 0; i < 3; i += 1) runIds.push((await editor.post(`/api/v1/reports/${slow}/run`).send({ deliver: false }).expect(202)).body.id as string);
   await until(async () => { alive(worker); return (await states(runIds)).every((r) => r.status === 'running'); }, 'the runs to start', 60_000, 100);
@@ -72,6 +89,8 @@ it('runs executing when Redis loses its data finish success on their first attem
   // Let it tick (and sweep) a few times while the runs still execute.
   await new Promise((r) => setTimeout(r, 3000));
   expect((await states(runIds)).map((r) => r.status)).toEqual(['running', 'running', 'running']);
+  letGo();
+  await holding;
 
   await until(async () => { alive(worker); return (await states(runIds)).every((r) => !['pending', 'running'].includes(r.status)); }, 'the runs to finish', 60_000, 200);
   for (const r of await states(runIds)) expect(r).toMatchObject({ status: 'success', attempts: 1, error_code: null });
