@@ -101,21 +101,27 @@ export function createRelay(deps: RelayDeps): Relay {
     if (stopped) return;
     if (running) { again = true; return; }
     running = (async () => {
-      do {
-        // Woken while lingering: this pass takes what those wakes were for (stop() ends the linger
-        // early: the pass still runs, as a pass under way when it was called does).
-        const wait = lastStart + lingerMs - performance.now();
-        if (wait > 0) await linger(wait);
-        again = false;
-        lastStart = performance.now();
-        try {
-          await pass();
-        } catch (err) {
-          deps.onError(err);
-          return; // the next wake or the timer tries again
-        }
-      } while (again && !stopped);
-    })().finally(() => { running = undefined; });
+      try {
+        do {
+          // Woken while lingering: this pass takes what those wakes were for (stop() ends the
+          // linger early: the pass still runs, as a pass under way when it was called does).
+          const wait = lastStart + lingerMs - performance.now();
+          if (wait > 0) await linger(wait);
+          again = false;
+          lastStart = performance.now();
+          try {
+            await pass();
+          } catch (err) {
+            deps.onError(err);
+            return; // the next wake or the timer tries again
+          }
+        } while (again && !stopped);
+      } finally {
+        // In the same step as the last look at `again` (a .finally() on the promise would run a
+        // microtask later, and a wake between the two would be lost until the timer's).
+        running = undefined;
+      }
+    })();
   };
 
   /**
