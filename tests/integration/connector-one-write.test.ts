@@ -17,6 +17,7 @@ import { createTypeCatalog } from '../../src/plugins/postgres/types.js';
 import { transactionSettings } from '../../src/plugins/postgres/client.js';
 import type { CellValue, ConnectorSession, RowStream } from '../../src/domain/plugins/connector.js';
 import { collect, createPgScratch, noSignal, outcome, type ScratchDb } from '../support/connector-dbs.js';
+import { holdTableLock } from '../support/table-lock.js';
 
 let db: ScratchDb;
 let session: ConnectorSession;
@@ -76,24 +77,19 @@ const simpleQueries = (chunks: Buffer[]): string[] => {
 };
 
 /**
- * Another session holds `table` in ACCESS EXCLUSIVE mode for 3 s (a statement on it waits);
- * `during` runs meanwhile and is told whether the lock was let go yet.
+ * Runs `during` while another session holds `table` locked (for at most 3 s, so a statement that
+ * waits for the lock still ends, and `released()` then says it waited).
  */
 async function whileLocked(table: string, during: (released: () => boolean) => Promise<void>): Promise<void> {
   const { default: postgres } = await import('postgres');
   const holder = postgres({ host: db.config.host, port: db.config.port, database: db.config.database, username: db.config.username, max: 1, onnotice: () => undefined });
   try {
-    let released = false;
-    let held!: () => void;
-    const taken = new Promise<void>((resolve) => { held = resolve; });
-    const locked = holder.begin(async (tx) => {
-      await tx.unsafe(`lock table ${table} in access exclusive mode`);
-      held(); // the lock is surely taken only now: a fixed wait raced the holder's connecting on a busy machine
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-    }).finally(() => { released = true; });
-    await Promise.race([taken, locked]);
-    await during(() => released);
-    await locked;
+    const lock = await holdTableLock(holder, table, { atMostMs: 3000 });
+    try {
+      await during(() => lock.released);
+    } finally {
+      await lock.release();
+    }
   } finally {
     await holder.end();
   }

@@ -6,6 +6,7 @@ import { startHerald, type Herald } from '../support/harness.js';
 import { isolate, type Isolated } from '../support/isolation.js';
 import { ADMIN, setupAdmin } from '../support/identity.js';
 import { privateRedis, until, type PrivateRedis } from '../support/private-redis.js';
+import { holdTableLock } from '../support/table-lock.js';
 
 describe('a restarted Redis', () => {
   let redis: PrivateRedis;
@@ -71,23 +72,13 @@ describe('a slow store', () => {
     const admin = await setupAdmin(h);
     const postgres = (await import('postgres')).default;
     const blocker = postgres(h.iso.databaseUrl, { max: 2, onnotice: () => undefined });
-    let release!: () => void;
-    const released = new Promise<void>((r) => { release = r; });
-    const holding = blocker.begin(async (tx) => {
-      await tx`lock table users in access exclusive mode`;
-      await released;
-    });
+    const lock = await holdTableLock(blocker, 'users');
     try {
-      await until(async () => {
-        const [row] = await blocker`select count(*)::int as n from pg_locks where relation = 'users'::regclass and mode = 'AccessExclusiveLock' and granted`.catch(() => [{ n: 0 }]);
-        return (row?.n ?? 0) > 0;
-      }, 'the lock to be held');
       const res = await admin.get('/api/v1/users');
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('unavailable');
     } finally {
-      release();
-      await holding;
+      await lock.release();
       await blocker.end();
     }
     expect((await admin.get('/api/v1/users')).status).toBe(200);

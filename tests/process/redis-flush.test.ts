@@ -13,6 +13,7 @@ import { createSignedInUser, setupAdmin, type SessionClient } from '../support/i
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
 import { privateRedis, until, type PrivateRedis } from '../support/private-redis.js';
 import { clockOffsetEnv } from '../support/faketime.js';
+import { holdTableLock, type HeldLock } from '../support/table-lock.js';
 
 let redis: PrivateRedis;
 let h: InProcess;
@@ -20,8 +21,8 @@ let editor: SessionClient;
 let src: PostgresSource;
 let store: postgres.Sql;
 let connectionId: string;
-/** Lets go of the table the slow runs read (at the latest in afterAll, should the test fail first). */
-let letGo: () => void = () => undefined;
+/** The lock on the table the slow runs read (let go in afterAll at the latest, should the test fail first). */
+let gate: HeldLock | undefined;
 
 beforeAll(async () => {
   redis = await privateRedis();
@@ -37,7 +38,7 @@ beforeAll(async () => {
   store = postgres(h.iso.databaseUrl, { max: 2, onnotice: () => undefined });
 }, 60_000);
 afterAll(async () => {
-  letGo();
+  await gate?.release();
   await killChildren();
   await store.end();
   await h.stop();
@@ -65,15 +66,7 @@ it('runs executing when Redis loses its data finish success on their first attem
   // scheduler has started and swept, however long a loaded machine takes (a fixed 20 s sleep
   // before, which every run of the suite waited out).
   const slow = await reportOf('Slow', 'select n as slept, 7 as answer from gate');
-  const gateOpen = new Promise<void>((resolve) => { letGo = resolve; });
-  let taken!: () => void;
-  const locked = new Promise<void>((resolve) => { taken = resolve; });
-  const holding = src.sql.begin(async (tx) => {
-    await tx`lock table gate in access exclusive mode`;
-    taken();
-    await gateOpen;
-  });
-  await Promise.race([locked, holding]);
+  gate = await holdTableLock(src.sql, 'gate');
   const runIds: string[] = [];
   for (let i = 0; i < 3; i += 1) runIds.push((await editor.post(`/api/v1/reports/${slow}/run`).send({ deliver: false }).expect(202)).body.id as string);
   await until(async () => { alive(worker); return (await states(runIds)).every((r) => r.status === 'running'); }, 'the runs to start', 60_000, 100);
@@ -89,8 +82,7 @@ it('runs executing when Redis loses its data finish success on their first attem
   // Let it tick (and sweep) a few times while the runs still execute.
   await new Promise((r) => setTimeout(r, 3000));
   expect((await states(runIds)).map((r) => r.status)).toEqual(['running', 'running', 'running']);
-  letGo();
-  await holding;
+  await gate.release();
 
   await until(async () => { alive(worker); return (await states(runIds)).every((r) => !['pending', 'running'].includes(r.status)); }, 'the runs to finish', 60_000, 200);
   for (const r of await states(runIds)) expect(r).toMatchObject({ status: 'success', attempts: 1, error_code: null });
