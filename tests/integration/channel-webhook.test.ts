@@ -200,7 +200,7 @@ describe('send', () => {
     expect(err.code).toBe('delivery.timeout');
     expect(err.options.transient).toBe(true);
     expect(err.message).not.toContain('token');
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(15_000); // its 300 ms, not the default's (room for a loaded machine)
   });
 
   it('is refused by the address guard when loopback is not allowed', async () => {

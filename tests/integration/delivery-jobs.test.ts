@@ -112,7 +112,7 @@ describe('a receiver that hangs', () => {
       const done = await runOf(quick);
       expect(done.status).toBe('success');
       const [row] = await sql()`select extract(epoch from started_at - created_at) * 1000 as waited_ms from runs where id = ${quick}`;
-      expect(Number(row!.waited_ms)).toBeLessThan(1000);
+      expect(Number(row!.waited_ms)).toBeLessThan(10_000); // not behind the deliveries (121 s), with room for a loaded machine
 
       hanging.answer();
       for (const id of runs) expect((await runOf(id)).status).toBe('success');

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('not heard in time');
     await new Promise((resolve) => setTimeout(resolve, 10));

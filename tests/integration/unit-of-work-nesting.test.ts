@@ -162,7 +162,7 @@ it('a service outside any unit of work still reads and writes through the pool, 
   await expect(s.connections.get(conn.id)).rejects.toMatchObject({ code: 'not_found' });
 });
 
-async function waitFor(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+async function waitFor(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > until) throw new Error('timed out');

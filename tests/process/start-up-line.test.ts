@@ -22,7 +22,7 @@ async function startAndRead(env: Record<string, string> = {}): Promise<Array<Rec
   const h = herald(['api'], { ...iso.env, SVC_LISTEN: `127.0.0.1:${port}`, SVC_LOG_LEVEL: 'info', ...env });
   await waitUntilLive(h, port!);
   // The line follows the bind; give the process the moment it needs to log it.
-  for (let i = 0; i < 50 && !linesOf(h.stdout()).some((l) => String(l.message).startsWith('Herald is ready')); i++) {
+  for (let i = 0; i < 300 && !linesOf(h.stdout()).some((l) => String(l.message).startsWith('Herald is ready')); i++) {
     await new Promise((r) => setTimeout(r, 100));
   }
   h.child.kill('SIGTERM');
@@ -66,7 +66,7 @@ it('points to the web UI when this process serves it: its setup wizard while set
       const [port] = await freePorts(1);
       const h = herald(['api'], { ...fresh.env, SVC_LISTEN: `127.0.0.1:${port}`, SVC_LOG_LEVEL: 'info', SVC_WEB_DIR: web });
       await waitUntilLive(h, port!);
-      for (let i = 0; i < 50 && !linesOf(h.stdout()).some((l) => String(l.message).startsWith('Herald is ready')); i++) {
+      for (let i = 0; i < 300 && !linesOf(h.stdout()).some((l) => String(l.message).startsWith('Herald is ready')); i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
       h.child.kill('SIGTERM');

@@ -11,7 +11,7 @@ export interface HeldLock {
  * Holds `table` in ACCESS EXCLUSIVE mode in a transaction on `sql` (which must be free to give it
  * a connection of its own), and answers once the lock is taken: not after a fixed wait, which a
  * busy machine outran while the holder was still connecting. The lock is held until release(),
- * or at most `atMostMs` when given, so that a statement that (wrongly) waits for it still ends and
+ * or at most `atMostMs` after it is taken when given, so that a statement that (wrongly) waits for it still ends and
  * the test can say so through `released`.
  */
 export async function holdTableLock(sql: Sql, table: string, opts: { atMostMs?: number } = {}): Promise<HeldLock> {
@@ -20,10 +20,12 @@ export async function holdTableLock(sql: Sql, table: string, opts: { atMostMs?: 
   let taken!: () => void;
   const locked = new Promise<void>((resolve) => { taken = resolve; });
   let released = false;
-  const timer = opts.atMostMs === undefined ? undefined : setTimeout(letGo, opts.atMostMs);
+  let timer: NodeJS.Timeout | undefined;
   const holding = sql.begin(async (tx) => {
     await tx.unsafe(`lock table ${table} in access exclusive mode`);
     taken();
+    // Counted from the lock taken, not from the connecting (which a busy machine makes long).
+    if (opts.atMostMs !== undefined) timer = setTimeout(letGo, opts.atMostMs);
     await open;
   }).finally(() => { released = true; clearTimeout(timer); });
   await Promise.race([locked, holding]);
