@@ -11,6 +11,8 @@ import { copyEligible, copyRows } from '../../src/plugins/postgres/copy.js';
 import { textDecoderFor } from '../../src/plugins/postgres/values.js';
 import type { CellValue, ConnectorSession } from '../../src/domain/plugins/connector.js';
 import { collect, createPgScratch, noSignal, outcome, type ScratchDb } from '../support/connector-dbs.js';
+import { holdTableLock } from '../support/table-lock.js';
+import { until } from '../support/wait.js';
 
 let pg: ScratchDb;
 let session: ConnectorSession;
@@ -57,17 +59,32 @@ it('decodes COPY text lines: tabs between values, \\N for NULL, backslash escape
 it('runs an eligible statement as COPY on the server', async () => {
   // Seen while it runs: the server sends a short COPY's rows at its end, and the check and the
   // ROLLBACK that ride behind it follow at once, so after execute() the text would be theirs.
-  const opening = session.execute({ sql: 'select g, pg_sleep(0.5) from generate_series(1, 2) g', params: [] }, options(1));
-  // (Polled: the statement's Describe comes first and shows its own text for a moment.)
-  const isCopy = (text: string) => /^copy \(\n/.test(text);
-  let seen: string[] = [];
-  for (let i = 0; i < 100 && !seen.some(isCopy); i += 1) {
-    seen = (await admin`select query from pg_stat_activity where pid <> pg_backend_pid() and state = 'active' and query like '%generate_series(1, 2) g%'`)
-      .map((r) => r.query as string);
-    if (!seen.some(isCopy)) await new Promise((resolve) => setTimeout(resolve, 10));
+  // So the statement's rows come from a function that reads a table this test holds locked: it
+  // waits at the server until the test has looked (however long a loaded machine takes), and
+  // only once it executes: the Describe before it names the function, not the table.
+  await admin`create table gate (n int)`;
+  await admin`insert into gate values (1)`;
+  await admin.unsafe('create function gate_n() returns int language plpgsql as $$ begin return (select n from gate); end $$');
+  const holder = postgres({ host: pg.config.host, port: pg.config.port, database: pg.config.database, username: pg.config.username, max: 1, onnotice: () => undefined });
+  try {
+    const gate = await holdTableLock(holder, 'gate');
+    const opening = session.execute({ sql: 'select g, gate_n() from generate_series(1, 2) g', params: [] }, options(1, 60_000));
+    let seen: string[];
+    try {
+      // (Polled until the statement waits for the lock: its Describe comes first and shows its own text for a moment.)
+      seen = await until(async () => {
+        const active = await admin`select query, wait_event_type from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query like '%generate_series(1, 2) g%'`;
+        return active.some((r) => r.wait_event_type === 'Lock') && active.map((r) => r.query as string);
+      }, 'the statement to wait for the lock on gate', 30_000, 10);
+    } finally {
+      await gate.release();
+    }
+    expect(seen).toEqual([expect.stringMatching(/^copy \(\n/)]);
+    expect((await collect(await opening)).rows).toHaveLength(2);
+  } finally {
+    await holder.end();
   }
-  expect(seen).toEqual([expect.stringMatching(/^copy \(\n/)]);
-  expect((await collect(await opening)).rows).toHaveLength(2);
 });
 
 it('gives the same values through COPY as through the cursor, escapes and multi-byte text across chunks included', async () => {

@@ -20,6 +20,7 @@ import { createServices } from '../../src/main/services.js';
 import { startHerald, type Herald } from '../support/harness.js';
 import { createSignedInUser, setupAdmin, type SessionClient } from '../support/identity.js';
 import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+import { holdTableLock } from '../support/table-lock.js';
 
 let h: Herald;
 let admin: SessionClient;
@@ -35,6 +36,9 @@ beforeAll(async () => {
   src = await createPostgresSource(async (sql) => {
     await sql`create table sales (id int primary key, region text not null, total numeric(12,2))`;
     await sql`insert into sales select g, case when g % 2 = 0 then 'EU' else 'US' end, g * 1.5 from generate_series(1, 100) g`;
+    // Read by a run that must not end before the test lets go of its lock on it.
+    await sql`create table gate (n int)`;
+    await sql`insert into gate values (7)`;
   });
   connectionId = (await admin.post('/api/v1/connections').send(src.connection('Shop')).expect(201)).body.id;
   userDb = src.sql;
@@ -243,11 +247,19 @@ it('ends cancelled a run whose cancel was asked for while no worker held it (its
 });
 
 it('records nothing from a stale attempt once another attempt has taken the run', async () => {
-  const id = await report('select pg_sleep(1.5) as slept, 7 as n');
-  const queued = (await editor.post(`/api/v1/reports/${id}/run`).send({})).body;
-  await waitForRun(queued.id, (s) => s === 'running');
-  // As if BullMQ had given the job to a second worker (this one's lock was lost): attempt 2 holds it.
-  await h.process.container.sql`update runs set attempts = attempts + 1 where id = ${queued.id}`;
+  // The statement waits for the lock the test holds on `gate` until attempt 2 has taken the run,
+  // however long that takes a loaded machine (a 1.5 s sleep before, which it could outlast).
+  const id = await report('select n from gate');
+  const gate = await holdTableLock(userDb, 'gate');
+  let queued: { id: string };
+  try {
+    queued = (await editor.post(`/api/v1/reports/${id}/run`).send({})).body;
+    await waitForRun(queued.id, (s) => s === 'running');
+    // As if BullMQ had given the job to a second worker (this one's lock was lost): attempt 2 holds it.
+    await h.process.container.sql`update runs set attempts = attempts + 1 where id = ${queued.id}`;
+  } finally {
+    await gate.release();
+  }
   await waitUntil(async () => h.logs.some((l) => l.includes('run ended or taken again elsewhere') && l.includes(queued.id)));
   const run = (await editor.get(`/api/v1/runs/${queued.id}`)).body;
   expect(run).toMatchObject({ status: 'running', attempts: 2, row_count: null, finished_at: null });
