@@ -84,8 +84,13 @@ test-file: deps
 	@test -n "$(FILE)" || { echo "usage: make test-file FILE=tests/integration/users.test.ts" >&2; exit 1; }
 	@HERALD_DB_NAME=postgres $(SERVICES) && npm run --silent test -- $(FILE)
 
+# Every benchmark; not the processes they start themselves (the limits' workers and queue-floor.ts,
+# which wait for work and would never end alone) nor their shared support.
+BENCH_CHILDREN = scripts/bench/support.ts scripts/bench/noop-worker.ts scripts/bench/minimal-worker.ts scripts/bench/queue-floor.ts
+BENCHES = $(filter-out $(BENCH_CHILDREN),$(sort $(wildcard scripts/bench/*.ts)))
+
 bench: build
-	@$(SERVICES) && for b in scripts/bench/*.ts; do npx tsx $$b; done
+	@$(SERVICES) && for b in $(BENCHES); do npx tsx $$b; done
 
 stop-services:
 	scripts/stop-services.sh

@@ -10,12 +10,15 @@
  * reports in batches of 1,000, one statement each (lock, insert the runs, move next_run_at; no
  * schedule arithmetic, no events), and adds their jobs with the same options to a queue of its
  * own. The ratio is Herald's time to the last run queued over the limit's time for the same work.
- * Asserts nothing.
+ * And the queue alone (scripts/bench/queue-floor.ts): two processes adding the same number of jobs
+ * with the same options, half each, with no store at all: what BullMQ on this Redis and these
+ * cores takes for the jobs, whatever a scheduler does before them. Asserts nothing.
  *   npx tsx scripts/bench/scheduler.ts   (needs SVC_DATABASE_URL / SVC_REDIS_URL; `make bench` sets them)
  *   BENCH_REPORTS=100 BENCH_TOTAL=1000000 npx tsx scripts/bench/scheduler.ts   (a few due among many)
  *   BENCH_TICK_SECONDS=10 ticks as the default setting does (1 unless set).
  *   BENCH_PG_LOG_MS=0 logs the schedulers' statements in PostgreSQL's own log.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { Queue } from 'bullmq';
@@ -34,6 +37,30 @@ const peakMiB = (pid: number | undefined): number => {
     return NaN;
   }
 };
+
+/**
+ * The queue alone: two child processes (queue-floor.ts) each add half of `jobs` to a queue of their
+ * own; answers the seconds from the go to the last job added, and the children's CPU.
+ */
+async function queueFloor(place: { env: Record<string, string> }, jobs: number): Promise<{ seconds: number; cpuMs: number[] }> {
+  const children = [0, 1].map((i) => spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/queue-floor.ts'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env: { ...place.env, PATH: process.env.PATH ?? '', BENCH_QUEUE: 'floor', BENCH_JOBS: String(Math.ceil(jobs / 2) - (i === 1 && jobs % 2 ? 1 : 0)) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  }));
+  const outputs = children.map((c) => {
+    let text = '';
+    c.stdout!.on('data', (b: Buffer) => { text += b.toString('utf8'); });
+    return { text: () => text, exited: new Promise<number | null>((resolve) => c.once('exit', resolve)) };
+  });
+  const until = async (check: () => boolean) => { while (!check()) await new Promise((r) => setTimeout(r, 20)); };
+  await until(() => outputs.every((o) => o.text().includes('queue floor ready')));
+  const go = Date.now();
+  for (const c of children) c.stdin!.write('go\n');
+  await Promise.all(outputs.map((o) => o.exited));
+  const ends = outputs.map((o) => JSON.parse(o.text().split('\n').find((l) => l.startsWith('{'))!) as { endedAt: number; cpuMs: number });
+  return { seconds: (Math.max(...ends.map((e) => e.endedAt)) - go) / 1000, cpuMs: ends.map((e) => e.cpuMs) };
+}
 
 async function main(): Promise<void> {
   const place = await benchPlace();
@@ -72,6 +99,10 @@ async function main(): Promise<void> {
     }
     const limitSeconds = (performance.now() - l0) / 1000;
     await limitQueue.obliterate({ force: true });
+    const floor = await queueFloor(place, REPORTS);
+    const floorQueue = new Queue('floor', { connection: { url: place.redisUrl }, prefix: place.queuePrefix });
+    await floorQueue.obliterate({ force: true });
+    await floorQueue.close();
 
     // Herald: the same reports due again at the next minute that leaves time to start the schedulers.
     const slot = new Date(Math.ceil((Date.now() + 20_000) / 60_000) * 60_000);
@@ -116,6 +147,7 @@ async function main(): Promise<void> {
     console.log(`  scheduler peak resident memory: ${peak.map((m) => m.toFixed(0)).join(' / ')} MiB (after start-up ${idleMiB.map((m) => m.toFixed(0)).join(' / ')} MiB)`);
     // Herald waits for its next tick (up to a second) after the minute; the limit starts at once.
     console.log(`  limit (one process, bare claims of 1,000 + addBulk, no events): ${limitSeconds.toFixed(2)} s for the same ${REPORTS} runs; Herald / limit ${(last / limitSeconds).toFixed(2)}x`);
+    console.log(`  the queue alone (two processes adding ${REPORTS} jobs, half each, addBulk of 1,000, no store): ${floor.seconds.toFixed(2)} s, their CPU ${floor.cpuMs.map((m) => (m / 1000).toFixed(2)).join(' / ')} s; Herald / queue alone ${(last / floor.seconds).toFixed(2)}x`);
   } finally {
     await stopChildren(schedulers);
     await queue.close();
