@@ -48,13 +48,16 @@ async function queueFloor(place: { env: Record<string, string> }, jobs: number):
     env: { ...place.env, PATH: process.env.PATH ?? '', BENCH_QUEUE: 'floor', BENCH_JOBS: String(Math.ceil(jobs / 2) - (i === 1 && jobs % 2 ? 1 : 0)) },
     stdio: ['pipe', 'pipe', 'inherit'],
   }));
+  let gone = false;
   const outputs = children.map((c) => {
     let text = '';
     c.stdout!.on('data', (b: Buffer) => { text += b.toString('utf8'); });
-    return { text: () => text, exited: new Promise<number | null>((resolve) => c.once('exit', resolve)) };
+    return { text: () => text, exited: new Promise<number | null>((resolve) => c.once('exit', (code) => { gone = true; resolve(code); })) };
   });
-  const until = async (check: () => boolean) => { while (!check()) await new Promise((r) => setTimeout(r, 20)); };
-  await until(() => outputs.every((o) => o.text().includes('queue floor ready')));
+  while (!outputs.every((o) => o.text().includes('queue floor ready'))) {
+    if (gone) throw new Error('a queue-floor process exited before it was ready');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const go = Date.now();
   for (const c of children) c.stdin!.write('go\n');
   await Promise.all(outputs.map((o) => o.exited));

@@ -11,8 +11,8 @@ export interface HeldLock {
  * Holds `table` in ACCESS EXCLUSIVE mode in a transaction on `sql` (which must be free to give it
  * a connection of its own), and answers once the lock is taken: not after a fixed wait, which a
  * busy machine outran while the holder was still connecting. The lock is held until release(),
- * or at most `atMostMs` after it is taken when given, so that a statement that (wrongly) waits for it still ends and
- * the test can say so through `released`.
+ * or, when `atMostMs` is given, at most that long after it was taken, so that a statement that
+ * (wrongly) waits for it still ends and the test can say so through `released`.
  */
 export async function holdTableLock(sql: Sql, table: string, opts: { atMostMs?: number } = {}): Promise<HeldLock> {
   let letGo!: () => void;
