@@ -167,6 +167,11 @@ export function createGitopsService(deps: {
   };
 
   const change = async (kind: ConfigKind, id: string, actor: Actor, detach: boolean): Promise<ManagedResourceView> => {
+    // What the next reconcile changes, read while the resource is still detached: the reconciler
+    // leaves it alone until the attach commits, so its drift now is what that reconcile applies.
+    // (Read after the commit, a reconcile woken by the attach could have applied it already, and
+    // the answer said "nothing changes".)
+    const before = detach ? undefined : await planNow();
     const view: ManagedResourceView = await deps.uow.run(async (tx): Promise<ManagedResourceView> => {
       await tx.lockConfig();
       const mark = await deps.store.markOf(kind, id);
@@ -187,10 +192,9 @@ export function createGitopsService(deps: {
       return { kind, id, name, managed: detachedAt === null, path: mark.path, detachedAt, detachedBy, pendingChanges: null };
     });
     if (!detach) {
-      // What the next reconcile changes: the directory's plan for this resource, now attached.
-      const plan = await planNow();
-      const found = plan?.changes.find((c) => c.kind === kind && c.id === id);
-      view.pendingChanges = found ? (found.action === 'update' ? found.diff : []) : null;
+      // Detached, its diff is drift (action unchanged); attached already, an update if it differs.
+      const found = before?.changes.find((c) => c.kind === kind && c.id === id);
+      view.pendingChanges = found ? (found.action === 'update' || found.detached ? found.diff : []) : null;
     }
     return view;
   };
