@@ -16,7 +16,7 @@ export default {
   globalSetup: '<rootDir>/tests/support/global-setup.mjs',
   globalTeardown: '<rootDir>/tests/support/global-teardown.mjs',
   testTimeout: 30000,
-  // Three on the 2-core machine: with two, a quarter of its CPU sat idle while files waited on
+  // Three on the 2-core machine: with two, a third of its CPU sat idle while files waited on
   // their databases, children and timers (425 s, 294 CPU-s idle; three: 299–372 s, 106–125 idle,
   // four green runs in a row, 2026-12-02). Timing-sensitive tests wait for states, not fixed times.
   maxWorkers: 3,
