@@ -13,7 +13,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
-import { checkA11y } from './support/fixtures.js';
+import { attachHeraldLog, checkA11y } from './support/fixtures.js';
 import { startHerald, type RunningHerald } from './support/herald.js';
 import { screen } from './support/screens.js';
 import { ChannelsPage } from './pages/ChannelsPage.js';
@@ -44,7 +44,8 @@ const cspErrors: string[] = [];
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(240_000);
   [herald, src] = await Promise.all([
-    startHerald({ fresh: true }),
+    // At info: a failed step's attached log then shows the runs and deliveries it went through.
+    startHerald({ fresh: true, env: { SVC_LOG_LEVEL: 'info' } }),
     createPostgresSource(async (sql) => {
       await sql`create table orders (id int primary key, status text not null, total numeric(12,2))`;
       await sql`insert into orders values (1, 'open', 10.50), (2, 'open', 99), (3, 'shipped', 5.25)`;
@@ -54,6 +55,9 @@ test.beforeAll(async ({ browser }) => {
   page = await context.newPage();
   page.on('console', (m) => { if (m.type() === 'error' && m.text().includes('Content Security Policy')) cspErrors.push(m.text()); });
 });
+
+// eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture's dependencies from this pattern
+test.afterEach(async ({}, testInfo) => { await attachHeraldLog(herald, testInfo); });
 
 test.afterAll(async () => {
   await context?.close();

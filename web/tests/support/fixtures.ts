@@ -5,12 +5,27 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type Page, type TestInfo } from '@playwright/test';
 import { ADMIN, startHerald, type RunningHerald } from './herald.js';
 
 export { expect, ADMIN };
 
-export const test = base.extend<{ baseURL: string }, { herald: RunningHerald }>({
+const answered = (line: string): boolean => {
+  try {
+    const entry = JSON.parse(line) as { message?: string; status?: number };
+    return entry.message === 'http request' && (entry.status ?? 500) < 500;
+  } catch { return false; }
+};
+
+/** The last lines of a Herald's log, attached to a failed test (CI keeps only the console). */
+export async function attachHeraldLog(herald: RunningHerald | undefined, testInfo: TestInfo): Promise<void> {
+  if (!herald || testInfo.status === testInfo.expectedStatus) return;
+  // Every line but the answered requests (at info, one per request: they would crowd out the rest).
+  const lines = herald.logs().split('\n').filter((l) => l.trim() !== '' && !answered(l));
+  await testInfo.attach('herald log (last 200 lines)', { body: lines.slice(-200).join('\n'), contentType: 'text/plain' });
+}
+
+export const test = base.extend<{ baseURL: string; heraldLog: void }, { herald: RunningHerald }>({
   // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture's dependencies from this pattern
   herald: [async ({}, use) => {
     const h = await startHerald();
@@ -18,6 +33,10 @@ export const test = base.extend<{ baseURL: string }, { herald: RunningHerald }>(
     await h.stop();
   }, { scope: 'worker', timeout: 240_000 }],
   baseURL: async ({ herald }, use) => { await use(herald.url); },
+  heraldLog: [async ({ herald }, use, testInfo) => {
+    await use();
+    await attachHeraldLog(herald, testInfo);
+  }, { auto: true }],
 });
 
 /** Signs the page's browser context in through the API (the same cookies a sign-in sets). */
