@@ -6,6 +6,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { OperationId } from '../generated/operations.js';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../infra/log/logger.js';
+import { onAbort } from '../core/abort.js';
 
 /** What the edge knows of a request as it goes (res.locals). */
 export interface Locals {
@@ -137,10 +138,9 @@ export function requestSignal(res: Response, shutdown: AbortSignal | undefined):
   // Asked for late (it is made on first use): the client may have gone already, and 'close' will
   // not come again (listeners added now would stay on the shutdown signal for good).
   if ((res.destroyed || res.closed) && !res.writableFinished) { abort(); return controller.signal; }
-  if (shutdown?.aborted) abort();
-  shutdown?.addEventListener('abort', abort);
+  const stopWatching = shutdown ? onAbort(shutdown, abort) : undefined;
   res.on('close', () => {
-    shutdown?.removeEventListener('abort', abort);
+    stopWatching?.();
     if (!res.writableFinished) abort();
   });
   return controller.signal;

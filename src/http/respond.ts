@@ -8,6 +8,7 @@ import { serialize as serializeCookie } from 'cookie';
 import type { AnyResult, BodyResult, EmptyResult, EventStreamResult, FileResult, ServerSentEvent } from '../handlers/types.js';
 import { entityTag, noneMatchHolds } from '../handlers/entity-tags.js';
 import { jsonText } from '../handlers/answer-cache.js';
+import { onAbort } from '../core/abort.js';
 
 export interface WriteOptions {
   secureCookies: boolean;
@@ -193,8 +194,7 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
     return ok;
   };
   res.on('close', onClose);
-  options.shutdown?.addEventListener('abort', onShutdown);
-  if (options.shutdown?.aborted) onShutdown();
+  const stopWatching = options.shutdown ? onAbort(options.shutdown, onShutdown) : undefined;
   res.flushHeaders();
   if (result.retryMs !== undefined) send(`retry: ${Math.max(0, Math.round(result.retryMs))}\n\n`);
   const heartbeat = setInterval(() => send(': heartbeat\n\n'), options.heartbeatMs);
@@ -213,7 +213,7 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
   } finally {
     clearInterval(heartbeat);
     res.off('close', onClose);
-    options.shutdown?.removeEventListener('abort', onShutdown);
+    stopWatching?.();
     // A source that has not ended is told to stop (its pending next() may still be waiting).
     if (!finished) void Promise.resolve().then(() => iterator.return?.()).catch(() => undefined);
   }
