@@ -108,6 +108,9 @@ export interface ServerSentEvent {
   data: unknown;
 }
 
+/** An event source's iterator that can hand events straight to the writer (live-stream.ts). */
+export type { FollowableEvents } from '../domain/events/live-stream.js';
+
 /**
  * A server-sent event stream (text/event-stream). The writer flushes each event as it comes,
  * sends a comment line as heartbeat, calls the iterator's return() when the client goes away and

@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import type { Response } from 'express';
 import { serialize as serializeCookie } from 'cookie';
-import type { AnyResult, BodyResult, EmptyResult, EventStreamResult, FileResult, ServerSentEvent } from '../handlers/types.js';
+import type { AnyResult, BodyResult, EmptyResult, EventStreamResult, FileResult, FollowableEvents, ServerSentEvent } from '../handlers/types.js';
 import { entityTag, noneMatchHolds } from '../handlers/entity-tags.js';
 import { jsonText } from '../handlers/answer-cache.js';
 import { onAbort } from '../core/abort.js';
@@ -193,9 +193,19 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
     (res as { flush?: () => void }).flush?.(); // under a compression middleware, send now
     return ok;
   };
+  // The connection took more than it could send at once: what comes next waits for 'drain'.
+  let full = false;
+  const onDrain = () => { full = false; };
   res.on('close', onClose);
   const stopWatching = options.shutdown ? onAbort(options.shutdown, onShutdown) : undefined;
   res.flushHeaders();
+  // While the loop below waits caught up, a source that can (live-stream.ts) hands each event over
+  // in the turn that brings it; while the connection is full, or once stopped, the loop writes.
+  (iterator as Partial<FollowableEvents>).follow?.call(iterator, (e) => {
+    if (full || stopReason !== undefined || res.destroyed || res.writableEnded) return false;
+    if (!send(encodeEvent(e))) { full = true; res.once('drain', onDrain); }
+    return true;
+  });
   if (result.retryMs !== undefined) send(`retry: ${Math.max(0, Math.round(result.retryMs))}\n\n`);
   const heartbeat = setInterval(() => send(': heartbeat\n\n'), options.heartbeatMs);
   heartbeat.unref();
@@ -208,7 +218,8 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
       const next = await untilStopped(pending);
       if (next === undefined) break;
       if (next.done) { finished = true; break; }
-      if (!send(encodeEvent(next.value))) await untilStopped(writable(res));
+      if (full) { await untilStopped(writable(res)); if (stopReason !== undefined) break; }
+      if (!send(encodeEvent(next.value))) { full = true; await untilStopped(writable(res)); full = false; }
     }
   } finally {
     clearInterval(heartbeat);

@@ -18,6 +18,8 @@ import { operationIds } from '../../src/generated/operations.js';
 import { NOT_IMPLEMENTED, type Handler, type HandlerMap, type HandlerRequest, type ServerSentEvent } from '../../src/handlers/types.js';
 import type { Principal } from '../../src/domain/identity/principal.js';
 import { createLogger } from '../../src/infra/log/logger.js';
+import { createEventFeed } from '../../src/domain/events/feed.js';
+import { openLiveEvents } from '../../src/domain/events/live-stream.js';
 
 const KEY = 'hk_test-key-for-streams';
 const viewer: Principal = {
@@ -236,6 +238,68 @@ describe('server-sent event streams', () => {
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('writes a live stream\'s events straight from the fan-out while the client keeps up, and through the loop while its connection is full: every event once, in order', async () => {
+    const history = { since: async () => [], bounds: async () => ({ latest: 0, oldest: null }) };
+    const feed = createEventFeed({
+      bus: { subscribe: async () => async () => undefined },
+      history,
+      onError: (err) => { throw err; },
+      pollMs: 3_600_000,
+    });
+    let took = 0;
+    let refused = 0;
+    let opened!: () => void;
+    const isOpen = new Promise<void>((r) => { opened = r; });
+    eventAnswer = (async (req: HandlerRequest<'streamEvents'>) => {
+      const live = await openLiveEvents(feed, history, { userId: viewer.user.id }, req.ctx.signal);
+      const follow = live.follow.bind(live);
+      live.follow = (sink) => follow((e) => { const ok = sink(e); if (ok) took += 1; else refused += 1; return ok; });
+      opened();
+      return { status: 200, events: live };
+    }) as unknown as typeof eventAnswer;
+    const { server, url } = await listen(app);
+    const COUNT = 3_000;
+    const pad = 'x'.repeat(16_384); // 48 MB in all: more than loopback's socket buffers hold
+    try {
+      const chunks: string[] = [];
+      let response!: http.IncomingMessage;
+      const headers = new Promise<void>((resolve) => {
+        http.get(`${url}/api/v1/events`, { headers: { authorization: `Bearer ${KEY}` } }, (r) => {
+          response = r;
+          r.setEncoding('utf8');
+          r.pause(); // a reader that does not keep up: the server's socket fills
+          resolve();
+        });
+      });
+      await headers;
+      await isOpen;
+      // Some while the client reads nothing, in the feed's batches.
+      for (let seq = 1; seq <= COUNT; seq += 100) {
+        feed.offer(Array.from({ length: 100 }, (_, i) => ({ seq: seq + i, type: 'report.updated', data: { id: `r${seq + i}`, pad } })));
+        await new Promise<void>((r) => setImmediate(r));
+      }
+      await new Promise<void>((r) => setTimeout(r, 50));
+      expect(took).toBeGreaterThan(0);
+      expect(refused).toBeGreaterThan(0); // the connection filled: the rest went through next()
+      const all = new Promise<void>((resolve) => {
+        let tail = '';
+        response.on('data', (chunk: string) => {
+          chunks.push(chunk);
+          if ((tail + chunk).includes(`id: ${COUNT}\n`)) resolve();
+          tail = chunk.slice(-32);
+        });
+      });
+      response.resume();
+      await all;
+      const ids = [...chunks.join('').matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+      expect(ids).toEqual(Array.from({ length: COUNT }, (_, i) => i + 1));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await feed.close();
     }
   });
 
