@@ -49,10 +49,11 @@ export function onAbort(signal: AbortSignal, fn: () => void): () => void {
     set = all;
     callers.set(signal, all);
     signal.addEventListener('abort', () => {
-      const due = [...all];
-      all.clear();
-      // As EventTarget does: one caller's failure does not keep the others from being called.
-      for (const call of due) {
+      // Each caller leaves the Set as it is called, so one stopped by an earlier caller during
+      // this dispatch is not called (as with EventTarget); none can join now, the signal has
+      // aborted. As EventTarget does: one caller's failure does not keep the others from being called.
+      for (const call of all) {
+        all.delete(call);
         try { call(); } catch (err) { queueMicrotask(() => { throw err; }); }
       }
     }, { once: true });

@@ -282,8 +282,12 @@ describe('server-sent event streams', () => {
         await new Promise<void>((r) => setImmediate(r));
       }
       await new Promise<void>((r) => setTimeout(r, 50));
+      // Some went straight from the fan-out; the connection then filled (48 MB is more than
+      // loopback's socket buffers hold) and the rest went through next(), whether the sink was
+      // asked and refused one (refused) or the writer was still busy when they came.
       expect(took).toBeGreaterThan(0);
-      expect(refused).toBeGreaterThan(0); // the connection filled: the rest went through next()
+      expect(took).toBeLessThan(COUNT);
+      expect(refused).toBeLessThanOrEqual(1); // a refusal hands over until the writer catches up
       const all = new Promise<void>((resolve) => {
         let tail = '';
         response.on('data', (chunk: string) => {

@@ -29,4 +29,15 @@ describe('onAbort', () => {
     expect(n).toBe(3);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
+
+  it('does not call a caller that an earlier one stopped during the abort, as EventTarget does not', () => {
+    const controller = new AbortController();
+    const calls: string[] = [];
+    let stopB: () => void = () => undefined;
+    onAbort(controller.signal, () => { calls.push('a'); stopB(); });
+    stopB = onAbort(controller.signal, () => calls.push('b'));
+    onAbort(controller.signal, () => calls.push('c'));
+    controller.abort();
+    expect(calls).toEqual(['a', 'c']);
+  });
 });

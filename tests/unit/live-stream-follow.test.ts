@@ -102,4 +102,23 @@ describe('live stream: the direct path to the writer', () => {
     await stream.return!();
     await feed.close();
   });
+
+  it('hands an event the sink throws on to next(), so the writer fails on it instead of skipping it', async () => {
+    const { feed, event, stream } = await open();
+    const sunk: number[] = [];
+    stream.follow((e) => {
+      if (e.id === 2) throw new TypeError('Do not know how to serialize a BigInt');
+      sunk.push(e.id);
+      return true;
+    });
+    const pending = watch(stream.next());
+    await turns();
+    feed.offer([event(1), event(2), event(3)]);
+    await turns();
+    expect(sunk).toEqual([1]);
+    expect(pending.value?.value?.id).toBe(2);
+    expect((await stream.next()).value?.id).toBe(3);
+    await stream.return!();
+    await feed.close();
+  });
 });

@@ -70,9 +70,17 @@ export async function openLiveEvents(
   /** The writer's sink (follow()), and whether events may go to it now: next() waits, caught up, nothing held. */
   let sink: ((e: NumberedEvent) => boolean) | undefined;
   let live = false;
+  /**
+   * Whether the sink took `e`. A sink that throws (an event it cannot write) has not: the event
+   * goes through next() like any other, so the writer fails on it there, as it would without a
+   * sink, rather than the stream carrying on without it.
+   */
+  const handed = (e: SequencedEvent): boolean => {
+    try { return sink!(numbered(e)); } catch { return false; }
+  };
   const { position, unsubscribe } = await feed.subscribe((e) => {
     if (!mayRead(e) || overflow || ended) return;
-    if (live && sink!(numbered(e))) return;
+    if (live && handed(e)) return;
     // Not taken: this one and every later one wait in order for next(), until it is caught up again.
     live = false;
     if (backlog.length >= MAX_BACKLOG) overflow = true;
