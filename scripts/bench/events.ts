@@ -47,6 +47,7 @@
  * BENCH_API_LOG=FILE keeps Herald's log in FILE: its request lines carry the server's own duration_ms.
  * BENCH_WARMUP changes (default 6) are made on each side before the streams open, counted nowhere;
  * BENCH_ANSWERS=1 prints each change's answer time in order.
+ * BENCH_SETTLE_MS (default 2,000) is the pause before a round's first change (BENCH_SETTLE_MS=0: none, as before 2026-12-03).
  * BENCH_BUILT=1 runs Herald's built processes (dist/src/cli.js, what `make run` starts; run
  * `npm run build` first) instead of the sources through tsx. tsx compiles with esbuild's keepNames,
  * which names every function a closure makes at run time with a property of its own: about 3 KB
@@ -75,6 +76,12 @@ const now = () => performance.timeOrigin + performance.now();
 const DRAIN_MS = 15_000;
 /** How long a round leaves the clients alone after its last change, before parsing what came. */
 const QUIET_MS = 2_000;
+/**
+ * How long a round waits before its first change (BENCH_SETTLE_MS, default 2,000): the previous
+ * round's results were just parsed and sorted in the client processes and this one, and their
+ * garbage collected; a first change sent into that measured the bench's own CPU, not the streams.
+ */
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2_000);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const spread = (xs: number[], digits = 1) => spreadOf(xs, digits);
@@ -246,6 +253,7 @@ interface RoundResult {
 
 async function round(groups: ClientGroups, set: string, change: (i: number) => Promise<string>): Promise<RoundResult> {
   const changes: Change[] = [];
+  await sleep(SETTLE_MS);
   const t0 = now();
   for (let i = 0; i < CHANGES; i += 1) {
     const slot = t0 + (i * 1000) / RATE;

@@ -50,6 +50,8 @@ export interface HttpAppDeps {
   shutdownSignal?: AbortSignal;
   /** Milliseconds between heartbeat comments on event streams (default 15 s). */
   sseHeartbeatMs?: number;
+  /** How long a download or event stream waits for a client that takes nothing before letting it go (default 60 s). */
+  sendTimeoutMs?: number;
   /** SVC_CORS_ORIGINS: exact origins allowed to call the API from a browser; empty or absent: CORS off. */
   corsOrigins?: readonly string[];
   /** SVC_WEB_DIR: the built web UI, served at `/`; absent: the static pages. */
@@ -168,6 +170,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     (handler as unknown as (r: ProbeRequest) => Promise<AnyResult>)({ params: {}, query: {}, body: undefined, headers: {}, ctx } as ProbeRequest)
       .then((result) => writeResult(res, result, {
         secureCookies: false, head: req.method === 'HEAD', heartbeatMs: deps.sseHeartbeatMs ?? SSE_HEARTBEAT_MS, shutdown: deps.shutdownSignal,
+        sendTimeoutMs: deps.sendTimeoutMs,
       }))
       .catch(next);
   });
@@ -312,7 +315,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     const result = meta.conditional ? conditionalAnswer(answered, [operationId, callerOf(ctx), req.originalUrl], headers['if-none-match']) : answered;
     const written = writeResult(res, result, {
       secureCookies: deps.publicUrl.startsWith('https:'), head: req.method === 'HEAD',
-      heartbeatMs: deps.sseHeartbeatMs ?? SSE_HEARTBEAT_MS, shutdown: deps.shutdownSignal,
+      heartbeatMs: deps.sseHeartbeatMs ?? SSE_HEARTBEAT_MS, shutdown: deps.shutdownSignal, sendTimeoutMs: deps.sendTimeoutMs,
     });
     if (result.events !== undefined && res.headersSent) {
       // An event stream lives as long as its client, hours maybe: once its headers are out it goes

@@ -18,10 +18,24 @@ export interface WriteOptions {
   heartbeatMs: number;
   /** Aborted when the process drains: open event streams end with `event: shutdown`. */
   shutdown?: AbortSignal;
+  /**
+   * Longest a file download or event stream waits for its client to take what was written before
+   * it lets the client go (the connection is cut); default SEND_TIMEOUT_MS.
+   */
+  sendTimeoutMs?: number;
 }
 
 /** The default heartbeat: a comment line at least every 15 s keeps proxies from closing the stream. */
 export const SSE_HEARTBEAT_MS = 15_000;
+
+/**
+ * How long a response waits for its client to take bytes already written (nginx's send_timeout):
+ * a client that reads nothing for a minute (a laptop gone to sleep, a stuck consumer) is let go,
+ * instead of holding its connection, its event stream's backlog or its download's file until the
+ * kernel gives up on the peer, a quarter of an hour later. Reconnecting resumes an event stream
+ * (Last-Event-ID) and a download starts again.
+ */
+export const SEND_TIMEOUT_MS = 60_000;
 
 export async function writeResult(res: Response, result: AnyResult, options: WriteOptions): Promise<void> {
   for (const cookie of result.cookies ?? []) {
@@ -101,9 +115,14 @@ function sourceOf(stream: FileResult['stream']): Readable {
 }
 
 /** Resolves when the response can take more bytes, or when it is gone. */
-function writable(res: Response): Promise<void> {
+/**
+ * Resolves when `res` takes more ('drain') or closes. A client that takes nothing for `timeoutMs`
+ * is let go: the connection is destroyed (which closes it, so this resolves).
+ */
+function writable(res: Response, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
-    const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+    const timer = setTimeout(() => { res.destroy(); }, timeoutMs);
+    const done = () => { clearTimeout(timer); res.off('drain', done); res.off('close', done); resolve(); };
     res.on('drain', done);
     res.on('close', done);
   });
@@ -122,7 +141,7 @@ async function writeFile(res: Response, result: FileResult, options: WriteOption
   try {
     for await (const chunk of source) {
       if (res.destroyed) break;
-      if (!res.write(chunk as Buffer)) await writable(res);
+      if (!res.write(chunk as Buffer)) await writable(res, options.sendTimeoutMs ?? SEND_TIMEOUT_MS);
     }
     if (!res.destroyed) res.end();
   } catch (err) {
@@ -195,6 +214,7 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
   };
   // The connection took more than it could send at once: what comes next waits for 'drain'.
   let full = false;
+  const sendTimeoutMs = options.sendTimeoutMs ?? SEND_TIMEOUT_MS;
   const onDrain = () => { full = false; };
   res.on('close', onClose);
   const stopWatching = options.shutdown ? onAbort(options.shutdown, onShutdown) : undefined;
@@ -207,7 +227,8 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
     return true;
   });
   if (result.retryMs !== undefined) send(`retry: ${Math.max(0, Math.round(result.retryMs))}\n\n`);
-  const heartbeat = setInterval(() => send(': heartbeat\n\n'), options.heartbeatMs);
+  // No heartbeat into a connection that is full: it is not idle, and the bytes would only wait.
+  const heartbeat = setInterval(() => { if (!full) send(': heartbeat\n\n'); }, options.heartbeatMs);
   heartbeat.unref();
   let finished = false;
   try {
@@ -218,8 +239,8 @@ async function writeEventStream(res: Response, result: EventStreamResult, option
       const next = await untilStopped(pending);
       if (next === undefined) break;
       if (next.done) { finished = true; break; }
-      if (full) { await untilStopped(writable(res)); if (stopReason !== undefined) break; }
-      if (!send(encodeEvent(next.value))) { full = true; await untilStopped(writable(res)); full = false; }
+      if (full) { await untilStopped(writable(res, sendTimeoutMs)); if (stopReason !== undefined) break; }
+      if (!send(encodeEvent(next.value))) { full = true; await untilStopped(writable(res, sendTimeoutMs)); full = false; }
     }
   } finally {
     clearInterval(heartbeat);

@@ -32,7 +32,7 @@ let fileAnswer: () => unknown = () => undefined;
 let eventAnswer: (req: HandlerRequest<'streamEvents'>) => unknown = () => undefined;
 const logs: string[] = [];
 
-async function makeApp(options: { publicUrl?: string; shutdownSignal?: AbortSignal } = {}): Promise<Express> {
+async function makeApp(options: { publicUrl?: string; shutdownSignal?: AbortSignal; sendTimeoutMs?: number } = {}): Promise<Express> {
   const publicUrl = options.publicUrl ?? 'http://127.0.0.1:8080';
   const contract = await loadContract(publicUrl);
   const none = Object.fromEntries(operationIds.map((id) => [id, NOT_IMPLEMENTED])) as HandlerMap;
@@ -52,6 +52,7 @@ async function makeApp(options: { publicUrl?: string; shutdownSignal?: AbortSign
     document: contract.document,
     sseHeartbeatMs: 20,
     ...(options.shutdownSignal ? { shutdownSignal: options.shutdownSignal } : {}),
+    ...(options.sendTimeoutMs ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
   });
 }
 
@@ -380,6 +381,61 @@ describe('server-sent event streams', () => {
     const res = await request(app).get('/api/v1/events');
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('a client that takes nothing (the send timeout)', () => {
+  /**
+   * Opens a GET whose response is not read once its headers are in. `readToEnd()` then reads what
+   * reached it and resolves with whether the response was complete (a cut one is not); a paused
+   * client sees the server's end only once it reads again.
+   */
+  function stalledClient(url: string) {
+    let response!: http.IncomingMessage;
+    const headers = new Promise<void>((resolve) => {
+      http.get(url, { headers: { authorization: `Bearer ${KEY}` } }, (r) => { r.pause(); response = r; resolve(); }).on('error', () => undefined);
+    });
+    const readToEnd = () => new Promise<boolean>((resolve) => {
+      response.on('error', () => undefined);
+      response.on('close', () => resolve(response.complete));
+      response.resume();
+    });
+    return { headers, readToEnd };
+  }
+
+  it('lets an event stream go when its client takes nothing for the send timeout, and stops its source', async () => {
+    const stalled = await makeApp({ sendTimeoutMs: 300 });
+    const source = eventSource();
+    eventAnswer = () => ({ status: 200, events: source.events });
+    const { server, url } = await listen(stalled);
+    try {
+      const client = stalledClient(`${url}/api/v1/events`);
+      await client.headers;
+      // More than loopback's socket buffers hold: the writer ends up waiting for room.
+      const pad = 'x'.repeat(65_536);
+      for (let i = 1; i <= 1_000; i += 1) source.push({ event: 'run.updated', id: i, data: { pad } });
+      await source.returnCalled;
+      expect(await client.readToEnd()).toBe(false);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('cuts a download whose client takes nothing for the send timeout, and releases the source', async () => {
+    const stalled = await makeApp({ sendTimeoutMs: 300 });
+    const { stream, destroyed } = endlessSource();
+    fileAnswer = () => ({ status: 200, stream, contentType: 'text/csv', filename: 'big.csv' });
+    const { server, url } = await listen(stalled);
+    try {
+      const client = stalledClient(`${url}/r/some-token`);
+      await client.headers;
+      await destroyed;
+      expect(await client.readToEnd()).toBe(false);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 
