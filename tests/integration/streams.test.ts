@@ -18,8 +18,8 @@ import { operationIds } from '../../src/generated/operations.js';
 import { NOT_IMPLEMENTED, type Handler, type HandlerMap, type HandlerRequest, type ServerSentEvent } from '../../src/handlers/types.js';
 import type { Principal } from '../../src/domain/identity/principal.js';
 import { createLogger } from '../../src/infra/log/logger.js';
-import { createEventFeed } from '../../src/domain/events/feed.js';
 import { openLiveEvents } from '../../src/domain/events/live-stream.js';
+import { quietFeed } from '../support/event-feed.js';
 
 const KEY = 'hk_test-key-for-streams';
 const viewer: Principal = {
@@ -243,13 +243,7 @@ describe('server-sent event streams', () => {
   });
 
   it('writes a live stream\'s events straight from the fan-out while the client keeps up, and through the loop while its connection is full: every event once, in order', async () => {
-    const history = { since: async () => [], bounds: async () => ({ latest: 0, oldest: null }) };
-    const feed = createEventFeed({
-      bus: { subscribe: async () => async () => undefined },
-      history,
-      onError: (err) => { throw err; },
-      pollMs: 3_600_000,
-    });
+    const { feed, history, event } = quietFeed();
     let took = 0;
     let refused = 0;
     let opened!: () => void;
@@ -279,7 +273,7 @@ describe('server-sent event streams', () => {
       await isOpen;
       // Some while the client reads nothing, in the feed's batches.
       for (let seq = 1; seq <= COUNT; seq += 100) {
-        feed.offer(Array.from({ length: 100 }, (_, i) => ({ seq: seq + i, type: 'report.updated', data: { id: `r${seq + i}`, pad } })));
+        feed.offer(Array.from({ length: 100 }, (_, i) => event(seq + i, { id: `r${seq + i}`, pad })));
         await new Promise<void>((r) => setImmediate(r));
       }
       await new Promise<void>((r) => setTimeout(r, 50));

@@ -5,8 +5,8 @@
  * immediate listeners (cancellations, held principals) still get it at once. Streams share one
  * serialisation of an event.
  */
-import { createEventFeed, FAN_OUT_BATCH, FAN_OUT_SLICE_MS } from '../../src/domain/events/feed.js';
-import type { SequencedEvent } from '../../src/domain/events/ports.js';
+import { FAN_OUT_BATCH, FAN_OUT_SLICE_MS } from '../../src/domain/events/feed.js';
+import { quietFeed } from '../support/event-feed.js';
 import { openLiveEvents } from '../../src/domain/events/live-stream.js';
 import { encodeEvent } from '../../src/http/respond.js';
 
@@ -18,15 +18,7 @@ const nextTurn = () => new Promise<void>((r) => setImmediate(r));
  * The slice itself is tested with listeners that each take a whole slice.
  */
 function makeFeed({ sliceMs }: { sliceMs?: number } = { sliceMs: Number.POSITIVE_INFINITY }) {
-  const feed = createEventFeed({
-    bus: { subscribe: async () => async () => undefined },
-    history: { since: async () => [], bounds: async () => ({ latest: 0, oldest: null }) },
-    onError: (err) => { throw err; },
-    pollMs: 3_600_000,
-    sliceMs,
-  });
-  const event = (seq: number): SequencedEvent => ({ seq, type: 'report.updated', data: { id: `r${seq}`, change: 'paused' } });
-  return { feed, event };
+  return quietFeed(sliceMs === undefined ? {} : { sliceMs });
 }
 
 describe('fan-out to event streams', () => {
@@ -107,8 +99,7 @@ describe('fan-out to event streams', () => {
   });
 
   it('hands every stream the same event object, serialised once', async () => {
-    const { feed, event } = makeFeed();
-    const history = { since: async () => [], bounds: async () => ({ latest: 0, oldest: null }) };
+    const { feed, event, history } = makeFeed();
     const signal = new AbortController().signal;
     const a = await openLiveEvents(feed, history, { userId: 'u1' }, signal);
     const b = await openLiveEvents(feed, history, { userId: 'u2' }, signal);

@@ -5,23 +5,14 @@
  * next() in order, and the sink takes over again once next() has caught up. No event is lost,
  * repeated or reordered between the two paths.
  */
-import { createEventFeed } from '../../src/domain/events/feed.js';
-import type { SequencedEvent } from '../../src/domain/events/ports.js';
 import { openLiveEvents, type NumberedEvent } from '../../src/domain/events/live-stream.js';
+import { quietFeed } from '../support/event-feed.js';
 
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 const turns = async (n = 5) => { for (let i = 0; i < n; i += 1) await nextTurn(); };
 
 async function open() {
-  const history = { since: async () => [], bounds: async () => ({ latest: 0, oldest: null }) };
-  const feed = createEventFeed({
-    bus: { subscribe: async () => async () => undefined },
-    history,
-    onError: (err) => { throw err; },
-    pollMs: 3_600_000,
-    sliceMs: Number.POSITIVE_INFINITY,
-  });
-  const event = (seq: number): SequencedEvent => ({ seq, type: 'report.updated', data: { id: `r${seq}`, change: 'paused' } });
+  const { feed, history, event } = quietFeed({ sliceMs: Number.POSITIVE_INFINITY });
   const stream = await openLiveEvents(feed, history, { userId: 'u1' }, new AbortController().signal);
   return { feed, event, stream };
 }
