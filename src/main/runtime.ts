@@ -44,13 +44,19 @@ export interface StartOptions extends ContainerOptions {
   sdkPackage?: string;
 }
 
+/** How long an idle keep-alive connection is kept (tests/process/keep-alive.test.ts). */
+export const KEEP_ALIVE_MS = 65_000;
+
 type BeforeAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 async function listenOn(
   app: Express, at: { host: string; port: number }, setting: string, before: BeforeAnswer,
 ): Promise<{ server: http.Server; url: string }> {
   const server = http.createServer((req, res) => { before(req, res); app(req, res); });
-  server.keepAliveTimeout = 5000;
+  // Longer than clients keep an idle connection (Node's global agent 5 s, undici 4 s) and than a
+  // load balancer in front does (AWS: 60 s): the client lets go first. At 5 s, as Node's own
+  // default, a client could reuse a socket the server was closing at that moment (ECONNRESET).
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, at, setting)));
     server.listen(at.port, at.host, () => resolve());
