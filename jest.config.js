@@ -15,6 +15,7 @@ export default {
   testMatch: ['<rootDir>/tests/**/*.test.ts'],
   globalSetup: '<rootDir>/tests/support/global-setup.mjs',
   globalTeardown: '<rootDir>/tests/support/global-teardown.mjs',
+  setupFilesAfterEnv: ['<rootDir>/tests/support/after-file.ts'],
   testTimeout: 30000,
   // Three on the 2-core machine: with two, a third of its CPU sat idle while files waited on
   // their databases, children and timers (425 s, 294 CPU-s idle; three: 299–372 s, 106–125 idle,
