@@ -114,7 +114,6 @@ function sourceOf(stream: FileResult['stream']): Readable {
   return stream instanceof Readable ? stream : Readable.from(stream as AsyncIterable<Buffer>, { objectMode: false });
 }
 
-/** Resolves when the response can take more bytes, or when it is gone. */
 /**
  * Resolves when `res` takes more ('drain') or closes. A client that takes nothing for `timeoutMs`
  * is let go: the connection is destroyed (which closes it, so this resolves).
