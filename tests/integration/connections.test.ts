@@ -113,7 +113,8 @@ describe('connections', () => {
     expect(closed.status).toBe(422);
     expect(closed.body.code).toBe('connection.unreachable');
     // A peer that accepts and stays silent: the connect timeout ends the wait.
-    const silent = net.createServer(() => undefined);
+    const accepted: net.Socket[] = [];
+    const silent = net.createServer((socket) => { accepted.push(socket); });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const port = (silent.address() as net.AddressInfo).port;
@@ -121,6 +122,8 @@ describe('connections', () => {
       expect(res.status).toBe(422);
       expect(res.body.code).toBe('connection.unreachable');
     } finally {
+      // close() stops listening only: the connection it accepted stays open until destroyed.
+      for (const socket of accepted) socket.destroy();
       silent.close();
     }
   }, 30_000);
