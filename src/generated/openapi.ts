@@ -2384,7 +2384,8 @@ export interface paths {
          *       SVC_EVENTS_RETENTION_HOURS) or that this instance never gave: read the state again
          *       with GET /runs, GET /reports or GET /channels; the stream goes on from the reset's id.
          *
-         *     A `retry:` line comes first and a comment line at least every 15 s. Reconnect with the
+         *     A `retry:` line comes first and a comment line at least every 15 s. A client that takes
+         *     nothing of what was sent for 60 s is let go (the connection is cut). Reconnect with the
          *     `Last-Event-ID` header (an EventSource does it by itself), to this or any other API
          *     process: the stream first sends every event after that id, in order, once, then goes on
          *     live. Without it the stream starts with the next change.
