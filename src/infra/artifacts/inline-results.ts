@@ -9,10 +9,11 @@
  * store underneath, as before. Reading a `db:` key reads the row; removing one does nothing, as
  * the row goes with its run and with retention's forget (storage-repo).
  */
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import type { ArtifactStore, ResultWriter } from '../../domain/artifacts/ports.js';
 import { inlineRunOf } from '../../core/result-keys.js';
 import { joined, ndjsonOf, SMALL_TEXT, storedResultOfBytes } from './local-store.js';
+import { gzipResult } from './small-gzip.js';
 
 /** The largest result file kept in the store's row (gzip bytes). */
 export const INLINE_MAX = 16 * 1024;
@@ -59,7 +60,7 @@ export function withInlineResults(files: ArtifactStore, rows: InlineResultRows, 
         },
         async finish() {
           if (file) return file.finish();
-          const compressed = gzipSync(joined(held!), { level: 1 });
+          const compressed = gzipResult(joined(held!));
           if (compressed.length > inlineMax) return (await toFile()).finish();
           held = undefined;
           return { bytes: compressed.length, inline: compressed };

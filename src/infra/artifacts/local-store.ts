@@ -10,7 +10,8 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib';
+import { createGunzip, createGzip, gunzipSync } from 'node:zlib';
+import { gzipResult } from './small-gzip.js';
 import type { ArtifactStore, ResultWriter, StoredResult } from '../../domain/artifacts/ports.js';
 import type { CellValue, ResultColumn } from '../../domain/plugins/connector.js';
 
@@ -114,7 +115,7 @@ export function createLocalArtifactStore(dataDir: string): ArtifactStore {
           /** The file's size when it was written in one go. */
           let bytes: number | undefined;
           if (held) {
-            const compressed = gzipSync(joined(held), { level: 1 });
+            const compressed = gzipResult(joined(held));
             held = undefined;
             await withFolder(() => writeFile(temp, compressed));
             bytes = compressed.length;
