@@ -2,7 +2,7 @@
 import { and, desc, eq, isNull, lt, ne, or, sql as rawSql } from 'drizzle-orm';
 import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Sql, Tx } from '../client.js';
-import { columnsMapper, eventsParameter, runRecordOf, runRowOf, type RunRecordRow } from './runs-repo.js';
+import { columnsMapper, runRecordOf, runRowOf, type RunRecordRow } from './runs-repo.js';
 import { CONNECTION_COLUMNS, type ConnectionRow } from './connections-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
 import type { RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../domain/runs/engine-ports.js';
@@ -11,6 +11,7 @@ import type { ChangeEvent } from '../../../domain/events/model.js';
 import type { PlannedAttempt } from '../../../domain/channels/ports.js';
 import type { ConnectionRecord } from '../../../domain/connections/model.js';
 import { ATTEMPT_WRITES, RUN_WRITES, runLeaves } from './status-writes.js';
+import { statementBatches } from '../statement-batches.js';
 
 const connectionRowOf = columnsMapper<ConnectionRow>(CONNECTION_COLUMNS);
 /** The connection's row (`c`) as jsonb, without its schema snapshot (connections-repo.ts CONNECTION_COLUMNS). */
@@ -24,14 +25,19 @@ const quoted = (list: readonly string[]) => list.map((s) => `'${s}'`).join(', ')
 export const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
   || case when t.finished_at is null then '{}'::jsonb else jsonb_build_object('finished_at', to_char(t.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) end
   || case when t.error_code is null then '{}'::jsonb else jsonb_build_object('error_code', t.error_code) end`;
-/** $1 now, $2 the steps (jsonb text), $3 the run's id. */
-const CLAIM_SQL = `with t as (
-    update runs set status = 'running', started_at = coalesce(started_at, $1::timestamptz), attempts = attempts + 1,
-      steps = $2::jsonb, updated_at = $1::timestamptz, heartbeat_at = clock_timestamp(),
+/**
+ * $1 the claims (jsonb text: an array of { id, now, steps, n }, no id twice): each run taken, its
+ * run.updated event written (in the claims' order), and what it runs read, one statement.
+ */
+const CLAIM_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb) as x(id uuid, now timestamptz, steps jsonb, n int)),
+  t as (
+    update runs r set status = 'running', started_at = coalesce(r.started_at, x.now), attempts = r.attempts + 1,
+      steps = x.steps, updated_at = x.now, heartbeat_at = clock_timestamp(),
       row_count = null, columns = null, sample = null, condition_met = null, result_key = null, result_bytes = null, result_hash = null
-    where id = $3::uuid and status in (${quoted(RUN_WRITES.start.from)}) and delivering_since is null
-    returning *),
-  announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t)
+    from x
+    where r.id = x.id and r.status in (${quoted(RUN_WRITES.start.from)}) and r.delivering_since is null
+    returning r.*, x.n as x_n),
+  announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t order by t.x_n)
   select t.*, r.id as r_id, r.query_version as r_pinned, q.sql as q_sql, q.parameters as q_parameters, q.current_version as q_version,
     v.sql as v_sql, v.parameters as v_parameters, case when c.id is null then null else ${CONNECTION_JSON} end as c_row,
     exists (select 1 from deliveries d where d.report_id = t.report_id) as has_deliveries
@@ -39,32 +45,39 @@ const CLAIM_SQL = `with t as (
     left join queries q on q.id = r.query_id
     left join query_versions v on v.query_id = r.query_id and v.number = r.query_version
     left join connections c on c.id = case when r.query_version is not null then v.connection_id else q.connection_id end`;
-/** A progress column from $1 (the progress, jsonb): left as it is when the key is absent. */
-const fromProgress = (column: string, key: string, cast: string) =>
-  `${column} = case when $1::jsonb ? '${key}' then ${cast === 'jsonb' ? `nullif($1::jsonb -> '${key}', 'null'::jsonb)` : `($1::jsonb ->> '${key}')::${cast}`} else ${column} end`;
-/** The progress columns from $1 (columnsOf as jsonb); the steps always. */
-const PROGRESS_COLUMNS = `steps = $1::jsonb -> 'steps', ${[
-  fromProgress('query_version', 'queryVersion', 'int'), fromProgress('row_count', 'rowCount', 'int'), fromProgress('columns', 'columns', 'jsonb'),
-  fromProgress('sample', 'sample', 'jsonb'), fromProgress('condition_met', 'conditionMet', 'boolean'), fromProgress('result_key', 'resultKey', 'text'),
-  fromProgress('result_bytes', 'resultBytes', 'bigint'), fromProgress('result_hash', 'resultHash', 'text'),
+/** A progress column from `src` (the progress, jsonb): left as it is when the key is absent. */
+const fromProgress = (src: string, column: string, key: string, cast: string) =>
+  `${column} = case when ${src} ? '${key}' then ${cast === 'jsonb' ? `nullif(${src} -> '${key}', 'null'::jsonb)` : `(${src} ->> '${key}')::${cast}`} else ${column} end`;
+/** The progress columns from `src` (columnsOf as jsonb); the steps always. */
+const progressColumns = (src: string) => `steps = ${src} -> 'steps', ${[
+  fromProgress(src, 'query_version', 'queryVersion', 'int'), fromProgress(src, 'row_count', 'rowCount', 'int'), fromProgress(src, 'columns', 'columns', 'jsonb'),
+  fromProgress(src, 'sample', 'sample', 'jsonb'), fromProgress(src, 'condition_met', 'conditionMet', 'boolean'), fromProgress(src, 'result_key', 'resultKey', 'text'),
+  fromProgress(src, 'result_bytes', 'resultBytes', 'bigint'), fromProgress(src, 'result_hash', 'resultHash', 'text'),
 ].join(', ')}`;
 /** The result file kept in the store (parameter `n`, bytea or null), written beside the run taken (`t`). */
 const keptResult = (n: number) => `kept as (insert into run_results (run_id, bytes) select t.id, $${n}::bytea from t where $${n}::bytea is not null
     on conflict (run_id) do update set bytes = excluded.bytes)`;
 /**
- * $1 progress (jsonb text), $2 status, $3 finished at, $4 error code, $5 error message, $6 run id,
- * $7 attempt, $8 events (jsonb text), $9 the result file kept in the store (bytea, or null).
+ * $1 the ends (jsonb text: an array of { id, attempt, progress, status, finished_at, error_code,
+ * error_message, events, kept, n }, no id twice; `kept` the result file kept in the store as
+ * base64, or null): each run's attempt ended, its events written (in the ends' order, then each
+ * end's own) and its kept result, only for the runs ended here; their ids.
  */
-const END_SQL = `with t as (
-    update runs set ${PROGRESS_COLUMNS},
-      status = $2::text, finished_at = $3::timestamptz, updated_at = $3::timestamptz, error_code = $4::text, error_message = $5::text
-    where id = $6::uuid and status in (${quoted(RUN_WRITES.finish.from)}) and attempts = $7::int
-    returning id),
+const END_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb)
+      as x(id uuid, attempt int, progress jsonb, status text, finished_at timestamptz, error_code text, error_message text, events jsonb, kept text, n int)),
+  t as (
+    update runs r set ${progressColumns('x.progress')},
+      status = x.status, finished_at = x.finished_at, updated_at = x.finished_at, error_code = x.error_code, error_message = x.error_message
+    from x
+    where r.id = x.id and r.status in (${quoted(RUN_WRITES.finish.from)}) and r.attempts = x.attempt
+    returning r.id, x.n, x.events, x.kept),
   announced as (insert into events (type, data, user_id)
-    select e.type, e.data, e.user_id from rows from (jsonb_to_recordset($8::jsonb) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, n)
-    where exists (select 1 from t) order by e.n),
-  ${keptResult(9)}
-  select t.id from t`;
+    select e.type, e.data, e.user_id from t
+      cross join lateral rows from (jsonb_to_recordset(t.events) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, k)
+    order by t.n, e.k),
+  kept as (insert into run_results (run_id, bytes) select t.id, decode(t.kept, 'base64') from t where t.kept is not null
+    on conflict (run_id) do update set bytes = excluded.bytes)
+  select t.id, t.n from t`;
 /**
  * $1 progress (jsonb text), $2 now, $3 run id, $4 attempt, $5 the attempts (jsonb text: id,
  * delivery_id, channel_id, channel_name, channel_type, position, job_id), $6 the result file kept
@@ -72,7 +85,7 @@ const END_SQL = `with t as (
  * (pending), its kept result and the run.updated of the record after, one statement.
  */
 const HAND_OVER_SQL = `with t as (
-    update runs set ${PROGRESS_COLUMNS},
+    update runs set ${progressColumns('$1::jsonb')},
       delivering_since = $2::timestamptz, updated_at = $2::timestamptz, heartbeat_at = clock_timestamp()
     where id = $3::uuid and status = 'running' and attempts = $4::int and delivering_since is null
     returning id, report_id, status, trigger, finished_at, error_code),
@@ -91,6 +104,14 @@ const keptByEndOnly = (p: RunProgress) => {
   if (p.resultInline) throw new Error('a result kept in the store is written by end or handOver, not by this write');
 };
 type RunQuerySourceParameters = NonNullable<RunSource['query']>['parameters'];
+
+/** A claim as the claim statement takes it. */
+interface Claim { id: string; now: string; steps: StoredRunStep[] }
+/** An end as the end statement takes it. */
+interface End {
+  id: string; attempt: number; progress: ReturnType<typeof columnsOf>; status: string; finished_at: string; error_code: string | null; error_message: string | null;
+  events: Array<{ type: string; data: unknown; user_id: string | null }>; kept: string | null;
+}
 
 const storedSteps = (steps: RunStep[]): StoredRunStep[] => steps.map((s) => ({
   name: s.name, status: s.status, startedAt: s.startedAt.toISOString(), finishedAt: s.finishedAt?.toISOString() ?? null,
@@ -119,6 +140,25 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
     if (!client) throw new Error('claim and end are single statements on the store, outside any unit of work');
     return client;
   };
+  /** Claims and ends, each kind one statement for the calls that meet (made on first use: a unit of work's repositories have none). */
+  let claimBatches: ((claim: Claim) => Promise<Record<string, unknown> | undefined>) | undefined;
+  const claims = () => (claimBatches ??= statementBatches<Claim, Record<string, unknown> | undefined>({
+    keyOf: (c) => c.id,
+    send: async (batch) => {
+      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(CLAIM_SQL, [JSON.stringify(batch.map((c, n) => ({ ...c, n })))], { prepare: true });
+      const byN = new Map(rows.map((r) => [r.x_n as number, r]));
+      return batch.map((_c, n) => byN.get(n));
+    },
+  }));
+  let endBatches: ((end: End) => Promise<boolean>) | undefined;
+  const ends = () => (endBatches ??= statementBatches<End, boolean>({
+    keyOf: (e) => e.id,
+    send: async (batch) => {
+      const rows = await clientOf().unsafe<Array<{ n: number }>>(END_SQL, [JSON.stringify(batch.map((e, n) => ({ ...e, n })))], { prepare: true });
+      const ended = new Set(rows.map((r) => r.n));
+      return batch.map((_e, n) => ended.has(n));
+    },
+  }));
   return {
     async start(runId: string, now: Date, steps: RunStep[] = []): Promise<RunRecordRow | undefined> {
       const [row] = await db.update(runs).set({
@@ -133,14 +173,13 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
      * Takes the run (as `start`), reads what it runs (as `source`) and writes its run.updated
      * event (the outbox row, as the domain's runUpdated builds it: the taken run's id, report_id,
      * status and trigger, and its error code if it has one) in one statement, so the change and
-     * its event commit together, in one round trip. The event is numbered by the relays. A
+     * its event commit together, in one round trip. The event is numbered by the relays. Claims
+     * made while one is on its way go out together as one statement (statement-batches.ts): a
      * prepared statement of the store's client (never inside a unit of work); an unnamed one
      * when the client has prepare false (SVC_DATABASE_PREPARE, which postgres.js puts first).
      */
     async claim(runId: string, now: Date, steps: RunStep[] = []) {
-      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(CLAIM_SQL,
-        [now.toISOString(), JSON.stringify(storedSteps(steps)), runId], { prepare: true });
-      const raw = rows[0];
+      const raw = await claims()({ id: runId, now: now.toISOString(), steps: storedSteps(steps) });
       if (!raw) return undefined;
       const run = runRecordOf(runRowOf(raw));
       if (raw.r_id === null) return { run, source: undefined };
@@ -157,17 +196,17 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
      * Ends the run's attempt (as `finish`) and writes its events in the same statement (the
      * outbox rows commit with the change, only when the run was ended here); whether it was ended
      * here. Only the run's id comes back: the caller knows the record after (a whole run row, its
-     * steps, columns and sample parsed on every run, was read for nothing). A prepared statement
-     * of the store's client (never inside a unit of work; unnamed under SVC_DATABASE_PREPARE=false):
-     * the progress is one jsonb parameter, whose absent keys leave their columns as they are.
+     * steps, columns and sample parsed on every run, was read for nothing). Ends made while one is
+     * on its way go out together as one statement, as claims do: the progress is one jsonb value
+     * per end, whose absent keys leave their columns as they are.
      */
     async end(runId: string, attempt: number, outcome: RunOutcome, list: readonly ChangeEvent[]) {
-      const progress = columnsOf(outcome);
-      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(END_SQL, [
-        JSON.stringify(progress), outcome.status, outcome.finishedAt.toISOString(), outcome.error?.code ?? null, outcome.error?.message ?? null,
-        runId, attempt, eventsParameter(list), outcome.resultInline ?? null,
-      ], { prepare: true });
-      return rows.length > 0;
+      return ends()({
+        id: runId, attempt, progress: columnsOf(outcome), status: outcome.status, finished_at: outcome.finishedAt.toISOString(),
+        error_code: outcome.error?.code ?? null, error_message: outcome.error?.message ?? null,
+        events: list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })),
+        kept: outcome.resultInline ? outcome.resultInline.toString('base64') : null,
+      });
     },
 
     /**

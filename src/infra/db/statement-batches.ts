@@ -1,0 +1,84 @@
+/**
+ * One statement for the calls that meet while the last one is out: the worker's hot single
+ * statements (a run's claim and end) through a batch of their own.
+ *
+ * A call goes out at once when none of its kind is on its way; while one is, the calls that come
+ * wait and then go out together as one statement, so one commit (one WAL flush) and one round
+ * trip serve them all. On the worker's lane, statements of one kind queued behind each other
+ * 3-5 deep, each with its own commit (scripts/bench/runs.ts): batching them costs a call no
+ * wait it did not already have.
+ *
+ * Each batch is its own transaction, so its calls commit together or not at all. When the store
+ * refuses a batch of several (a PostgresError: nothing of it was done), each of its calls is sent
+ * again alone, so that one call's fault (a value the store refuses) is that call's only; any other
+ * failure (the connection lost, where the commit may or may not have happened) is every call's,
+ * as it would have been had each gone alone. No batch holds two calls with the same key (the same
+ * run claimed twice would be one row updated once): the second waits for the next batch.
+ */
+import postgres from 'postgres';
+
+export interface StatementBatchOptions<I, O> {
+  /** Sends a batch as one statement; answers each call's result, in the calls' order. */
+  send(items: readonly I[]): Promise<O[]>;
+  /** Calls with the same key never share a batch. */
+  keyOf(item: I): string;
+  /** The most calls in one statement (default 100). */
+  maxBatch?: number;
+}
+
+interface Waiting<I, O> { item: I; resolve(value: O): void; reject(err: unknown): void }
+
+/** Whether the store refused the statement itself (so none of it was done): its calls may go again, alone. */
+export const refusedByStore = (err: unknown): boolean => err instanceof postgres.PostgresError;
+
+export function statementBatches<I, O>(options: StatementBatchOptions<I, O>): (item: I) => Promise<O> {
+  const maxBatch = options.maxBatch ?? 100;
+  let waiting: Array<Waiting<I, O>> = [];
+  let out = false;
+
+  const settle = (calls: Array<Waiting<I, O>>, results: O[]) => {
+    if (results.length !== calls.length) throw new Error(`a batch of ${calls.length} answered ${results.length} results`);
+    calls.forEach((c, i) => c.resolve(results[i]!));
+  };
+
+  const alone = (call: Waiting<I, O>) => options.send([call.item]).then((results) => settle([call], results)).catch(call.reject);
+
+  const next = () => {
+    if (out || waiting.length === 0) return;
+    const batch: Array<Waiting<I, O>> = [];
+    const keys = new Set<string>();
+    const rest: Array<Waiting<I, O>> = [];
+    for (const call of waiting) {
+      const key = options.keyOf(call.item);
+      if (batch.length < maxBatch && !keys.has(key)) {
+        keys.add(key);
+        batch.push(call);
+      } else {
+        rest.push(call);
+      }
+    }
+    waiting = rest;
+    out = true;
+    let sent: Promise<O[]>;
+    try {
+      sent = options.send(batch.map((c) => c.item));
+    } catch (err) {
+      sent = Promise.reject(err);
+    }
+    void sent.then((results) => settle(batch, results))
+      .catch((err: unknown) => {
+        if (batch.length > 1 && refusedByStore(err)) return Promise.all(batch.map(alone));
+        for (const call of batch) call.reject(err);
+        return undefined;
+      })
+      .finally(() => {
+        out = false;
+        next();
+      });
+  };
+
+  return (item: I) => new Promise<O>((resolve, reject) => {
+    waiting.push({ item, resolve, reject });
+    next();
+  });
+}

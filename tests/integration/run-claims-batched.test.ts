@@ -1,0 +1,145 @@
+/**
+ * The run engine's claims and ends as one statement for the calls that meet
+ * (src/infra/db/stores/run-engine-repo.ts over src/infra/db/statement-batches.ts), on the real
+ * store: claims made together go out in fewer statements than calls and each caller gets its own
+ * run and source; ends made together each end their own run with their own progress, events (in
+ * order) and kept result, and answer only for themselves (a stale attempt answers false); an end
+ * the store refuses fails alone while the others of its batch commit.
+ */
+import { gunzipSync } from 'node:zlib';
+import type { Sql } from '../../src/infra/db/client.js';
+import { newId } from '../../src/core/ids.js';
+import { createRunEngineRepo } from '../../src/infra/db/stores/run-engine-repo.js';
+import { gzipResult } from '../../src/infra/artifacts/small-gzip.js';
+import { runChanged } from '../../src/domain/runs/events.js';
+import type { RunStep } from '../../src/domain/runs/model.js';
+import { startHerald, type Herald } from '../support/harness.js';
+import { setupAdmin, type SessionClient } from '../support/identity.js';
+import { createPostgresSource, type PostgresSource } from '../support/user-databases.js';
+
+let h: Herald;
+let admin: SessionClient;
+let src: PostgresSource;
+let reportId: string;
+let queryId: string;
+
+beforeAll(async () => {
+  h = await startHerald({ env: { SVC_ROLES: 'api', SVC_OUTBOUND_ALLOW: '127.0.0.1' } });
+  admin = await setupAdmin(h);
+  src = await createPostgresSource(async () => undefined);
+  const connectionId = (await admin.post('/api/v1/connections').send(src.connection('Shop')).expect(201)).body.id as string;
+  queryId = (await admin.post('/api/v1/queries').send({ name: 'q', connection_id: connectionId, sql: 'select 1 as n' }).expect(201)).body.id as string;
+  reportId = (await admin.post('/api/v1/reports').send({ title: 'r', query_id: queryId }).expect(201)).body.id as string;
+});
+afterAll(async () => {
+  await h.stop();
+  await src.drop();
+});
+
+/** The store's client, its statements counted. */
+function counted(sql: Sql) {
+  let statements = 0;
+  const client = new Proxy(sql, {
+    get(target, prop, receiver) {
+      if (prop === 'unsafe') return (...args: Parameters<Sql['unsafe']>) => { statements += 1; return target.unsafe(...args); };
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { client, statements: () => statements };
+}
+
+async function pendingRuns(count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => newId());
+  const sql = h.process.container.sql;
+  for (const id of ids) await sql`insert into runs (id, report_id, trigger, status, attempts) values (${id}, ${reportId}, 'manual', 'pending', 0)`;
+  return ids;
+}
+const step = (at: Date): RunStep => ({ name: 'query', status: 'running', startedAt: at, finishedAt: null, error: null });
+const lastEventId = async () => Number((await h.process.container.sql`select coalesce(max(id), 0)::bigint as n from events`)[0]!.n);
+
+it('claims runs made together in fewer statements, each caller its own run and source', async () => {
+  const ids = await pendingRuns(20);
+  const { client, statements } = counted(h.process.container.sql);
+  const repo = createRunEngineRepo(h.process.container.db, client);
+  const since = await lastEventId();
+  const at = new Date();
+  const claimed = await Promise.all(ids.map((id, i) => repo.claim(id, new Date(at.getTime() + i), [step(at)])));
+  expect(statements()).toBeLessThan(ids.length);
+  expect(statements()).toBeGreaterThanOrEqual(2); // the first alone, the others together
+  claimed.forEach((c, i) => {
+    expect(c?.run).toMatchObject({ id: ids[i], status: 'running', attempts: 1, reportId });
+    expect(c?.run.startedAt?.getTime()).toBe(at.getTime() + i);
+    expect(c?.source?.query).toMatchObject({ sql: 'select 1 as n' });
+    expect(c?.source?.connection?.name).toBe('Shop');
+  });
+  const events = await h.process.container.sql`select type, data from events where id > ${since} and type = 'run.updated' order by id`;
+  expect(events.map((e) => (e.data as { id: string }).id)).toEqual(ids);
+  // A run claimed twice at once is one claim after the other (attempts 2, then 3), never one row for two callers.
+  const again = await Promise.all([repo.claim(ids[0]!, at, [step(at)]), repo.claim(ids[0]!, at, [step(at)])]);
+  expect(again.map((c) => c?.run.attempts).sort()).toEqual([2, 3]);
+  // A run that is gone is undefined for its caller only.
+  const [gone, there] = await Promise.all([repo.claim(newId(), at, []), repo.claim(ids[1]!, at, [])]);
+  expect(gone).toBeUndefined();
+  expect(there?.run.attempts).toBe(2);
+});
+
+it('ends runs made together, each with its own progress, events and kept result; a stale attempt answers false', async () => {
+  const ids = await pendingRuns(12);
+  const c = h.process.container;
+  const { client, statements } = counted(c.sql);
+  const repo = createRunEngineRepo(c.db, client);
+  const at = new Date();
+  await Promise.all(ids.map((id) => repo.claim(id, at, [step(at)])));
+  const before = statements();
+  const since = await lastEventId();
+  const ended = await Promise.all(ids.map((id, i) => {
+    const finishedAt = new Date(at.getTime() + 1000 + i);
+    const status = i % 3 === 0 ? 'failed' : 'success';
+    const error = status === 'failed' ? { code: 'query.failed', message: `run ${i} failed` } : null;
+    const kept = i % 2 === 0 ? gzipResult(`{"columns":[]}\n[${i}]\n`) : undefined;
+    return repo.end(id, i === 5 ? 7 : 1, {
+      status, error, finishedAt, steps: [{ ...step(at), status: 'success', finishedAt }], rowCount: i,
+      ...(kept ? { resultInline: kept, resultKey: `db:${id}` } : {}),
+    }, runChanged({ id, reportId, trigger: 'manual', status, finishedAt, error }));
+  }));
+  expect(statements() - before).toBeLessThan(ids.length);
+  expect(ended).toEqual(ids.map((_id, i) => i !== 5));
+  const rows = await c.sql`select r.id, r.status, r.row_count, r.error_message, r.attempts, k.bytes from runs r left join run_results k on k.run_id = r.id
+    where r.id in ${c.sql(ids)}`;
+  const byId = new Map(rows.map((r) => [r.id as string, r]));
+  ids.forEach((id, i) => {
+    const r = byId.get(id)!;
+    if (i === 5) {
+      expect(r).toMatchObject({ status: 'running', row_count: null, bytes: null });
+      return;
+    }
+    expect(r).toMatchObject({ status: i % 3 === 0 ? 'failed' : 'success', row_count: i, error_message: i % 3 === 0 ? `run ${i} failed` : null });
+    if (i % 2 === 0) expect(gunzipSync(r.bytes as Buffer).toString()).toBe(`{"columns":[]}\n[${i}]\n`);
+    else expect(r.bytes).toBeNull();
+  });
+  const events = await c.sql`select type, data from events where id > ${since} order by id`;
+  const expected = ids.flatMap((id, i) => (i === 5 ? [] : runChanged({ id, reportId, trigger: 'manual', status: i % 3 === 0 ? 'failed' : 'success', finishedAt: new Date(at.getTime() + 1000 + i), error: null })
+    .map((e) => [e.type, id])));
+  expect(events.map((e) => [e.type, runOf(e.type as string, e.data)])).toEqual(expected);
+});
+
+/** The run an event is about (a run.updated's id; a report.updated's last run). */
+const runOf = (type: string, data: unknown) => (type === 'run.updated' ? (data as { id: string }).id : (data as { last_run: { id: string } }).last_run.id);
+
+it('fails an end the store refuses alone: the others of its batch commit', async () => {
+  const ids = await pendingRuns(6);
+  const c = h.process.container;
+  const repo = createRunEngineRepo(c.db, c.sql);
+  const at = new Date();
+  await Promise.all(ids.map((id) => repo.claim(id, at, [step(at)])));
+  const ends = await Promise.all(ids.map((id, i) => {
+    // A NUL in the error message: text the store refuses.
+    const error = { code: 'query.failed', message: i === 3 ? 'bad\u0000byte' : 'failed' };
+    return repo.end(id, 1, { status: 'failed', error, finishedAt: at, steps: [] }, runChanged({ id, reportId, trigger: 'manual', status: 'failed', finishedAt: at, error }))
+      .then((v) => ({ v }), (e: unknown) => ({ e }));
+  }));
+  ends.forEach((r, i) => (i === 3 ? expect('e' in r).toBe(true) : expect(r).toEqual({ v: true })));
+  const statuses = await c.sql`select id, status from runs where id in ${c.sql(ids)}`;
+  const byId = new Map(statuses.map((r) => [r.id as string, r.status as string]));
+  expect(ids.map((id) => byId.get(id))).toEqual(ids.map((_id, i) => (i === 3 ? 'running' : 'failed')));
+});
