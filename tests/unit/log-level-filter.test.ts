@@ -36,4 +36,19 @@ describe('log level filter', () => {
     await new Promise((r) => setImmediate(r));
     expect(lines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual(['shown']);
   });
+
+  it('writes a line to its transport within the call that logs it (a child too), formatted and redacted', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger({ format: 'json', level: 'info', stream, base: { service: 'herald' } });
+    logger.info('first', { token: 'abc', n: 1 });
+    logger.child({ run_id: 'r1' }).warn('second', { password: 'hunter2' });
+    logger.debug('below');
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ level: 'info', message: 'first', n: 1, service: 'herald', timestamp: expect.any(String) }),
+      expect.objectContaining({ level: 'warn', message: 'second', run_id: 'r1', password: '[redacted]', service: 'herald' }),
+    ]);
+    logger.silent = true;
+    logger.error('silenced');
+    expect(lines).toHaveLength(2);
+  });
 });
