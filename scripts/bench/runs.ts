@@ -43,6 +43,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const COUNTED = Number(process.env.BENCH_COUNTED ?? 200);
 const SNAPSHOT_TABLES = Number(process.env.BENCH_SNAPSHOT_TABLES ?? 0);
+/**
+ * Runs (jobs) each worker carries before it is measured: a worker lives for days, and its first
+ * seconds are spent compiling its code (V8's optimising compilers took 35 % of a fresh Herald
+ * worker's CPU over a 2,000-run phase, by `perf`). The no-op and minimal workers get the same.
+ * BENCH_WARMUP=0 measures each from its start, as this bench did before 2026-12-03.
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 
 /** A schema snapshot as an introspection of `tables` tables of 15 columns each makes one. */
 const snapshotOf = (tables: number) => ({
@@ -88,23 +95,34 @@ async function main(): Promise<void> {
     const queue = createRunQueue(api.proc.container.enqueue);
     const jobOptions = (id: string) => ({ jobId: id, attempts: runJobSpec.attempts, backoff: { type: 'exponential', delay: runJobSpec.backoffMs } });
 
+    /** WARMUP runs through the worker listening now, then forgotten. */
+    const warmUp = async () => {
+      if (WARMUP === 0) return;
+      await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, WARMUP, false);
+      await store`delete from runs where report_id = ${report.id}`;
+    };
+
     const limit = async (): Promise<{ rate: number; cpuPerJob: number }> => {
       const child = await spawnBenchWorker(place, 'noop-worker', { BENCH_NOOP_QUEUE: noopName });
       try {
         await noopQueue.obliterate({ force: true });
+        const jobs = async (count: number, done: number) => {
+          for (let i = 0; i < count; i += 100) {
+            await Promise.all(Array.from({ length: Math.min(100, count - i) }, () => {
+              const id = randomUUID();
+              return noopQueue.add(runJobSpec.name, { runId: id, reportId: report.id }, jobOptions(id));
+            }));
+          }
+          for (;;) {
+            const counts = await noopQueue.getJobCounts('completed');
+            if ((counts.completed ?? 0) >= done + count) break;
+            await sleep(20);
+          }
+        };
+        if (WARMUP > 0) await jobs(WARMUP, 0);
         const before = cpuMsOf(child.pid);
         const t0 = performance.now();
-        for (let i = 0; i < RUNS; i += 100) {
-          await Promise.all(Array.from({ length: Math.min(100, RUNS - i) }, () => {
-            const id = randomUUID();
-            return noopQueue.add(runJobSpec.name, { runId: id, reportId: report.id }, jobOptions(id));
-          }));
-        }
-        for (;;) {
-          const counts = await noopQueue.getJobCounts('completed');
-          if ((counts.completed ?? 0) >= RUNS) break;
-          await sleep(20);
-        }
+        await jobs(RUNS, WARMUP);
         const seconds = (performance.now() - t0) / 1000;
         return { rate: RUNS / seconds, cpuPerJob: (cpuMsOf(child.pid) - before) / RUNS };
       } finally {
@@ -142,6 +160,7 @@ async function main(): Promise<void> {
     const ceiling = async (): Promise<{ rate: number; cpuPerRun: number; pgPerRun: number; statuses: string }> => {
       const child = await spawnBenchWorker(place, 'minimal-worker', { BENCH_QUERIED_URL: place.dbUrl.toString() });
       try {
+        await warmUp();
         const cpu0 = cpuMsOf(child.pid);
         const pg0 = cpuMsOfCommand('postgres');
         const { seconds, statuses } = await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, RUNS, false);
@@ -152,7 +171,8 @@ async function main(): Promise<void> {
       }
     };
 
-    console.log(`runs end to end (select 1, no deliveries, 1 worker process, concurrency ${CONCURRENCY}; ${ROUNDS} rounds of ${RUNS} runs per phase)`
+    console.log(`runs end to end (select 1, no deliveries, 1 worker process, concurrency ${CONCURRENCY}; ${ROUNDS} rounds of ${RUNS} runs per phase; `
+      + `each worker measured after ${WARMUP} runs of its own)`
       + (SNAPSHOT_TABLES > 0 ? `; the connection's schema snapshot: ${SNAPSHOT_TABLES} tables of 15 columns` : ''));
     const rows: Array<{
       limit: number; limitCpu: number; herald: number; cpu: number; p50: number; p99: number; api: number; apiCpu: number; perPost: number; ceiling: number; ceilingCpu: number; pg: number; ceilingPg: number;
@@ -161,6 +181,7 @@ async function main(): Promise<void> {
       const l = await limit();
       const worker = await spawnRole('worker', place, { SVC_WORKER_CONCURRENCY: String(CONCURRENCY) }, 'worker started');
       children.push(worker);
+      await warmUp();
       const cpu0 = cpuMsOf(worker.pid);
       const pg0 = cpuMsOfCommand('postgres');
       const { seconds, statuses } = await queueRunsAndWait(store, (id) => queue.enqueue(id, report.id), report.id, RUNS, false);
