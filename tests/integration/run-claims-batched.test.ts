@@ -4,12 +4,14 @@
  * store: claims made together go out in fewer statements than calls and each caller gets its own
  * run and source; ends made together each end their own run with their own progress, events (in
  * order) and kept result, and answer only for themselves (a stale attempt answers false); an end
- * the store refuses fails alone while the others of its batch commit.
+ * the store refuses fails alone while the others of its batch commit. A batch finds its runs by
+ * their ids even when the statement's generic plan was made while few runs were unfinished and
+ * thousands are pending now.
  */
 import { gunzipSync } from 'node:zlib';
 import type { Sql } from '../../src/infra/db/client.js';
 import { newId } from '../../src/core/ids.js';
-import { createRunEngineRepo } from '../../src/infra/db/stores/run-engine-repo.js';
+import { CLAIM_SQL, createRunEngineRepo, END_SQL } from '../../src/infra/db/stores/run-engine-repo.js';
 import { gzipResult } from '../../src/infra/artifacts/small-gzip.js';
 import { runChanged } from '../../src/domain/runs/events.js';
 import type { RunStep } from '../../src/domain/runs/model.js';
@@ -142,4 +144,30 @@ it('fails an end the store refuses alone: the others of its batch commit', async
   const statuses = await c.sql`select id, status from runs where id in ${c.sql(ids)}`;
   const byId = new Map(statuses.map((r) => [r.id as string, r.status as string]));
   expect(ids.map((id) => byId.get(id))).toEqual(ids.map((_id, i) => (i === 3 ? 'running' : 'failed')));
+});
+
+it('finds a batch\'s runs by their ids, not among every unfinished run, whatever the statistics say', async () => {
+  const sql = h.process.container.sql;
+  // Statistics taken while no run waits, then thousands queued (a scheduler's minute), as a
+  // prepared statement's generic plan sees them until the next analyze.
+  await sql`analyze runs`;
+  await sql`insert into runs (id, report_id, trigger, status, attempts)
+    select gen_random_uuid(), ${reportId}, 'manual', 'pending', 0 from generate_series(1, 5000)`;
+  const plans = await sql.begin(async (tx) => {
+    await tx`set local plan_cache_mode = force_generic_plan`;
+    const out: string[] = [];
+    for (const [name, text] of [['claim_plan', CLAIM_SQL], ['end_plan', END_SQL]] as const) {
+      await tx.unsafe(`prepare ${name}(jsonb) as ${text.replaceAll('$1::jsonb', '$1')}`);
+      const rows = await tx.unsafe(`explain (format json) execute ${name}('[{"id": "${newId()}", "n": 0}]')`);
+      out.push(JSON.stringify(rows[0]!['QUERY PLAN']));
+      await tx.unsafe(`deallocate ${name}`);
+    }
+    return out;
+  });
+  for (const plan of plans) {
+    expect(plan).toContain('runs_pkey');
+    expect(plan).not.toContain('runs_unfinished_idx');
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan"[^{}]*"Relation Name":"runs"/);
+  }
+  await sql`delete from runs where status = 'pending' and report_id = ${reportId}`;
 });
