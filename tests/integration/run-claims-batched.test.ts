@@ -146,28 +146,36 @@ it('fails an end the store refuses alone: the others of its batch commit', async
   expect(ids.map((id) => byId.get(id))).toEqual(ids.map((_id, i) => (i === 3 ? 'running' : 'failed')));
 });
 
-it('finds a batch\'s runs by their ids, not among every unfinished run, whatever the statistics say', async () => {
+it('finds a batch\'s runs by their ids whatever the table looked like when the plan was made', async () => {
   const sql = h.process.container.sql;
-  // Statistics taken while no run waits, then thousands queued (a scheduler's minute), as a
-  // prepared statement's generic plan sees them until the next analyze.
-  await sql`analyze runs`;
-  await sql`insert into runs (id, report_id, trigger, status, attempts)
-    select gen_random_uuid(), ${reportId}, 'manual', 'pending', 0 from generate_series(1, 5000)`;
-  const plans = await sql.begin(async (tx) => {
-    await tx`set local plan_cache_mode = force_generic_plan`;
-    const out: string[] = [];
+  const conn = await sql.reserve();
+  try {
+    // A prepared statement's generic plan is made once, from the table as it is then: here with a
+    // history of 2,000 runs and none waiting; then a scheduler's minute queues thousands.
+    await conn`insert into runs (id, report_id, trigger, status, attempts, finished_at)
+      select gen_random_uuid(), ${reportId}, 'manual', 'success', 1, now() from generate_series(1, 2000)`;
+    await conn`analyze runs`;
+    await conn`set plan_cache_mode = force_generic_plan`;
+    const plan = async (name: string) => JSON.stringify((await conn.unsafe(`explain (format json) execute ${name}('[{"id": "${newId()}", "n": 0}]')`))[0]!['QUERY PLAN']);
+    const plans: string[] = [];
     for (const [name, text] of [['claim_plan', CLAIM_SQL], ['end_plan', END_SQL]] as const) {
-      await tx.unsafe(`prepare ${name}(jsonb) as ${text.replaceAll('$1::jsonb', '$1')}`);
-      const rows = await tx.unsafe(`explain (format json) execute ${name}('[{"id": "${newId()}", "n": 0}]')`);
-      out.push(JSON.stringify(rows[0]!['QUERY PLAN']));
-      await tx.unsafe(`deallocate ${name}`);
+      await conn.unsafe(`prepare ${name}(jsonb) as ${text.replaceAll('$1::jsonb', '$1')}`);
+      plans.push(await plan(name));
     }
-    return out;
-  });
-  for (const plan of plans) {
-    expect(plan).toContain('runs_pkey');
-    expect(plan).not.toContain('runs_unfinished_idx');
-    expect(plan).not.toMatch(/"Node Type":"Seq Scan"[^{}]*"Relation Name":"runs"/);
+    await conn`insert into runs (id, report_id, trigger, status, attempts)
+      select gen_random_uuid(), ${reportId}, 'manual', 'pending', 0 from generate_series(1, 20000)`;
+    for (const name of ['claim_plan', 'end_plan']) {
+      plans.push(await plan(name));
+      await conn.unsafe(`deallocate ${name}`);
+    }
+    await conn`reset plan_cache_mode`;
+    for (const p of plans) {
+      expect(p).toMatch(/"Index Name":"runs_pkey"[^{}]*"Index Cond":"\(id = x\.id\)"/);
+      expect(p).not.toContain('runs_unfinished_idx');
+      expect(p).not.toMatch(/"Node Type":"Seq Scan"[^{}]*"Relation Name":"runs"/);
+    }
+    await conn`delete from runs where status in ('pending', 'success') and report_id = ${reportId}`;
+  } finally {
+    conn.release();
   }
-  await sql`delete from runs where status = 'pending' and report_id = ${reportId}`;
 });

@@ -22,16 +22,18 @@ const CONNECTION_JSON = `jsonb_build_object(${Object.values(CONNECTION_COLUMNS).
 const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 const quoted = (list: readonly string[]) => list.map((s) => `'${s}'`).join(', ');
 /**
- * How a batch finds its runs: by their ids in runs_pkey, whatever the statistics say. A batch's
- * rows come from jsonb_to_recordset, which the planner takes for 100 rows, and a prepared
- * statement's generic plan keeps the statistics of when it was made: planned while few runs were
- * unfinished and run after a scheduler queued thousands, `r.id = x.id and r.status in (…)` read
- * every pending run through runs_unfinished_idx for each batch (10,000 pending: 7.9 ms a claim
- * against 0.07). So the ids also go as an array (`id = any(…)`: an index condition on runs_pkey,
- * sized as a few rows), and the status is compared as an expression of the column, which is no
- * index's key and proves no partial index's predicate.
+ * How a batch finds its runs: each by its id in runs_pkey, as a statement of one run does,
+ * whatever the statistics said when its plan was made. A prepared statement's generic plan is made once per connection from what the
+ * table looked like then, and a batch's rows come from jsonb_to_recordset, which the planner
+ * takes for 100 rows: planned while the runs were few, the batch joined them by hashing a scan of
+ * every run (a fresh store, then 50,000 runs: 15 ms a claim), and planned while few runs were
+ * unfinished, it read every pending run through runs_unfinished_idx (10,000 pending: 7.9 ms a
+ * claim against 0.07). So the batch's rows carry a range condition (true of every row) that the
+ * planner takes for one row, which makes a lookup by id per row the cheapest join once the table
+ * is more than a few pages (as for a statement of one run), and the status is compared as an expression of the column, which is no index's key and
+ * proves no partial index's predicate.
  */
-const BATCH_IDS = `array(select (j ->> 'id')::uuid from jsonb_array_elements($1::jsonb) j)`;
+const FEW = 'x.n between 0 and 1000000';
 const statusIn = (alias: string, statuses: readonly string[]) => `(${alias}.status || '') in (${quoted(statuses)})`;
 /** The claim's event, as runUpdated builds it from the run taken (`t`). */
 export const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
@@ -41,13 +43,13 @@ export const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.r
  * $1 the claims (jsonb text: an array of { id, now, steps, n }, no id twice): each run taken, its
  * run.updated event written (in the claims' order), and what it runs read, one statement.
  */
-export const CLAIM_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb) as x(id uuid, now timestamptz, steps jsonb, n int)),
+export const CLAIM_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb) as x(id uuid, now timestamptz, steps jsonb, n int) where ${FEW}),
   t as (
     update runs r set status = 'running', started_at = coalesce(r.started_at, x.now), attempts = r.attempts + 1,
       steps = x.steps, updated_at = x.now, heartbeat_at = clock_timestamp(),
       row_count = null, columns = null, sample = null, condition_met = null, result_key = null, result_bytes = null, result_hash = null
     from x
-    where r.id = any(${BATCH_IDS}) and r.id = x.id and ${statusIn('r', RUN_WRITES.start.from)} and r.delivering_since is null
+    where r.id = x.id and ${statusIn('r', RUN_WRITES.start.from)} and r.delivering_since is null
     returning r.*, x.n as x_n),
   announced as (insert into events (type, data) select 'run.updated', ${RUN_UPDATED_DATA} from t order by t.x_n)
   select t.*, r.id as r_id, r.query_version as r_pinned, q.sql as q_sql, q.parameters as q_parameters, q.current_version as q_version,
@@ -76,12 +78,13 @@ const keptResult = (n: number) => `kept as (insert into run_results (run_id, byt
  * end's own) and its kept result, only for the runs ended here; their ids.
  */
 export const END_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb)
-      as x(id uuid, attempt int, progress jsonb, status text, finished_at timestamptz, error_code text, error_message text, events jsonb, kept text, n int)),
+      as x(id uuid, attempt int, progress jsonb, status text, finished_at timestamptz, error_code text, error_message text, events jsonb, kept text, n int)
+    where ${FEW}),
   t as (
     update runs r set ${progressColumns('x.progress')},
       status = x.status, finished_at = x.finished_at, updated_at = x.finished_at, error_code = x.error_code, error_message = x.error_message
     from x
-    where r.id = any(${BATCH_IDS}) and r.id = x.id and ${statusIn('r', RUN_WRITES.finish.from)} and r.attempts = x.attempt
+    where r.id = x.id and ${statusIn('r', RUN_WRITES.finish.from)} and r.attempts = x.attempt
     returning r.id, x.n, x.events, x.kept),
   announced as (insert into events (type, data, user_id)
     select e.type, e.data, e.user_id from t
