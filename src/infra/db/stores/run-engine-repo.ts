@@ -23,14 +23,15 @@ const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.pa
 const quoted = (list: readonly string[]) => list.map((s) => `'${s}'`).join(', ');
 /**
  * How a batch finds its runs: each by its id in runs_pkey, as a statement of one run does,
- * whatever the statistics said when its plan was made. A prepared statement's generic plan is made once per connection from what the
- * table looked like then, and a batch's rows come from jsonb_to_recordset, which the planner
- * takes for 100 rows: planned while the runs were few, the batch joined them by hashing a scan of
- * every run (a fresh store, then 50,000 runs: 15 ms a claim), and planned while few runs were
- * unfinished, it read every pending run through runs_unfinished_idx (10,000 pending: 7.9 ms a
- * claim against 0.07). So the batch's rows carry a range condition (true of every row) that the
- * planner takes for one row, which makes a lookup by id per row the cheapest join once the table
- * is more than a few pages (as for a statement of one run), and the status is compared as an expression of the column, which is no index's key and
+ * whatever the statistics said when its plan was made. A prepared statement's generic plan is made
+ * once per connection from what the table looked like then, and a batch's rows come from
+ * jsonb_to_recordset, which the planner takes for 100 rows: planned while the runs were few, the
+ * batch joined them by hashing a scan of every run (a fresh store, then 50,000 runs: 15 ms a
+ * claim), and planned while few runs were unfinished, it read every pending run through
+ * runs_unfinished_idx (10,000 pending: 7.9 ms a claim against 0.07). So the batch's rows carry a
+ * range condition (true of every row) that the planner takes for one row, which makes a lookup by
+ * id per row the cheapest join once the table is more than a few pages (as for a statement of one
+ * run), and the status is compared as an expression of the column, which is no index's key and
  * proves no partial index's predicate.
  */
 const FEW = 'x.n between 0 and 1000000';
