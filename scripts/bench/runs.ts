@@ -9,8 +9,9 @@
  *   - Herald's worker: N pending runs queued as the API queues them (job id = run id), timed from
  *     the first enqueue until the store shows every run finished; the worker's CPU per run from
  *     /proc (user + system of the child);
- *   - through the API: POST /api/v1/reports/{id}/run from 20 clients (the in-process API, the
- *     same worker), timed from the first POST until every run finished;
+ *   - through the API: POST /api/v1/reports/{id}/run from 20 clients to `herald api` (its own
+ *     process, warmed up by BENCH_WARMUP POSTs once; the same worker), timed from the first POST
+ *     until every run finished, with the API process's CPU per POST;
  *   - the ceiling: issue 29's minimal worker (scripts/bench/minimal-worker.ts: one UPDATE that
  *     claims the run and reads its SQL, the query, one finishing UPDATE, progress in memory) on
  *     Herald's runs queue, N pending runs queued as for Herald's worker; the goal of 800 runs/s
@@ -31,11 +32,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import postgres from 'postgres';
 import { createQueue, createRedis } from '../../src/infra/queue/queues.js';
 import { createRunQueue, runJobSpec } from '../../src/jobs/run-report-spec.js';
 import {
-  benchApi, benchPlace, countingProxy, cpuMsOf, cpuMsOfCommand, quantile, queueRunsAndWait, sleep, spawnRole, spread, stopChildren, type BenchPlace,
+  benchApi, benchPlace, countingProxy, cpuMsOf, freePort, cpuMsOfCommand, quantile, queueRunsAndWait, sleep, spawnRole, spread, stopChildren, type BenchPlace,
 } from './support.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 2000);
@@ -92,6 +94,10 @@ async function main(): Promise<void> {
       await store`update connections set schema_snapshot = ${store.json(snapshotOf(SNAPSHOT_TABLES))}, schema_refreshed_at = now() where id = ${connectionId}`;
     }
     const report = await api.post('/api/v1/reports', { title: 'Bench', query_id: queryId });
+    // BENCH_API_REPORTS=N: the API phase's clients POST to N reports in turn (default 1: every
+    // POST to one report, whose row each POST's statement updates, so they take turns on its lock).
+    const apiReports = [report.id];
+    for (let i = 1; i < Number(process.env.BENCH_API_REPORTS ?? 1); i += 1) apiReports.push((await api.post('/api/v1/reports', { title: `Bench ${i}`, query_id: queryId })).id);
     const queue = createRunQueue(api.proc.container.enqueue);
     const jobOptions = (id: string) => ({ jobId: id, attempts: runJobSpec.attempts, backoff: { type: 'exponential', delay: runJobSpec.backoffMs } });
 
@@ -130,30 +136,70 @@ async function main(): Promise<void> {
       }
     };
 
-    const viaApi = async (): Promise<{ rate: number; apiCpuPerRun: number; statementsPerPost: number }> => {
-      const s0 = apiProxy.count();
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
+    // `herald api` as deployed, its own process (the store through the counting proxy), for the
+    // POSTs; the in-process API above only set the bench up. Warmed up as the workers are.
+    const apiPort = await freePort();
+    /** The POSTs' own time in the API (its request log's duration_ms), this phase's. */
+    let served: number[] = [];
+    const apiChild = await spawnRole('api', place, { SVC_LISTEN: `127.0.0.1:${apiPort}`, SVC_DATABASE_URL: apiProxy.url.toString() }, 'api listening', (line) => {
+      const m = /"duration_ms":(\d+)/.exec(line);
+      if (m && line.includes('"method":"POST"')) served.push(Number(m[1]));
+    });
+    children.push(apiChild);
+    const post = async (count: number) => {
       let next = 0;
       await Promise.all(Array.from({ length: CLIENTS }, async () => {
-        while (next < RUNS) {
+        while (next < count) {
           next += 1;
-          const res = await fetch(`${api!.url}/api/v1/reports/${report.id}/run`, { method: 'POST', headers: api!.headers, body: '{"deliver":false}' });
-          if (res.status !== 202) throw new Error(`POST run: ${res.status} ${await res.text()}`);
-          await res.arrayBuffer();
+          const { status, body } = await postOnce(`/api/v1/reports/${apiReports[next % apiReports.length]!}/run`, '{"deliver":false}');
+          if (status !== 202) throw new Error(`POST run: ${status} ${body}`);
         }
       }));
+    };
+    let apiWarm = false;
+    // node's own HTTP client on kept-alive connections: the clients' CPU is the bench's, not
+    // Herald's, and fetch (undici) cost the bench process more per request.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+    const postHeaders = api.headers;
+    const postOnce = (path: string, body: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: apiPort, path, method: 'POST', agent, headers: { ...postHeaders, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+    const viaApi = async (): Promise<{ rate: number; postRate: number; benchCpuPerPost: number; servedP50: number; servedP99: number; apiCpuPerRun: number; statementsPerPost: number }> => {
+      if (!apiWarm && WARMUP > 0) {
+        await post(WARMUP);
+        for (;;) {
+          const [row] = await store`select count(*)::int as n from runs where report_id in ${store(apiReports)} and status in ('pending', 'running')`;
+          if (row!.n === 0) break;
+          await sleep(50);
+        }
+        await store`delete from runs where report_id in ${store(apiReports)}`;
+      }
+      apiWarm = true;
+      served = [];
+      const s0 = apiProxy.count();
+      const cpu0 = cpuMsOf(apiChild.pid);
+      const own0 = process.cpuUsage();
+      const t0 = performance.now();
+      await post(RUNS);
       const posted = performance.now();
-      const cpu = process.cpuUsage(cpu0);
+      const own = process.cpuUsage(own0);
+      const cpu = cpuMsOf(apiChild.pid) - cpu0;
       const statements = apiProxy.count() - s0;
       for (;;) {
-        const [row] = await store`select count(*)::int as n from runs where report_id = ${report.id} and status in ('pending', 'running')`;
+        const [row] = await store`select count(*)::int as n from runs where report_id in ${store(apiReports)} and status in ('pending', 'running')`;
         if (row!.n === 0) break;
         await sleep(50);
       }
       const seconds = (performance.now() - t0) / 1000;
-      void posted;
-      return { rate: RUNS / seconds, apiCpuPerRun: (cpu.user + cpu.system) / 1000 / RUNS, statementsPerPost: statements / RUNS };
+      return { rate: RUNS / seconds, postRate: RUNS / ((posted - t0) / 1000), benchCpuPerPost: (own.user + own.system) / 1000 / RUNS, servedP50: quantile([...served].sort((x, y) => x - y), 0.5), servedP99: quantile([...served].sort((x, y) => x - y), 0.99), apiCpuPerRun: cpu / RUNS, statementsPerPost: statements / RUNS };
     };
 
     /** The issue's minimal worker on Herald's runs queue, for runs queued as for Herald's worker. */
@@ -191,8 +237,9 @@ async function main(): Promise<void> {
         where report_id = ${report.id} and finished_at is not null order by 1`).map((r) => Number(r.ms));
       await store`delete from runs where report_id = ${report.id}`;
       const a = await viaApi();
-      await store`delete from runs where report_id = ${report.id}`;
-      await stopChildren(children.splice(0));
+      await store`delete from runs where report_id in ${store(apiReports)}`;
+      await stopChildren([worker]);
+      children.splice(children.indexOf(worker), 1);
       const c = await ceiling();
       const herald = RUNS / seconds;
       rows.push({
@@ -202,7 +249,7 @@ async function main(): Promise<void> {
       console.log(`  round ${round}: BullMQ no-op worker ${l.rate.toFixed(0)} jobs/s (${l.cpuPerJob.toFixed(2)} ms CPU/job)   ` +
         `Herald ${herald.toFixed(0)} runs/s = ${(herald / l.rate).toFixed(3)}x (${cpu.toFixed(2)} ms worker CPU/run, ${pg.toFixed(2)} ms PostgreSQL CPU/run, ` +
         `run p50 ${quantile(durations, 0.5).toFixed(1)} ms p99 ${quantile(durations, 0.99).toFixed(1)} ms; ${statuses})   ` +
-        `through the API (${CLIENTS} clients) ${a.rate.toFixed(0)} runs/s (${a.apiCpuPerRun.toFixed(2)} ms CPU/run in the bench process: API, clients, proxy; ${a.statementsPerPost.toFixed(2)} statements/POST)   ` +
+        `through the API (${CLIENTS} clients) ${a.rate.toFixed(0)} runs/s (POSTs answered at ${a.postRate.toFixed(0)}/s, served in p50 ${a.servedP50} / p99 ${a.servedP99} ms by the API's log, ${a.apiCpuPerRun.toFixed(2)} ms CPU/POST in the API process, ${a.benchCpuPerPost.toFixed(2)} in the bench's (clients, proxy); ${a.statementsPerPost.toFixed(2)} statements/POST)   ` +
         `the issue's minimal worker ${c.rate.toFixed(0)} runs/s (${c.cpuPerRun.toFixed(2)} ms CPU/run, ${c.pgPerRun.toFixed(2)} ms PostgreSQL CPU/run; ${c.statuses}): Herald = ${(herald / c.rate).toFixed(3)}x of it`);
     }
 
@@ -230,7 +277,7 @@ async function main(): Promise<void> {
     console.log(`  the issue's minimal worker:   ${col((r) => r.ceiling, 0)} runs/s   (${col((r) => r.ceilingCpu, 2)} ms CPU per run, ${col((r) => r.ceilingPg, 2)} ms PostgreSQL CPU per run)`);
     console.log(`  ratio Herald / minimal:       ${col((r) => r.herald / r.ceiling, 3)}   (the goal: 800 runs/s, set as 0.75x the minimal worker's 1,096 on the issue's machine: 0.73x)`);
     console.log(`  through the API, ${CLIENTS} clients: ${col((r) => r.api, 0)} runs/s   (ratio to the limit ${col((r) => r.api / r.limit, 3)})`);
-    console.log(`  bench process CPU per POST:   ${col((r) => r.apiCpu, 2)} ms (the API, its ${CLIENTS} clients and the counting proxy)`);
+    console.log(`  API process CPU per POST:     ${col((r) => r.apiCpu, 2)} ms (\`herald api\`, its store through the counting proxy)`);
     console.log(`  store statements per POST:    ${col((r) => r.perPost, 2)} (the API's, the relay's passes included)`);
     console.log(`  store statements per run in the worker: ${perRun.toFixed(2)} (${COUNTED} runs counted; BEGIN and COMMIT count)`);
   } finally {

@@ -140,7 +140,7 @@ export const heraldEntry = (): string[] => (process.env.BENCH_BUILT === '1' ? ['
  * `herald <role>` as a child process on the place; resolves once its log says `ready`.
  * BENCH_NODE_ARGS adds arguments to its node (for instance --cpu-prof --cpu-prof-dir=/tmp/prof).
  */
-export async function spawnRole(role: 'worker' | 'scheduler', place: BenchPlace, env: Record<string, string>, ready: string,
+export async function spawnRole(role: 'worker' | 'scheduler' | 'api', place: BenchPlace, env: Record<string, string>, ready: string,
   onLine: (line: string) => void = () => undefined): Promise<ChildProcess> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(process.execPath, [...nodeArgs, ...heraldEntry(), role], {
