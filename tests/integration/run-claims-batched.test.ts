@@ -38,17 +38,28 @@ afterAll(async () => {
   await src.drop();
 });
 
-/** The store's client, its statements counted. */
+/** The store's client, its statements counted and each batch's run ids kept, in the order sent. */
 function counted(sql: Sql) {
   let statements = 0;
+  const batches: string[][] = [];
   const client = new Proxy(sql, {
     get(target, prop, receiver) {
-      if (prop === 'unsafe') return (...args: Parameters<Sql['unsafe']>) => { statements += 1; return target.unsafe(...args); };
+      if (prop === 'unsafe') {
+        return (...args: Parameters<Sql['unsafe']>) => {
+          statements += 1;
+          batches.push((JSON.parse(String(args[1]![0])) as Array<{ id: string }>).map((i) => i.id));
+          return target.unsafe(...args);
+        };
+      }
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });
-  return { client, statements: () => statements };
+  return { client, statements: () => statements, batches };
 }
+/** The same ids in another order (reversed halves): a call order that is not the ids' order. */
+const shuffled = (ids: string[]) => [...ids.slice(0, ids.length / 2).reverse(), ...ids.slice(ids.length / 2).reverse()];
+/** Every batch's runs in the order of their ids (the order its statement locks them in). */
+const sortedBatches = (batches: string[][]) => batches.every((b) => b.every((id, i) => i === 0 || b[i - 1]! < id));
 
 async function pendingRuns(count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, () => newId());
@@ -60,14 +71,16 @@ const step = (at: Date): RunStep => ({ name: 'query', status: 'running', started
 const lastEventId = async () => Number((await h.process.container.sql`select coalesce(max(id), 0)::bigint as n from events`)[0]!.n);
 
 it('claims runs made together in fewer statements, each caller its own run and source', async () => {
-  const ids = await pendingRuns(20);
-  const { client, statements } = counted(h.process.container.sql);
+  const ids = shuffled(await pendingRuns(20));
+  const { client, statements, batches } = counted(h.process.container.sql);
   const repo = createRunEngineRepo(h.process.container.db, client);
   const since = await lastEventId();
   const at = new Date();
   const claimed = await Promise.all(ids.map((id, i) => repo.claim(id, new Date(at.getTime() + i), [step(at)])));
   expect(statements()).toBeLessThan(ids.length);
   expect(statements()).toBeGreaterThanOrEqual(2); // the first alone, the others together
+  expect(sortedBatches(batches)).toBe(true);
+  expect(batches.some((b) => b.length > 1)).toBe(true);
   claimed.forEach((c, i) => {
     expect(c?.run).toMatchObject({ id: ids[i], status: 'running', attempts: 1, reportId });
     expect(c?.run.startedAt?.getTime()).toBe(at.getTime() + i);
@@ -86,9 +99,9 @@ it('claims runs made together in fewer statements, each caller its own run and s
 });
 
 it('ends runs made together, each with its own progress, events and kept result; a stale attempt answers false', async () => {
-  const ids = await pendingRuns(12);
+  const ids = shuffled(await pendingRuns(12));
   const c = h.process.container;
-  const { client, statements } = counted(c.sql);
+  const { client, statements, batches } = counted(c.sql);
   const repo = createRunEngineRepo(c.db, client);
   const at = new Date();
   await Promise.all(ids.map((id) => repo.claim(id, at, [step(at)])));
@@ -105,6 +118,7 @@ it('ends runs made together, each with its own progress, events and kept result;
     }, runChanged({ id, reportId, trigger: 'manual', status, finishedAt, error }));
   }));
   expect(statements() - before).toBeLessThan(ids.length);
+  expect(sortedBatches(batches)).toBe(true);
   expect(ended).toEqual(ids.map((_id, i) => i !== 5));
   const rows = await c.sql`select r.id, r.status, r.row_count, r.error_message, r.attempts, k.bytes from runs r left join run_results k on k.run_id = r.id
     where r.id in ${c.sql(ids)}`;
@@ -149,11 +163,12 @@ it('fails an end the store refuses alone: the others of its batch commit', async
 it('finds a batch\'s runs by their ids whatever the table looked like when the plan was made', async () => {
   const sql = h.process.container.sql;
   const conn = await sql.reserve();
+  const made: string[] = [];
   try {
     // A prepared statement's generic plan is made once, from the table as it is then: here with a
     // history of 2,000 runs and none waiting; then a scheduler's minute queues thousands.
-    await conn`insert into runs (id, report_id, trigger, status, attempts, finished_at)
-      select gen_random_uuid(), ${reportId}, 'manual', 'success', 1, now() from generate_series(1, 2000)`;
+    made.push(...(await conn`insert into runs (id, report_id, trigger, status, attempts, finished_at)
+      select gen_random_uuid(), ${reportId}, 'manual', 'success', 1, now() from generate_series(1, 2000) returning id`).map((r) => r.id as string));
     await conn`analyze runs`;
     await conn`set plan_cache_mode = force_generic_plan`;
     const plan = async (name: string) => JSON.stringify((await conn.unsafe(`explain (format json) execute ${name}('[{"id": "${newId()}", "n": 0}]')`))[0]!['QUERY PLAN']);
@@ -162,20 +177,18 @@ it('finds a batch\'s runs by their ids whatever the table looked like when the p
       await conn.unsafe(`prepare ${name}(jsonb) as ${text.replaceAll('$1::jsonb', '$1')}`);
       plans.push(await plan(name));
     }
-    await conn`insert into runs (id, report_id, trigger, status, attempts)
-      select gen_random_uuid(), ${reportId}, 'manual', 'pending', 0 from generate_series(1, 20000)`;
-    for (const name of ['claim_plan', 'end_plan']) {
-      plans.push(await plan(name));
-      await conn.unsafe(`deallocate ${name}`);
-    }
-    await conn`reset plan_cache_mode`;
+    made.push(...(await conn`insert into runs (id, report_id, trigger, status, attempts)
+      select gen_random_uuid(), ${reportId}, 'manual', 'pending', 0 from generate_series(1, 20000) returning id`).map((r) => r.id as string));
+    for (const name of ['claim_plan', 'end_plan']) plans.push(await plan(name));
     for (const p of plans) {
       expect(p).toMatch(/"Index Name":"runs_pkey"[^{}]*"Index Cond":"\(id = x\.id\)"/);
       expect(p).not.toContain('runs_unfinished_idx');
       expect(p).not.toMatch(/"Node Type":"Seq Scan"[^{}]*"Relation Name":"runs"/);
     }
-    await conn`delete from runs where status in ('pending', 'success') and report_id = ${reportId}`;
   } finally {
+    for (const name of ['claim_plan', 'end_plan']) await conn.unsafe(`deallocate ${name}`).catch(() => undefined);
+    await conn`reset plan_cache_mode`;
+    await conn`delete from runs where id = any(${made}::uuid[])`;
     conn.release();
   }
 });

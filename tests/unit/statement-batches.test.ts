@@ -23,7 +23,7 @@ function recording(options: { maxBatch?: number } = {}) {
 }
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 /** A refusal as postgres.js gives it (the server's ErrorResponse). */
-const refusal = () => Object.assign(Object.create(postgres.PostgresError.prototype) as Error, { message: 'invalid input', code: '22P02' });
+const refusal = (code = '22P02') => Object.assign(Object.create(postgres.PostgresError.prototype) as Error, { message: `refused ${code}`, code });
 
 it('sends a call at once, and the calls made while it is out together next', async () => {
   const { sent, call } = recording();
@@ -69,7 +69,7 @@ it('sends a batch the store refused again call by call: only the faulty call fai
   }
   const results = await Promise.all(batch);
   expect(results[0]).toEqual({ v: 'done a' });
-  expect((results[1] as { e: Error }).e.message).toBe('invalid input');
+  expect((results[1] as { e: Error }).e.message).toBe('refused 22P02');
   expect(results[2]).toEqual({ v: 'done c' });
 });
 
@@ -97,7 +97,53 @@ it('fails the calls when a batch answers a result count of its own', async () =>
   expect(await one).toBe('a batch of 1 answered 2 results');
 });
 
-it('tells a refusal by the store from other failures', () => {
-  expect(refusedByStore(refusal())).toBe(true);
+it('tells a refusal for what one call holds from other failures', () => {
+  for (const code of ['22P02', '22021', '23505', '40P01', '40001']) expect(refusedByStore(refusal(code))).toBe(true);
+  for (const code of ['55P03', '57014', '57P01', '53300', '42601']) expect(refusedByStore(refusal(code))).toBe(false);
   expect(refusedByStore(new Error('connection lost'))).toBe(false);
+});
+
+it('sends a refused call that went alone once, and fails it', async () => {
+  const { sent, call } = recording();
+  const one = call('one').catch((e: Error) => e.message);
+  sent[0]!.fail(refusal());
+  expect(await one).toBe('refused 22P02');
+  await turn();
+  expect(sent).toHaveLength(1);
+});
+
+it('fails every call of a batch refused for a lock timeout at once, without sending them again', async () => {
+  const { sent, call } = recording();
+  const first = call('first');
+  const batch = ['a', 'b'].map((i) => call(i).catch((e: Error) => e.message));
+  sent[0]!.answer();
+  await first;
+  await turn();
+  sent[1]!.fail(refusal('55P03'));
+  expect(await Promise.all(batch)).toEqual(['refused 55P03', 'refused 55P03']);
+  await turn();
+  expect(sent).toHaveLength(2);
+});
+
+it('holds the calls made while a refused batch goes again call by call until those are answered', async () => {
+  const { sent, call } = recording();
+  const first = call('first');
+  const batch = ['a', 'b'].map((i) => call(i));
+  sent[0]!.answer();
+  await first;
+  await turn();
+  sent[1]!.fail(refusal('40P01'));
+  await turn();
+  const later = call('later');
+  await turn();
+  expect(sent.slice(2).map((s) => s.items)).toEqual([['a'], ['b']]);
+  sent[2]!.answer();
+  await turn();
+  expect(sent).toHaveLength(4);
+  sent[3]!.answer();
+  expect(await Promise.all(batch)).toEqual(['done a', 'done b']);
+  await turn();
+  expect(sent[4]!.items).toEqual(['later']);
+  sent[4]!.answer();
+  expect(await later).toBe('done later');
 });

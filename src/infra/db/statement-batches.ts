@@ -9,8 +9,9 @@
  * wait it did not already have.
  *
  * Each batch is its own transaction, so its calls commit together or not at all. When the store
- * refuses a batch of several (a PostgresError: nothing of it was done), each of its calls is sent
- * again alone, so that one call's fault (a value the store refuses) is that call's only; any other
+ * refuses a batch of several for what one call may hold (refusedByStore: nothing of it was done),
+ * each of its calls is sent again alone, so that one call's fault (a value the store refuses) is
+ * that call's only; any other
  * failure (the connection lost, where the commit may or may not have happened) is every call's,
  * as it would have been had each gone alone. No batch holds two calls with the same key (the same
  * run claimed twice would be one row updated once): the second waits for the next batch.
@@ -26,10 +27,21 @@ export interface StatementBatchOptions<I, O> {
   maxBatch?: number;
 }
 
-interface Waiting<I, O> { item: I; resolve(value: O): void; reject(err: unknown): void }
+interface Waiting<I, O> { item: I; key: string; resolve(value: O): void; reject(err: unknown): void }
 
-/** Whether the store refused the statement itself (so none of it was done): its calls may go again, alone. */
-export const refusedByStore = (err: unknown): boolean => err instanceof postgres.PostgresError;
+/**
+ * Whether the store refused the statement for what one of its calls holds, so that none of it
+ * was done and each call may go again alone: a value it refuses (class 22), a constraint (23), or
+ * a deadlock or serialization failure (40P01, 40001: another transaction that locks the same rows
+ * in another order, such as a report's deletion cascading to its runs). Other refusals (a lock or
+ * statement timeout, a server shutting down, too many connections) would refuse each call again;
+ * they fail the batch's calls at once.
+ */
+export const refusedByStore = (err: unknown): boolean => {
+  if (!(err instanceof postgres.PostgresError)) return false;
+  const code = (err as { code?: string }).code ?? '';
+  return code.startsWith('22') || code.startsWith('23') || code === '40P01' || code === '40001';
+};
 
 export function statementBatches<I, O>(options: StatementBatchOptions<I, O>): (item: I) => Promise<O> {
   const maxBatch = options.maxBatch ?? 100;
@@ -49,7 +61,7 @@ export function statementBatches<I, O>(options: StatementBatchOptions<I, O>): (i
     const keys = new Set<string>();
     const rest: Array<Waiting<I, O>> = [];
     for (const call of waiting) {
-      const key = options.keyOf(call.item);
+      const { key } = call;
       if (batch.length < maxBatch && !keys.has(key)) {
         keys.add(key);
         batch.push(call);
@@ -78,7 +90,7 @@ export function statementBatches<I, O>(options: StatementBatchOptions<I, O>): (i
   };
 
   return (item: I) => new Promise<O>((resolve, reject) => {
-    waiting.push({ item, resolve, reject });
+    waiting.push({ item, key: options.keyOf(item), resolve, reject });
     next();
   });
 }

@@ -35,6 +35,12 @@ const quoted = (list: readonly string[]) => list.map((s) => `'${s}'`).join(', ')
  * proves no partial index's predicate.
  */
 const FEW = 'x.n between 0 and 1000000';
+/**
+ * A batch's rows in the order of their ids, the order the statement visits (and locks) its runs,
+ * so that two batches that share runs lock them in one order and never wait for each other in a
+ * cycle; `n` keeps each call's place, which orders the events and maps the answers back.
+ */
+const byId = <T extends { id: string }>(items: T[]): T[] => items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 const statusIn = (alias: string, statuses: readonly string[]) => `(${alias}.status || '') in (${quoted(statuses)})`;
 /** The claim's event, as runUpdated builds it from the run taken (`t`). */
 export const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
@@ -161,7 +167,7 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
   const claims = () => (claimBatches ??= statementBatches<Claim, Record<string, unknown> | undefined>({
     keyOf: (c) => c.id,
     send: async (batch) => {
-      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(CLAIM_SQL, [JSON.stringify(batch.map((c, n) => ({ ...c, n })))], { prepare: true });
+      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(CLAIM_SQL, [JSON.stringify(byId(batch.map((c, n) => ({ ...c, n }))))], { prepare: true });
       const byN = new Map(rows.map((r) => [r.x_n as number, r]));
       return batch.map((_c, n) => byN.get(n));
     },
@@ -170,7 +176,7 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
   const ends = () => (endBatches ??= statementBatches<End, boolean>({
     keyOf: (e) => e.id,
     send: async (batch) => {
-      const rows = await clientOf().unsafe<Array<{ n: number }>>(END_SQL, [JSON.stringify(batch.map((e, n) => ({ ...e, n })))], { prepare: true });
+      const rows = await clientOf().unsafe<Array<{ n: number }>>(END_SQL, [JSON.stringify(byId(batch.map((e, n) => ({ ...e, n }))))], { prepare: true });
       const ended = new Set(rows.map((r) => r.n));
       return batch.map((_e, n) => ended.has(n));
     },
