@@ -6,12 +6,15 @@
  * order) and kept result, and answer only for themselves (a stale attempt answers false); an end
  * the store refuses fails alone while the others of its batch commit. A batch finds its runs by
  * their ids even when the statement's generic plan was made while few runs were unfinished and
- * thousands are pending now.
+ * thousands are pending now. Runs queued together (the API's POSTs that meet) go as one
+ * statement likewise: each is made, its report's last run is the newest of the batch, and a run
+ * of a report that is gone is none, alone.
  */
 import { gunzipSync } from 'node:zlib';
 import type { Sql } from '../../src/infra/db/client.js';
 import { newId } from '../../src/core/ids.js';
 import { CLAIM_SQL, createRunEngineRepo, END_SQL } from '../../src/infra/db/stores/run-engine-repo.js';
+import { createRunsRepo } from '../../src/infra/db/stores/runs-repo.js';
 import { gzipResult } from '../../src/infra/artifacts/small-gzip.js';
 import { runChanged } from '../../src/domain/runs/events.js';
 import type { RunStep } from '../../src/domain/runs/model.js';
@@ -191,4 +194,31 @@ it('finds a batch\'s runs by their ids whatever the table looked like when the p
     await conn`delete from runs where id = any(${made}::uuid[])`;
     conn.release();
   }
+});
+
+it('queues runs made together in fewer statements: each made, each report\'s last run its newest, a gone report\'s none', async () => {
+  const c = h.process.container;
+  const other = (await admin.post('/api/v1/reports').send({ title: 'other', query_id: queryId }).expect(201)).body.id as string;
+  const { client, statements } = counted(c.sql);
+  const repo = createRunsRepo(c.db, client);
+  const since = await lastEventId();
+  const at = new Date();
+  const asked = Array.from({ length: 16 }, (_v, i) => ({ id: newId(), reportId: i % 4 === 3 ? other : reportId, gone: i === 9 }));
+  const made = await Promise.all(asked.map((a, i) => {
+    const report = a.gone ? newId() : a.reportId;
+    return repo.queue({ id: a.id, reportId: report, trigger: 'manual', deliver: i % 2 === 0, createdBy: null, createdAt: new Date(at.getTime() + i) },
+      runChanged({ id: a.id, reportId: report, trigger: 'manual', status: 'pending', finishedAt: null, error: null }));
+  }));
+  expect(statements()).toBeLessThan(asked.length);
+  asked.forEach((a, i) => {
+    if (a.gone) expect(made[i]).toBeUndefined();
+    else expect(made[i]).toMatchObject({ id: a.id, reportId: a.reportId, status: 'pending', deliver: i % 2 === 0, createdAt: new Date(at.getTime() + i) });
+  });
+  const last = async (id: string) => (await c.sql`select last_run_id from reports where id = ${id}`)[0]!.last_run_id as string;
+  expect(await last(reportId)).toBe(asked.filter((a) => a.reportId === reportId && !a.gone).at(-1)!.id);
+  expect(await last(other)).toBe(asked.filter((a) => a.reportId === other).at(-1)!.id);
+  const events = await c.sql`select type, data from events where id > ${since} order by id`;
+  expect(events.map((e) => [e.type, runOf(e.type as string, e.data)]))
+    .toEqual(asked.filter((a) => !a.gone).flatMap((a) => [['run.updated', a.id], ['report.updated', a.id]]));
+  await c.sql`delete from runs where id = any(${asked.map((a) => a.id)}::uuid[])`;
 });

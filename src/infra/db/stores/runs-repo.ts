@@ -4,13 +4,13 @@
  * plain objects that fit the domain's RunRecord.
  */
 import { and, desc, eq, getTableColumns, isNotNull, lt, or, sql as rawSql, type Column, type SQL } from 'drizzle-orm';
-import type { ChangeEvent } from '../../../domain/events/model.js';
 import { deliveryAttempts, idempotencyKeys, reports, runs } from '../schema.js';
 import { attemptOf } from './channels-repo.js';
 import { inSavepoint, pgConstraint, pgErrorCode, type Sql, type Tx } from '../client.js';
 import { decodeTimeCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { RunsRepo } from '../../../domain/runs/ports.js';
 import { QUEUED, RUN_WRITES, runLeaves, statusIn } from './status-writes.js';
+import { statementBatches } from '../statement-batches.js';
 
 type RunRow = typeof runs.$inferSelect;
 
@@ -45,8 +45,6 @@ const RUN_WITH_ATTEMPTS_SQL = `select to_jsonb(r) as r_row,
     coalesce((select jsonb_agg(to_jsonb(a) order by a.position, a.created_at) from delivery_attempts a where a.run_id = r.id), '[]'::jsonb) as a_rows
   from runs r where r.id = $1::uuid`;
 const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
-/** Rows for the events table from the domain's events (one jsonb parameter, unpacked by the statement). */
-export const eventsParameter = (list: readonly ChangeEvent[]) => JSON.stringify(list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })));
 type Value = string | number | boolean | null;
 
 /** A run row as the domain reads it: errors and steps as objects, times as Dates. */
@@ -117,18 +115,33 @@ async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow | undefin
 }
 
 /**
- * $1 id, $2 report, $3 trigger, $4 deliver, $5 created by, $6 created at, $7 events (jsonb text):
- * the run from its report, the report's last run, and the events, in one statement.
+ * $1 the runs to queue (jsonb text: an array of { id, report_id, trigger, deliver, created_by,
+ * created_at, events, n }): each run made from its report (none when the report is gone), each
+ * report's last run pointed at its newest run of the batch, and the events (in the calls' order,
+ * then each call's own), in one statement. The POSTs that meet go as one (statement-batches.ts):
+ * each POST updates its report's row, so POSTs to one report took turns on that row's lock, one
+ * commit each. The batch's rows are planned as one row (run-engine-repo.ts FEW), so each report
+ * is read by its id.
  */
-const QUEUE_SQL = `with r as (select id, parameters, condition from reports where id = $2::uuid),
+export const QUEUE_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb)
+      as x(id uuid, report_id uuid, trigger text, deliver boolean, created_by uuid, created_at timestamptz, events jsonb, n int)
+    where x.n between 0 and 1000000),
   t as (insert into runs (id, report_id, trigger, status, deliver, parameters, condition, created_by, created_at, updated_at)
-    select $1::uuid, r.id, $3::text, '${QUEUED}', $4::boolean, r.parameters, r.condition, $5::uuid, $6::timestamptz, $6::timestamptz from r
+    select x.id, r.id, x.trigger, '${QUEUED}', x.deliver, r.parameters, r.condition, x.created_by, x.created_at, x.created_at
+    from x join reports r on r.id = x.report_id order by x.n
     returning *),
-  pointed as (update reports set last_run_id = t.id from t where reports.id = t.report_id),
+  latest as (select distinct on (t.report_id) t.report_id, t.id from t join x on x.id = t.id order by t.report_id, x.n desc),
+  pointed as (update reports set last_run_id = latest.id from latest where reports.id = latest.report_id),
   announced as (insert into events (type, data, user_id)
-    select e.type, e.data, e.user_id from rows from (jsonb_to_recordset($7::jsonb) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, n)
-    where exists (select 1 from t) order by e.n)
-  select * from t`;
+    select e.type, e.data, e.user_id from t join x on x.id = t.id
+      cross join lateral rows from (jsonb_to_recordset(x.events) as (type text, data jsonb, user_id uuid)) with ordinality as e(type, data, user_id, k)
+    order by x.n, e.k)
+  select t.*, x.n as x_n from t join x on x.id = t.id`;
+/** A run to queue as the queue statement takes it. */
+interface Queued {
+  id: string; report_id: string; trigger: string; deliver: boolean; created_by: string | null; created_at: string;
+  events: Array<{ type: string; data: unknown; user_id: string | null }>;
+}
 
 /**
  * `client` is the store's postgres.js client, for the API's prepared single statement that
@@ -137,19 +150,30 @@ const QUEUE_SQL = `with r as (select id, parameters, condition from reports wher
  * `prepare: true`: postgres.js names a statement only when both allow it.)
  */
 export function createRunsRepo(db: Tx, client?: Sql): RunsRepo {
+  /** The runs queued while one batch is on its way, as one statement (made on first use). */
+  let queueBatches: ((run: Queued) => Promise<Record<string, unknown> | undefined>) | undefined;
+  const queued = () => (queueBatches ??= statementBatches<Queued, Record<string, unknown> | undefined>({
+    keyOf: (r) => r.id,
+    send: async (batch) => {
+      const rows = await client!.unsafe<Array<Record<string, unknown>>>(QUEUE_SQL, [JSON.stringify(batch.map((r, n) => ({ ...r, n })))], { prepare: true });
+      const byN = new Map(rows.map((r) => [r.x_n as number, r]));
+      return batch.map((_r, n) => byN.get(n));
+    },
+  }));
   return {
     async queue(run, events) {
       if (!client) throw new Error('queue is a single statement on the store, outside any unit of work');
-      let rows: Array<Record<string, unknown>>;
+      let row: Record<string, unknown> | undefined;
       try {
-        rows = await client.unsafe<Array<Record<string, unknown>>>(QUEUE_SQL, [
-          run.id, run.reportId, run.trigger, run.deliver, run.createdBy, run.createdAt.toISOString(), eventsParameter(events),
-        ], { prepare: true });
+        row = await queued()({
+          id: run.id, report_id: run.reportId, trigger: run.trigger, deliver: run.deliver, created_by: run.createdBy ?? null,
+          created_at: run.createdAt.toISOString(), events: events.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })),
+        });
       } catch (err) {
         if (reportGone(err)) return undefined;
         throw err;
       }
-      return rows[0] ? runRecordOf(runRowOf(rows[0])) : undefined;
+      return row ? runRecordOf(runRowOf(row)) : undefined;
     },
 
     async find(id: string): Promise<RunRecordRow | undefined> {
