@@ -11,7 +11,7 @@ import type { ChangeEvent } from '../../../domain/events/model.js';
 import type { PlannedAttempt } from '../../../domain/channels/ports.js';
 import type { ConnectionRecord } from '../../../domain/connections/model.js';
 import { ATTEMPT_WRITES, RUN_WRITES, runLeaves } from './status-writes.js';
-import { statementBatches } from '../statement-batches.js';
+import { batchRows, statementBatches } from '../statement-batches.js';
 
 const connectionRowOf = columnsMapper<ConnectionRow>(CONNECTION_COLUMNS);
 /** The connection's row (`c`) as jsonb, without its schema snapshot (connections-repo.ts CONNECTION_COLUMNS). */
@@ -22,25 +22,18 @@ const CONNECTION_JSON = `jsonb_build_object(${Object.values(CONNECTION_COLUMNS).
 const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 const quoted = (list: readonly string[]) => list.map((s) => `'${s}'`).join(', ');
 /**
- * How a batch finds its runs: each by its id in runs_pkey, as a statement of one run does,
- * whatever the statistics said when its plan was made. A prepared statement's generic plan is made
- * once per connection from what the table looked like then, and a batch's rows come from
- * jsonb_to_recordset, which the planner takes for 100 rows: planned while the runs were few, the
- * batch joined them by hashing a scan of every run (a fresh store, then 50,000 runs: 15 ms a
- * claim), and planned while few runs were unfinished, it read every pending run through
- * runs_unfinished_idx (10,000 pending: 7.9 ms a claim against 0.07). So the batch's rows carry a
- * range condition (true of every row) that the planner takes for one row, which makes a lookup by
- * id per row the cheapest join once the table is more than a few pages (as for a statement of one
- * run), and the status is compared as an expression of the column, which is no index's key and
- * proves no partial index's predicate.
- */
-const FEW = 'x.n between 0 and 1000000';
-/**
  * A batch's rows in the order of their ids, the order the statement visits (and locks) its runs,
  * so that two batches that share runs lock them in one order and never wait for each other in a
  * cycle; `n` keeps each call's place, which orders the events and maps the answers back.
  */
 const byId = <T extends { id: string }>(items: T[]): T[] => items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+/**
+ * How a batch finds its runs: each by its id in runs_pkey, as a statement of one run does,
+ * whatever the statistics said when its plan was made. Its rows are planned as one (batchRows),
+ * and the status is compared as an expression of the column, which is no index's key and proves
+ * no partial index's predicate: planned while few runs were unfinished, `r.status in (…)` read
+ * every pending run through runs_unfinished_idx (10,000 pending: 7.9 ms a claim against 0.07).
+ */
 const statusIn = (alias: string, statuses: readonly string[]) => `(${alias}.status || '') in (${quoted(statuses)})`;
 /** The claim's event, as runUpdated builds it from the run taken (`t`). */
 export const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.report_id, 'status', t.status, 'trigger', t.trigger)
@@ -50,7 +43,7 @@ export const RUN_UPDATED_DATA = `jsonb_build_object('id', t.id, 'report_id', t.r
  * $1 the claims (jsonb text: an array of { id, now, steps, n }, no id twice): each run taken, its
  * run.updated event written (in the claims' order), and what it runs read, one statement.
  */
-export const CLAIM_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb) as x(id uuid, now timestamptz, steps jsonb, n int) where ${FEW}),
+export const CLAIM_SQL = `with x as (${batchRows('id uuid, now timestamptz, steps jsonb, n int')}),
   t as (
     update runs r set status = 'running', started_at = coalesce(r.started_at, x.now), attempts = r.attempts + 1,
       steps = x.steps, updated_at = x.now, heartbeat_at = clock_timestamp(),
@@ -84,9 +77,7 @@ const keptResult = (n: number) => `kept as (insert into run_results (run_id, byt
  * base64, or null): each run's attempt ended, its events written (in the ends' order, then each
  * end's own) and its kept result, only for the runs ended here; their ids.
  */
-export const END_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb)
-      as x(id uuid, attempt int, progress jsonb, status text, finished_at timestamptz, error_code text, error_message text, events jsonb, kept text, n int)
-    where ${FEW}),
+export const END_SQL = `with x as (${batchRows('id uuid, attempt int, progress jsonb, status text, finished_at timestamptz, error_code text, error_message text, events jsonb, kept text, n int')}),
   t as (
     update runs r set ${progressColumns('x.progress')},
       status = x.status, finished_at = x.finished_at, updated_at = x.finished_at, error_code = x.error_code, error_message = x.error_message

@@ -10,7 +10,7 @@ import { inSavepoint, pgConstraint, pgErrorCode, type Sql, type Tx } from '../cl
 import { decodeTimeCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { RunsRepo } from '../../../domain/runs/ports.js';
 import { QUEUED, RUN_WRITES, runLeaves, statusIn } from './status-writes.js';
-import { statementBatches } from '../statement-batches.js';
+import { batchRows, statementBatches } from '../statement-batches.js';
 
 type RunRow = typeof runs.$inferSelect;
 
@@ -120,12 +120,9 @@ async function insertRun(tx: Tx, run: NewRunRow): Promise<RunRecordRow | undefin
  * report's last run pointed at its newest run of the batch, and the events (in the calls' order,
  * then each call's own), in one statement. The POSTs that meet go as one (statement-batches.ts):
  * each POST updates its report's row, so POSTs to one report took turns on that row's lock, one
- * commit each. The batch's rows are planned as one row (run-engine-repo.ts FEW), so each report
- * is read by its id.
+ * commit each. Each report is read by its id (batchRows).
  */
-export const QUEUE_SQL = `with x as (select * from jsonb_to_recordset($1::jsonb)
-      as x(id uuid, report_id uuid, trigger text, deliver boolean, created_by uuid, created_at timestamptz, events jsonb, n int)
-    where x.n between 0 and 1000000),
+export const QUEUE_SQL = `with x as (${batchRows('id uuid, report_id uuid, trigger text, deliver boolean, created_by uuid, created_at timestamptz, events jsonb, n int')}),
   t as (insert into runs (id, report_id, trigger, status, deliver, parameters, condition, created_by, created_at, updated_at)
     select x.id, r.id, x.trigger, '${QUEUED}', x.deliver, r.parameters, r.condition, x.created_by, x.created_at, x.created_at
     from x join reports r on r.id = x.report_id order by x.n
