@@ -39,6 +39,16 @@ export interface StatementBatchOptions<I, O> {
  */
 export const batchRows = (columns: string): string => `select * from jsonb_to_recordset($1::jsonb) as x(${columns}) where x.n between 0 and 1000000`;
 
+/** Each call with its place `n`, as the batch statements take them. */
+export const numbered = <T extends object>(batch: readonly T[]): Array<T & { n: number }> => batch.map((item, n) => ({ ...item, n }));
+
+/** The statement's rows back in their calls' places (`placeOf` reads a row's `n`); undefined for a call that has none. */
+export function inPlaces<R>(rows: readonly R[], count: number, placeOf: (row: R) => number): Array<R | undefined> {
+  const placed = new Array<R | undefined>(count).fill(undefined);
+  for (const row of rows) placed[placeOf(row)] = row;
+  return placed;
+}
+
 interface Waiting<I, O> { item: I; key: string; resolve(value: O): void; reject(err: unknown): void }
 
 /**

@@ -2,7 +2,7 @@
 import { and, desc, eq, isNull, lt, ne, or, sql as rawSql } from 'drizzle-orm';
 import { connections, deliveries, queries, queryVersions, reports, runs, users, type StoredRunStep } from '../schema.js';
 import type { Sql, Tx } from '../client.js';
-import { columnsMapper, runRecordOf, runRowOf, type RunRecordRow } from './runs-repo.js';
+import { columnsMapper, eventRows, type EventRow, runRecordOf, runRowOf, type RunRecordRow } from './runs-repo.js';
 import { CONNECTION_COLUMNS, type ConnectionRow } from './connections-repo.js';
 import { leaseExpired } from './scheduling-repo.js';
 import type { RunEngineStore, RunOutcome, RunProgress, RunSource } from '../../../domain/runs/engine-ports.js';
@@ -11,7 +11,7 @@ import type { ChangeEvent } from '../../../domain/events/model.js';
 import type { PlannedAttempt } from '../../../domain/channels/ports.js';
 import type { ConnectionRecord } from '../../../domain/connections/model.js';
 import { ATTEMPT_WRITES, RUN_WRITES, runLeaves } from './status-writes.js';
-import { batchRows, statementBatches } from '../statement-batches.js';
+import { batchRows, inPlaces, numbered, statementBatches } from '../statement-batches.js';
 
 const connectionRowOf = columnsMapper<ConnectionRow>(CONNECTION_COLUMNS);
 /** The connection's row (`c`) as jsonb, without its schema snapshot (connections-repo.ts CONNECTION_COLUMNS). */
@@ -123,7 +123,7 @@ interface Claim { id: string; now: string; steps: StoredRunStep[] }
 /** An end as the end statement takes it. */
 interface End {
   id: string; attempt: number; progress: ReturnType<typeof columnsOf>; status: string; finished_at: string; error_code: string | null; error_message: string | null;
-  events: Array<{ type: string; data: unknown; user_id: string | null }>; kept: string | null;
+  events: EventRow[]; kept: string | null;
 }
 
 const storedSteps = (steps: RunStep[]): StoredRunStep[] => steps.map((s) => ({
@@ -158,18 +158,16 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
   const claims = () => (claimBatches ??= statementBatches<Claim, Record<string, unknown> | undefined>({
     keyOf: (c) => c.id,
     send: async (batch) => {
-      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(CLAIM_SQL, [JSON.stringify(byId(batch.map((c, n) => ({ ...c, n }))))], { prepare: true });
-      const byN = new Map(rows.map((r) => [r.x_n as number, r]));
-      return batch.map((_c, n) => byN.get(n));
+      const rows = await clientOf().unsafe<Array<Record<string, unknown>>>(CLAIM_SQL, [JSON.stringify(byId(numbered(batch)))], { prepare: true });
+      return inPlaces(rows, batch.length, (r) => r.x_n as number);
     },
   }));
   let endBatches: ((end: End) => Promise<boolean>) | undefined;
   const ends = () => (endBatches ??= statementBatches<End, boolean>({
     keyOf: (e) => e.id,
     send: async (batch) => {
-      const rows = await clientOf().unsafe<Array<{ n: number }>>(END_SQL, [JSON.stringify(byId(batch.map((e, n) => ({ ...e, n }))))], { prepare: true });
-      const ended = new Set(rows.map((r) => r.n));
-      return batch.map((_e, n) => ended.has(n));
+      const rows = await clientOf().unsafe<Array<{ n: number }>>(END_SQL, [JSON.stringify(byId(numbered(batch)))], { prepare: true });
+      return inPlaces(rows, batch.length, (r) => r.n).map((row) => row !== undefined);
     },
   }));
   return {
@@ -217,7 +215,7 @@ export function createRunEngineRepo(db: Tx, client?: Sql): RunEngineStore {
       return ends()({
         id: runId, attempt, progress: columnsOf(outcome), status: outcome.status, finished_at: outcome.finishedAt.toISOString(),
         error_code: outcome.error?.code ?? null, error_message: outcome.error?.message ?? null,
-        events: list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })),
+        events: eventRows(list),
         kept: outcome.resultInline ? outcome.resultInline.toString('base64') : null,
       });
     },

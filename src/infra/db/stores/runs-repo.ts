@@ -3,6 +3,7 @@
  * test runs (with Idempotency-Keys) and cancelling, in the caller's unit of work. Records are
  * plain objects that fit the domain's RunRecord.
  */
+import type { ChangeEvent } from '../../../domain/events/model.js';
 import { and, desc, eq, getTableColumns, isNotNull, lt, or, sql as rawSql, type Column, type SQL } from 'drizzle-orm';
 import { deliveryAttempts, idempotencyKeys, reports, runs } from '../schema.js';
 import { attemptOf } from './channels-repo.js';
@@ -10,7 +11,7 @@ import { inSavepoint, pgConstraint, pgErrorCode, type Sql, type Tx } from '../cl
 import { decodeTimeCursor, toPage, type Page, type PageRequest } from '../../../core/cursor.js';
 import type { RunsRepo } from '../../../domain/runs/ports.js';
 import { QUEUED, RUN_WRITES, runLeaves, statusIn } from './status-writes.js';
-import { batchRows, statementBatches } from '../statement-batches.js';
+import { batchRows, inPlaces, numbered, statementBatches } from '../statement-batches.js';
 
 type RunRow = typeof runs.$inferSelect;
 
@@ -45,6 +46,10 @@ const RUN_WITH_ATTEMPTS_SQL = `select to_jsonb(r) as r_row,
     coalesce((select jsonb_agg(to_jsonb(a) order by a.position, a.created_at) from delivery_attempts a where a.run_id = r.id), '[]'::jsonb) as a_rows
   from runs r where r.id = $1::uuid`;
 const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+/** An event as the statements that write events take it (inside their jsonb parameter). */
+export interface EventRow { type: string; data: unknown; user_id: string | null }
+/** Rows for the events table from the domain's events. */
+export const eventRows = (list: readonly ChangeEvent[]): EventRow[] => list.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null }));
 type Value = string | number | boolean | null;
 
 /** A run row as the domain reads it: errors and steps as objects, times as Dates. */
@@ -137,7 +142,7 @@ export const QUEUE_SQL = `with x as (${batchRows('id uuid, report_id uuid, trigg
 /** A run to queue as the queue statement takes it. */
 interface Queued {
   id: string; report_id: string; trigger: string; deliver: boolean; created_by: string | null; created_at: string;
-  events: Array<{ type: string; data: unknown; user_id: string | null }>;
+  events: EventRow[];
 }
 
 /**
@@ -152,9 +157,8 @@ export function createRunsRepo(db: Tx, client?: Sql): RunsRepo {
   const queued = () => (queueBatches ??= statementBatches<Queued, Record<string, unknown> | undefined>({
     keyOf: (r) => r.id,
     send: async (batch) => {
-      const rows = await client!.unsafe<Array<Record<string, unknown>>>(QUEUE_SQL, [JSON.stringify(batch.map((r, n) => ({ ...r, n })))], { prepare: true });
-      const byN = new Map(rows.map((r) => [r.x_n as number, r]));
-      return batch.map((_r, n) => byN.get(n));
+      const rows = await client!.unsafe<Array<Record<string, unknown>>>(QUEUE_SQL, [JSON.stringify(numbered(batch))], { prepare: true });
+      return inPlaces(rows, batch.length, (r) => r.x_n as number);
     },
   }));
   return {
@@ -164,7 +168,7 @@ export function createRunsRepo(db: Tx, client?: Sql): RunsRepo {
       try {
         row = await queued()({
           id: run.id, report_id: run.reportId, trigger: run.trigger, deliver: run.deliver, created_by: run.createdBy ?? null,
-          created_at: run.createdAt.toISOString(), events: events.map((e) => ({ type: e.type, data: e.data, user_id: e.userId ?? null })),
+          created_at: run.createdAt.toISOString(), events: eventRows(events),
         });
       } catch (err) {
         if (reportGone(err)) return undefined;
