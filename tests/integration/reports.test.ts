@@ -6,7 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
+import { drizzle } from 'drizzle-orm/postgres-js';
 import { until } from '../support/wait.js';
+import { preparing } from '../../src/infra/db/client.js';
+import * as schema from '../../src/infra/db/schema.js';
+import { createReportsRepo } from '../../src/infra/db/stores/reports-repo.js';
 import { manualClock } from '../../src/core/clock.js';
 import { createLocalArtifactStore } from '../../src/infra/artifacts/local-store.js';
 import type { BusEvent } from '../../src/infra/events/event-bus.js';
@@ -310,6 +314,34 @@ describe('pause and resume', () => {
       expect(paused.body).toMatchObject({ paused: true, last_run: { id: runId, status: 'pending', trigger: 'manual' } });
     } finally {
       holder.release();
+      await store.end();
+    }
+  });
+
+  it('a change of a locked report answers with its last run without reading the report again', async () => {
+    const created = (await editor.post('/api/v1/reports').send(report({ title: 'Read once' })).expect(201)).body;
+    const runId = randomUUID();
+    await h.process.container.sql`insert into runs (id, report_id, trigger, status, created_at, updated_at) values (${runId}, ${created.id}, 'manual', 'success', now(), now())`;
+    await h.process.container.sql`update reports set last_run_id = ${runId} where id = ${created.id}`;
+    // The store's statements as postgres.js builds them (its `debug` hook), through the repository itself.
+    const sent: string[] = [];
+    const store = postgres(h.iso.databaseUrl, { max: 1, onnotice: () => undefined, debug: (_c, text) => { sent.push(text); } });
+    try {
+      const db = drizzle(preparing(store), { schema });
+      const change = async (locked: boolean) => db.transaction(async (tx) => {
+        const repo = createReportsRepo(tx);
+        const before = (await repo.findForUpdate(created.id))!;
+        sent.length = 0;
+        return repo.update(created.id, undefined, { paused: !before.paused, nextRunAt: null }, new Date(), locked ? before : undefined);
+      });
+      const once = await change(true);
+      expect(sent.filter((t) => !/^(commit|rollback)/i.test(t))).toHaveLength(1); // the update, returning the row
+      expect(once).toMatchObject({ id: created.id, paused: true, lastRun: { id: runId, status: 'success', trigger: 'manual' } });
+      // Not given the locked record (no lock read in this transaction): read again, as before.
+      const again = await change(false);
+      expect(sent.filter((t) => !/^(commit|rollback)/i.test(t))).toHaveLength(2);
+      expect(again).toMatchObject({ paused: false, lastRun: { id: runId, status: 'success' }, version: once.version + 1 });
+    } finally {
       await store.end();
     }
   });

@@ -34,8 +34,11 @@ export interface ReportsRepo {
   /**
    * Versioned when `version` is given: not_found for an unknown id, conflict.version for a stale
    * one. Bumps the version either way. Insert's field errors, and key (validation.unique) when taken.
+   * `locked`: the report as findForUpdate read it in this transaction; the answer keeps its last
+   * run rather than reading it again (no change moves last_run_id, and no other writer can while
+   * the row is locked), one statement instead of two.
    */
-  update(id: string, version: number | undefined, changes: ReportChanges, now: Date): Promise<ReportRecord>;
+  update(id: string, version: number | undefined, changes: ReportChanges, now: Date, locked?: ReportRecord): Promise<ReportRecord>;
   /** Deletes the report; its runs go with it. False when there was none. */
   delete(id: string): Promise<boolean>;
   /** Ordered by title as people read it (lower(title)), then id. */

@@ -171,7 +171,7 @@ export function createReportsService(deps: {
           changes.schedule = input.schedule;
           changes.nextRunAt = nextRunOf(input.schedule, before.paused, now);
         }
-        return changed(tx, await tx.reports.update(id, input.version, changes, now), 'updated');
+        return changed(tx, await tx.reports.update(id, input.version, changes, now, before), 'updated');
       });
     },
 
@@ -179,7 +179,7 @@ export function createReportsService(deps: {
       return deps.uow.run(async (tx) => {
         const before = await lock(tx.reports, id);
         if (before.paused) return before;
-        return changed(tx, await tx.reports.update(id, undefined, { paused: true, nextRunAt: null }, clock.now()), 'paused');
+        return changed(tx, await tx.reports.update(id, undefined, { paused: true, nextRunAt: null }, clock.now(), before), 'paused');
       });
     },
 
@@ -189,7 +189,7 @@ export function createReportsService(deps: {
         if (!before.paused) return before;
         const now = clock.now();
         // From now: the times missed while paused are not made up.
-        return changed(tx, await tx.reports.update(id, undefined, { paused: false, nextRunAt: nextRunOf(before.schedule, false, now) }, now), 'resumed');
+        return changed(tx, await tx.reports.update(id, undefined, { paused: false, nextRunAt: nextRunOf(before.schedule, false, now) }, now, before), 'resumed');
       });
     },
 

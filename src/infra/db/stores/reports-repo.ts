@@ -73,12 +73,15 @@ export function createReportsRepo(tx: Tx): ReportsRepo {
         return fieldProblem(err);
       }
     },
-    async update(id, version, changes, now) {
+    async update(id, version, changes, now, locked) {
+      let row: ReportColumns;
       try {
-        await updateVersioned(tx, reports, id, version, columnsOf(changes), 'report', now);
+        row = await updateVersioned(tx, reports, id, version, columnsOf(changes), 'report', now);
       } catch (err) {
-        fieldProblem(err);
+        return fieldProblem(err);
       }
+      // Locked in this transaction: its last run is the one read after the lock (see the port).
+      if (locked?.id === id) return { ...recordOf(row, null), lastRun: locked.lastRun };
       return (await find(id))!;
     },
     async delete(id) {
