@@ -2,7 +2,8 @@
  * The authenticator holds a principal for a few seconds once told to (holdPrincipals, when the
  * process hears identity.changed): a held credential costs no store look-up; forget() (what
  * identity.changed calls) drops it at once, also for a look-up that was under way; a key's expiry
- * is never passed; refusals are never held.
+ * is never passed; refusals are never held; one in steady use is read again behind a request in
+ * its last fifth, so it is never missed, and dropped when that read is refused.
  */
 import { manualClock } from '../../src/core/clock.js';
 import { createAuthenticator } from '../../src/domain/sign-in/authenticator.js';
@@ -139,6 +140,50 @@ describe('held principals', () => {
     session.revoked = true;
     auth.forget('user-1');
     expect(await auth.authenticate(withSession)).toBeNull();
+  });
+
+  it('reads a principal in steady use again behind a request, so the next one after its time finds it held', async () => {
+    const { auth, lookups, clock } = setup();
+    auth.holdPrincipals(true);
+    const first = await auth.authenticate(withKey);
+    clock.advance(3_999);
+    await auth.authenticate(withKey);
+    expect(lookups.keys).toBe(1); // before its last fifth: held, nothing read
+    clock.advance(1);
+    expect(await auth.authenticate(withKey)).toEqual(first); // answered from what is held…
+    await new Promise((r) => setImmediate(r));
+    expect(lookups.keys).toBe(2); // …and read again behind it, once
+    await auth.authenticate(withKey);
+    expect(lookups.keys).toBe(2);
+    clock.advance(1_500); // past the first read's five seconds, within the second's
+    expect(await auth.authenticate(withKey)).toEqual(first);
+    expect(lookups.keys).toBe(2);
+    clock.advance(3_501); // past the second read's five seconds: nobody used it in its last fifth
+    await auth.authenticate(withKey);
+    expect(lookups.keys).toBe(3);
+  });
+
+  it('drops a held principal whose read behind a request is refused (revoked, no identity.changed heard)', async () => {
+    const { auth, key, lookups, clock } = setup();
+    auth.holdPrincipals(true);
+    await auth.authenticate(withKey);
+    clock.advance(4_500);
+    key.revokedAt = new Date();
+    expect(await auth.authenticate(withKey)).not.toBeNull(); // still held: at most five seconds old
+    await new Promise((r) => setImmediate(r));
+    expect(lookups.keys).toBe(2);
+    expect(await auth.authenticate(withKey)).toBeNull();
+  });
+
+  it('does not read again ahead a key whose expiry ends its holding', async () => {
+    const { auth, key, lookups, clock } = setup();
+    key.expiresAt = new Date(clock.now().getTime() + 4_000);
+    auth.holdPrincipals(true);
+    await auth.authenticate(withKey);
+    clock.advance(3_900);
+    await auth.authenticate(withKey);
+    await new Promise((r) => setImmediate(r));
+    expect(lookups.keys).toBe(1);
   });
 
   it('forgets everything when it stops holding principals', async () => {

@@ -12,6 +12,13 @@ const REJECTION_RECORD_INTERVAL_MS = 60_000;
 export const PRINCIPAL_CACHE_MS = 5_000;
 /** Principals held at most (tokens seen in the last few seconds); past it the oldest go first. */
 const PRINCIPAL_CACHE_MAX = 10_000;
+/**
+ * A principal used after this share of its time is read again behind the request that used it,
+ * so that a credential in steady use is never missed (no store read in a request's path every few
+ * seconds, no burst of reads by every request that finds it expired at once). What is held is
+ * never older than `cacheMs` either way.
+ */
+const REFRESH_AHEAD = 0.8;
 
 export interface CachingAuthenticator extends Authenticator {
   /**
@@ -31,13 +38,16 @@ export interface CachingAuthenticator extends Authenticator {
 interface Held {
   principal: Principal;
   until: number;
+  /** When a use starts the read again (Infinity: never, as when the credential's expiry ends it first, or once started). */
+  refreshAt: number;
 }
 
 /**
  * Sessions and API keys, checked against the store, the principal then held for a few seconds
  * (`cacheMs`) once holdPrincipals(true) was called: a revocation, a disabled user or a new role
  * (identity.changed, written in the change's transaction) drops them in every API process at once,
- * and a key's expiry is never passed. Refusals are never held. The use of a key that was revoked,
+ * and a key's expiry is never passed. Refusals are never held. A principal used in the last fifth
+ * of its time is read again behind that request (REFRESH_AHEAD). The use of a key that was revoked,
  * has expired or whose owner is disabled is a security event (api_key.rejected).
  */
 export function createAuthenticator(deps: {
@@ -52,9 +62,11 @@ export function createAuthenticator(deps: {
   let generation = 0;
   const hold = (key: string, principal: Principal, startedIn: number, now: Date, expiresAt: Date | null | undefined) => {
     if (!holding || cacheMs <= 0 || startedIn !== generation) return;
-    const until = Math.min(now.getTime() + cacheMs, expiresAt ? expiresAt.getTime() : Number.POSITIVE_INFINITY);
+    const byTime = now.getTime() + cacheMs;
+    const until = Math.min(byTime, expiresAt ? expiresAt.getTime() : Number.POSITIVE_INFINITY);
     if (held.size >= PRINCIPAL_CACHE_MAX) held.delete(held.keys().next().value!);
-    held.set(key, { principal, until });
+    held.delete(key); // a refresh's entry goes last, as a new one would
+    held.set(key, { principal, until, refreshAt: until === byTime ? now.getTime() + cacheMs * REFRESH_AHEAD : Number.POSITIVE_INFINITY });
   };
   const recorded = new Map<string, number>();
   const recordRejectedKey = async (refused: Extract<KeyLookup, { ok: false }>['refused'], credentials: Credentials, now: Date) => {
@@ -68,6 +80,30 @@ export function createAuthenticator(deps: {
       userId: refused.ownerId, target: { type: 'api_key', id: refused.apiKeyId },
     }, clock);
   };
+  /** The credential checked against the store, its principal held when it passes. */
+  const lookUp = async (key: string, credentials: Credentials, now: Date): Promise<Principal | null> => {
+    const startedIn = generation;
+    if (credentials.sessionToken) {
+      const s = await resolveSession(store.sessions, deps.policy, credentials.sessionToken, now);
+      if (!s) return null;
+      const principal: Principal = { kind: 'session', user: s.user, sessionId: s.sessionId, csrfToken: s.csrfToken, acceptedCsrfTokens: s.acceptedCsrfTokens };
+      hold(key, principal, startedIn, now, s.expiresAt);
+      return principal;
+    }
+    const lookup = await lookUpApiKey(store.apiKeys, credentials.bearerToken!, now);
+    if (!lookup.ok) { await recordRejectedKey(lookup.refused, credentials, now); return null; }
+    const k = lookup.key;
+    const principal: Principal = { kind: 'api_key', user: k.user, apiKeyId: k.apiKeyId, scope: k.scope };
+    hold(key, principal, startedIn, now, k.expiresAt);
+    return principal;
+  };
+  /**
+   * Reads a held credential again behind the request that used it: refused now (revoked, expired,
+   * its user disabled), it is held no longer; a store that fails leaves it to run out as before.
+   */
+  const refresh = (key: string, credentials: Credentials, now: Date): void => {
+    lookUp(key, credentials, now).then((principal) => { if (principal === null) held.delete(key); }, () => undefined);
+  };
   return {
     async authenticate(credentials): Promise<Principal | null> {
       const now = clock.now();
@@ -75,23 +111,16 @@ export function createAuthenticator(deps: {
       if (key === undefined) return null;
       const found = held.get(key);
       if (found) {
-        if (found.until > now.getTime()) return found.principal;
+        if (found.until > now.getTime()) {
+          if (now.getTime() >= found.refreshAt) {
+            found.refreshAt = Number.POSITIVE_INFINITY; // one read again per holding
+            refresh(key, credentials, now);
+          }
+          return found.principal;
+        }
         held.delete(key);
       }
-      const startedIn = generation;
-      if (credentials.sessionToken) {
-        const s = await resolveSession(store.sessions, deps.policy, credentials.sessionToken, now);
-        if (!s) return null;
-        const principal: Principal = { kind: 'session', user: s.user, sessionId: s.sessionId, csrfToken: s.csrfToken, acceptedCsrfTokens: s.acceptedCsrfTokens };
-        hold(key, principal, startedIn, now, s.expiresAt);
-        return principal;
-      }
-      const lookup = await lookUpApiKey(store.apiKeys, credentials.bearerToken!, now);
-      if (!lookup.ok) { await recordRejectedKey(lookup.refused, credentials, now); return null; }
-      const k = lookup.key;
-      const principal: Principal = { kind: 'api_key', user: k.user, apiKeyId: k.apiKeyId, scope: k.scope };
-      hold(key, principal, startedIn, now, k.expiresAt);
-      return principal;
+      return lookUp(key, credentials, now);
     },
     forget(userId) {
       generation += 1;
