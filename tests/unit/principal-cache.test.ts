@@ -22,14 +22,16 @@ function fakeStore(clock: { now(): Date }) {
     id: 'session-1', lastSeenAt: new Date(), userId: 'user-1', name: 'Ada', role: 'admin', mustChangePassword: false, mustEnrol: false,
     expiresAt: new Date(clock.now().getTime() + 3600_000), revoked: false,
   };
-  const lookups = { keys: 0, sessions: 0 };
+  const lookups = { keys: 0, sessions: 0, events: 0 };
   let gate: Promise<void> | undefined;
+  let failing = false;
   const store = {
     apiKeys: {
       async findWithOwner(hash: string) {
         lookups.keys += 1;
         const row = hash === tokenHash(TOKEN) ? { ...key } : undefined;
         await gate;
+        if (failing) throw new Error('the store is away');
         return row;
       },
       async touch() { /* last used */ },
@@ -41,9 +43,9 @@ function fakeStore(clock: { now(): Date }) {
       },
       async touch() { /* last seen */ },
     },
-    events: { async insert() { /* security events */ } },
+    events: { async insert() { lookups.events += 1; } },
   };
-  return { store, key, session, lookups, hold: (p: Promise<void>) => { gate = p; } };
+  return { store, key, session, lookups, hold: (p: Promise<void>) => { gate = p; }, fail: (on: boolean) => { failing = on; } };
 }
 
 const setup = () => {
@@ -173,6 +175,62 @@ describe('held principals', () => {
     await new Promise((r) => setImmediate(r));
     expect(lookups.keys).toBe(2);
     expect(await auth.authenticate(withKey)).toBeNull();
+  });
+
+  it('records a key refused by the read behind a request only when a request is refused', async () => {
+    const { auth, key, lookups, clock } = setup();
+    auth.holdPrincipals(true);
+    await auth.authenticate(withKey);
+    clock.advance(4_500);
+    key.revokedAt = new Date();
+    await auth.authenticate(withKey); // served from what is held; refused behind it
+    await new Promise((r) => setImmediate(r));
+    expect(lookups.events).toBe(0);
+    expect(await auth.authenticate(withKey)).toBeNull();
+    expect(lookups.events).toBe(1); // api_key.rejected, for the request refused
+  });
+
+  it('holds nothing a read behind a request brings back after forget() or after a later refusal', async () => {
+    const { auth, key, lookups, clock, hold } = setup();
+    auth.holdPrincipals(true);
+    await auth.authenticate(withKey);
+    clock.advance(4_500);
+    let release!: () => void;
+    hold(new Promise<void>((r) => { release = r; }));
+    await auth.authenticate(withKey); // its read behind the request waits on the store
+    auth.forget('user-1');
+    release();
+    await new Promise((r) => setImmediate(r));
+    hold(Promise.resolve());
+    await auth.authenticate(withKey);
+    expect(lookups.keys).toBe(3); // the slow read held nothing: this request read the key itself
+
+    // A slow read behind a request, then a later read refuses the key (revoked, identity.changed not heard).
+    clock.advance(4_500);
+    hold(new Promise<void>((r) => { release = r; }));
+    await auth.authenticate(withKey); // slow read started, the row still valid
+    key.revokedAt = new Date();
+    clock.advance(1_000); // past the holding: this request reads for itself, and is refused
+    hold(Promise.resolve());
+    expect(await auth.authenticate(withKey)).toBeNull();
+    release(); // the older read now answers with the key as it was
+    await new Promise((r) => setImmediate(r));
+    expect(await auth.authenticate(withKey)).toBeNull();
+  });
+
+  it('leaves a held principal to run out when the read behind a request fails', async () => {
+    const { auth, lookups, clock, fail } = setup();
+    auth.holdPrincipals(true);
+    const first = await auth.authenticate(withKey);
+    clock.advance(4_500);
+    fail(true);
+    expect(await auth.authenticate(withKey)).toEqual(first);
+    await new Promise((r) => setImmediate(r));
+    expect(lookups.keys).toBe(2);
+    expect(await auth.authenticate(withKey)).toEqual(first); // still held, no second read started
+    expect(lookups.keys).toBe(2);
+    clock.advance(600);
+    await expect(auth.authenticate(withKey)).rejects.toThrow('the store is away'); // run out: the request reads, and fails as before
   });
 
   it('does not read again ahead a key whose expiry ends its holding', async () => {

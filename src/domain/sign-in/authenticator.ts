@@ -38,6 +38,8 @@ export interface CachingAuthenticator extends Authenticator {
 interface Held {
   principal: Principal;
   until: number;
+  /** When the read behind it started (a slower, older read never replaces it). */
+  readAt: number;
   /** When a use starts the read again (Infinity: never, as when the credential's expiry ends it first, or once started). */
   refreshAt: number;
 }
@@ -60,13 +62,22 @@ export function createAuthenticator(deps: {
   const held = new Map<string, Held>();
   /** Bumped by forget(): a lookup that started before it must not hold what it read. */
   let generation = 0;
+  /** When each credential was last refused: a read that started before (a slow one behind a request) must not hold it again. */
+  const refusedAt = new Map<string, number>();
   const hold = (key: string, principal: Principal, startedIn: number, now: Date, expiresAt: Date | null | undefined) => {
     if (!holding || cacheMs <= 0 || startedIn !== generation) return;
-    const byTime = now.getTime() + cacheMs;
+    const readAt = now.getTime();
+    if ((held.get(key)?.readAt ?? Number.NEGATIVE_INFINITY) > readAt || (refusedAt.get(key) ?? Number.NEGATIVE_INFINITY) >= readAt) return;
+    const byTime = readAt + cacheMs;
     const until = Math.min(byTime, expiresAt ? expiresAt.getTime() : Number.POSITIVE_INFINITY);
-    if (held.size >= PRINCIPAL_CACHE_MAX) held.delete(held.keys().next().value!);
     held.delete(key); // a refresh's entry goes last, as a new one would
-    held.set(key, { principal, until, refreshAt: until === byTime ? now.getTime() + cacheMs * REFRESH_AHEAD : Number.POSITIVE_INFINITY });
+    if (held.size >= PRINCIPAL_CACHE_MAX) held.delete(held.keys().next().value!);
+    held.set(key, { principal, until, readAt, refreshAt: until === byTime ? readAt + cacheMs * REFRESH_AHEAD : Number.POSITIVE_INFINITY });
+  };
+  const refuse = (key: string, now: Date): void => {
+    held.delete(key);
+    if (refusedAt.size >= PRINCIPAL_CACHE_MAX) refusedAt.clear();
+    refusedAt.set(key, now.getTime());
   };
   const recorded = new Map<string, number>();
   const recordRejectedKey = async (refused: Extract<KeyLookup, { ok: false }>['refused'], credentials: Credentials, now: Date) => {
@@ -80,18 +91,26 @@ export function createAuthenticator(deps: {
       userId: refused.ownerId, target: { type: 'api_key', id: refused.apiKeyId },
     }, clock);
   };
-  /** The credential checked against the store, its principal held when it passes. */
-  const lookUp = async (key: string, credentials: Credentials, now: Date): Promise<Principal | null> => {
+  /**
+   * The credential checked against the store, its principal held when it passes. A refused key's
+   * use is recorded when `record` (a request that is refused; not a read behind a request that was
+   * served, whose next request is refused and recorded).
+   */
+  const lookUp = async (key: string, credentials: Credentials, now: Date, record = true): Promise<Principal | null> => {
     const startedIn = generation;
     if (credentials.sessionToken) {
       const s = await resolveSession(store.sessions, deps.policy, credentials.sessionToken, now);
-      if (!s) return null;
+      if (!s) { refuse(key, now); return null; }
       const principal: Principal = { kind: 'session', user: s.user, sessionId: s.sessionId, csrfToken: s.csrfToken, acceptedCsrfTokens: s.acceptedCsrfTokens };
       hold(key, principal, startedIn, now, s.expiresAt);
       return principal;
     }
     const lookup = await lookUpApiKey(store.apiKeys, credentials.bearerToken!, now);
-    if (!lookup.ok) { await recordRejectedKey(lookup.refused, credentials, now); return null; }
+    if (!lookup.ok) {
+      refuse(key, now);
+      if (record) await recordRejectedKey(lookup.refused, credentials, now);
+      return null;
+    }
     const k = lookup.key;
     const principal: Principal = { kind: 'api_key', user: k.user, apiKeyId: k.apiKeyId, scope: k.scope };
     hold(key, principal, startedIn, now, k.expiresAt);
@@ -102,7 +121,7 @@ export function createAuthenticator(deps: {
    * its user disabled), it is held no longer; a store that fails leaves it to run out as before.
    */
   const refresh = (key: string, credentials: Credentials, now: Date): void => {
-    lookUp(key, credentials, now).then((principal) => { if (principal === null) held.delete(key); }, () => undefined);
+    lookUp(key, credentials, now, false).catch(() => undefined);
   };
   return {
     async authenticate(credentials): Promise<Principal | null> {

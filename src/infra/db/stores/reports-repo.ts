@@ -80,8 +80,9 @@ export function createReportsRepo(tx: Tx): ReportsRepo {
       } catch (err) {
         return fieldProblem(err);
       }
-      // Locked in this transaction: its last run is the one read after the lock (see the port).
-      if (locked?.id === id) return { ...recordOf(row, null), lastRun: locked.lastRun };
+      // Locked in this transaction: its last run is the one read after the lock (see the port),
+      // as long as the row still points at it (read again otherwise: a record not read under the lock).
+      if (locked?.id === id && (row.lastRunId ?? null) === (locked.lastRun?.id ?? null)) return { ...recordOf(row, null), lastRun: locked.lastRun };
       return (await find(id))!;
     },
     async delete(id) {
