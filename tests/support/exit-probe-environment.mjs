@@ -35,20 +35,28 @@ function describeHandle(h) {
 
 if (!process.heraldExitProbe && typeof process.send === 'function') {
   process.heraldExitProbe = true;
+  let told = false;
+  /** What still holds the worker, on its stderr (once). */
+  const tell = (when) => {
+    if (told) return;
+    told = true;
+    const stdio = new Set([process.stdin, process.stdout, process.stderr]);
+    const held = process._getActiveHandles().filter((h) => !stdio.has(h)).map(describeHandle).filter((d) => d !== null);
+    // Timers are not handles in Node 20: counted by kind from the active resources.
+    const counts = {};
+    for (const r of process.getActiveResourcesInfo()) if (r !== 'PipeWrap' && r !== 'TTYWrap') counts[r] = (counts[r] ?? 0) + 1;
+    const resources = Object.entries(counts).map(([k, n]) => `${k} x${n}`).join(', ');
+    process.stderr.write(`[jest worker ${process.pid}] still held ${when} after Jest asked it to end, by:\n${held.map((d) => `  ${d}`).join('\n')}\n`
+      + `  active resources: ${resources || 'none'}\n  its last files: ${ran.slice(-3).join(', ')}\n`);
+  };
   const onMessage = (message) => {
     if (!Array.isArray(message) || message[0] !== END) return;
     // Its own listener would hold the worker's channel open: gone before the worker is to exit.
     process.removeListener('message', onMessage);
-    setTimeout(() => {
-      const stdio = new Set([process.stdin, process.stdout, process.stderr]);
-      const held = process._getActiveHandles().filter((h) => !stdio.has(h)).map(describeHandle).filter((d) => d !== null);
-      // Timers are not handles in Node 20: counted by kind from the active resources.
-      const counts = {};
-      for (const r of process.getActiveResourcesInfo()) if (r !== 'PipeWrap' && r !== 'TTYWrap') counts[r] = (counts[r] ?? 0) + 1;
-      const resources = Object.entries(counts).map(([k, n]) => `${k} x${n}`).join(', ');
-      process.stderr.write(`[jest worker ${process.pid}] still held 400 ms after Jest asked it to end, by:\n${held.map((d) => `  ${d}`).join('\n')}\n`
-        + `  active resources: ${resources || 'none'}\n  its last files: ${ran.slice(-3).join(', ')}\n`);
-    }, 400).unref();
+    // Jest kills a worker still running 500 ms after its message (SIGTERM): told at 200 ms, or
+    // at the kill on a machine so loaded that the timer comes late (a signal listener holds nothing).
+    setTimeout(() => tell('200 ms'), 200).unref();
+    process.once('SIGTERM', () => { tell('until Jest killed it'); process.exit(143); });
   };
   process.on('message', onMessage);
 }
