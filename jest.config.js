@@ -1,7 +1,6 @@
 /** Jest runs the TypeScript sources as ES modules through SWC (types are checked by `tsc`). */
 export default {
-  // Node's, plus a probe that names what keeps a worker from exiting when Jest ends it.
-  testEnvironment: '<rootDir>/tests/support/exit-probe-environment.mjs',
+  testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     // openapi-backend (CommonJS) requires this ES-module-only package; Node 20 can, Jest's loader can't.
