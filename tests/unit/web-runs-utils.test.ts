@@ -4,6 +4,7 @@
  */
 import { filtersFromSearch, withFilter } from '../../web/src/features/runs/utils/filters.js';
 import { cellText, describeCondition, formatBytes, stepDetail, stepDuration } from '../../web/src/features/runs/utils/describe.js';
+import { RUN_POLL_MS, runPollMs } from '../../web/src/features/runs/utils/live.js';
 
 const ID = '01936b2e-7a4f-7c3d-9e8a-2b1c4d5e6f70';
 /** A translator that shows the key and its values, so the tests read what was asked for. */
@@ -65,5 +66,14 @@ describe('a run\'s condition', () => {
 
   it('shows cells as the API gave them, and null as NULL', () => {
     expect([cellText(null), cellText('12.50'), cellText(3), cellText(false)]).toEqual(['NULL', '12.50', '3', 'false']);
+  });
+});
+
+describe('a run page\'s poll beside its events', () => {
+  it('reads an unfinished run again every few seconds, and a finished one never', () => {
+    expect(runPollMs({ status: 'pending' })).toBe(RUN_POLL_MS);
+    expect(runPollMs({ status: 'running' })).toBe(RUN_POLL_MS);
+    for (const status of ['success', 'partial', 'skipped', 'failed', 'cancelled']) expect(runPollMs({ status })).toBe(false);
+    expect(runPollMs(undefined)).toBe(false); // not read yet: the first read is the query's own
   });
 });

@@ -4,6 +4,7 @@ import type { Schemas } from '@herald/sdk';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 import type { RunFilters } from './utils/filters';
+import { runPollMs } from './utils/live';
 
 /** Runs per page of the list (the contract's default is 50; smaller pages come back sooner). */
 export const RUNS_PAGE = 25;
@@ -20,9 +21,16 @@ export function useRuns(filters: RunFilters) {
   });
 }
 
-/** One run; GET /events (api/events.ts) invalidates it whenever it changes, so the page follows it live. */
+/**
+ * One run; GET /events (api/events.ts) invalidates it whenever it changes, so the page follows it
+ * live, and it is read again every few seconds while unfinished (utils/live.ts).
+ */
 export function useRun(runId: string) {
-  return useQuery({ queryKey: keys.runs.one(runId), queryFn: () => api.call('getRun', { path: { runId } }) });
+  return useQuery({
+    queryKey: keys.runs.one(runId),
+    queryFn: () => api.call('getRun', { path: { runId } }),
+    refetchInterval: (query) => runPollMs(query.state.data),
+  });
 }
 
 /** One report (its title on a run's page). */

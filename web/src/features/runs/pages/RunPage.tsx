@@ -1,6 +1,7 @@
 /**
  * /runs/:runId: one run, live. GET /events invalidates the run on each run.updated (api/events.ts),
- * so its status, steps, sample and delivery attempts follow it without reloading. Its shared links
+ * so its status, steps, sample and delivery attempts follow it without reloading (and, while it is
+ * unfinished, it is read again every few seconds in case an event was missed). Its shared links
  * (whose downloads send no event) are read again with it.
  */
 import { useCallback } from 'react';
