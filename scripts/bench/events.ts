@@ -18,8 +18,12 @@
  * report.updated: in turn a report created, paused, resumed. The change has committed when its
  * HTTP answer arrives (the handler answers after its transaction), so the answer's arrival is the
  * "commit" time; the request's start is printed too as an upper bound that includes the commit.
- * For the limit a change is a PUBLISH of a payload of the same shape on a Redis channel of its
- * own; its reply's arrival is the "commit" time. For every client × change the arrival of the
+ * For the limit a change is a POST to the bare server, which makes the same change in the store
+ * as bare as it goes (postgres.js, no layers: in one transaction the report inserted, or locked,
+ * read and updated, and its event inserted; tables of its own in the bench's database), then
+ * PUBLISHes a payload of the same shape on a Redis channel of its own and answers; the answer's
+ * arrival is the "commit" time. (Before 2026-12-03 evening the limit's change was the PUBLISH
+ * alone, answered in 1–2 ms: no limit for the POST's own time.) For every client × change the arrival of the
  * event is the time its last byte came off the socket in this process (recorded first thing in
  * the 'data' handler; parsed only once the round's events have had QUIET_MS to arrive, since
  * parsing them all holds the event loop). Printed per round: p50/p99/max of (arrival − commit)
@@ -41,7 +45,7 @@
  * arrivals on the machine's clock (performance.timeOrigin + now(), comparable across processes):
  * one process reading 10,000 sockets is itself the bottleneck (it measured the limit at p99 5.5 s).
  * Also printed: how long the changes' own requests took (the POST answered while its event fans
- * out to every stream: p50/p99 per round), and the API process's resident memory before the
+ * out to every stream: p50/p99 per round, Herald's beside the limit's and their ratio), and the API process's resident memory before the
  * clients connected, with them connected, and after the rounds.
  *   BENCH_CLIENTS=10000 BENCH_RATE=2 BENCH_CHANGES=30 npx tsx scripts/bench/events.ts
  * BENCH_API_LOG=FILE keeps Herald's log in FILE: its request lines carry the server's own duration_ms.
@@ -61,6 +65,7 @@ import { openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { Redis } from 'ioredis';
+import postgres from 'postgres';
 import { adminOf, benchPlace, freePort, heraldEntry, quantile, sleep, spawnRole, spread as spreadOf, stopChildren } from './support.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
@@ -95,6 +100,30 @@ async function limitServer(): Promise<void> {
   const clients = new Set<express.Response>();
   const app = express();
   app.get('/health', (_req, res) => { res.end('ok'); });
+  // The change: what Herald's store does for one, written bare (postgres.js, no layers): in one
+  // transaction the report inserted, or locked, read and updated, and its event inserted; then
+  // the event published and the answer sent.
+  const sql = postgres(process.env.SVC_DATABASE_URL!, { max: 4, onnotice: () => undefined });
+  await sql`create table if not exists bench_limit_reports (id uuid primary key, title text not null, paused boolean not null, version int not null, updated_at timestamptz not null)`;
+  await sql`create table if not exists bench_limit_events (id bigserial primary key, type text not null, payload jsonb not null, created_at timestamptz not null default now())`;
+  app.post('/changes/:id/:change', (req, res, next) => {
+    const { id, change } = req.params;
+    const data = { id, change, next_run_at: null };
+    sql.begin(async (tx) => {
+      if (change === 'created') {
+        await tx`insert into bench_limit_reports values (${id}, ${`Bench ${id}`}, false, 1, now()) returning *`;
+      } else {
+        const [locked] = await tx`select id from bench_limit_reports where id = ${id} for update`;
+        if (!locked) throw new Error(`no report ${id}`);
+        await tx`select * from bench_limit_reports where id = ${id}`;
+        await tx`update bench_limit_reports set paused = ${change === 'paused'}, version = version + 1, updated_at = now() where id = ${id} returning *`;
+      }
+      await tx`insert into bench_limit_events (type, payload) values ('report.updated', ${tx.json(data)})`;
+    }).then(async () => {
+      await publisherOf.publish(channel, JSON.stringify({ type: 'report.updated', data }));
+      res.status(change === 'created' ? 201 : 200).json(data);
+    }, next);
+  });
   app.get('/events', (req, res) => {
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-store, no-transform');
@@ -104,6 +133,7 @@ async function limitServer(): Promise<void> {
     req.on('close', () => clients.delete(res));
   });
   let next = 1;
+  const publisherOf = new Redis(process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379');
   const subscriber = new Redis(process.env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379');
   subscriber.on('message', (_channel: string, message: string) => {
     const e = JSON.parse(message) as { type: string; data: unknown };
@@ -115,7 +145,8 @@ async function limitServer(): Promise<void> {
   process.on('SIGTERM', () => {
     for (const res of clients) res.end();
     subscriber.disconnect();
-    server.close(() => process.exit(0));
+    publisherOf.disconnect();
+    server.close(() => { void sql.end().then(() => process.exit(0)); });
   });
 }
 
@@ -356,7 +387,6 @@ async function main(): Promise<void> {
   const place = await benchPlace();
   const children: ChildProcess[] = [];
   let groups: ClientGroups | undefined;
-  const publisher = new Redis(place.redisUrl);
   try {
     // Herald: `herald api` as deployed (log at info, to /dev/null).
     const port = await freePort();
@@ -375,7 +405,7 @@ async function main(): Promise<void> {
     const limitPort = await freePort();
     const channel = `bench_sse_limit_${randomBytes(4).toString('hex')}`;
     const limit = await spawnChild([fileURLToPath(import.meta.url), '--limit-server'], {
-      SVC_REDIS_URL: place.redisUrl, BENCH_LIMIT_PORT: String(limitPort), BENCH_LIMIT_CHANNEL: channel,
+      SVC_REDIS_URL: place.redisUrl, SVC_DATABASE_URL: place.dbUrl.toString(), BENCH_LIMIT_PORT: String(limitPort), BENCH_LIMIT_CHANNEL: channel,
     });
     children.push(limit);
     await ready(limit, `http://127.0.0.1:${limitPort}/health`);
@@ -395,12 +425,15 @@ async function main(): Promise<void> {
       if (step === 0) current = body.id;
       return `${body.id}:${['created', 'paused', 'resumed'][step]!}`;
     };
-    // The limit's changes: a payload of the same shape published on its channel.
+    // The limit's changes: a POST to the bare server, which makes the same change in the store
+    // (its own two tables in the bench's database) and publishes a payload of the same shape.
     const limitChange = async (i: number): Promise<string> => {
       const step = i % 3;
       if (step === 0) limitCurrent = randomUUID();
       const change = ['created', 'paused', 'resumed'][step]!;
-      await publisher.publish(channel, JSON.stringify({ type: 'report.updated', data: { id: limitCurrent, change, next_run_at: null } }));
+      const res = await fetch(`http://127.0.0.1:${limitPort}/changes/${limitCurrent}/${change}`, { method: 'POST' });
+      const body = await res.text();
+      if (res.status !== (step === 0 ? 201 : 200)) throw new Error(`limit ${change}: ${res.status} ${body}`);
       return `${limitCurrent}:${change}`;
     };
 
@@ -441,12 +474,14 @@ async function main(): Promise<void> {
     console.log(`    Herald p50 ${spread(heraldRounds.map((r) => r.p50))} ms;  p99 ${spread(heraldRounds.map((r) => r.p99))} ms`);
     console.log(`    limit  p50 ${spread(limitRounds.map((r) => r.p50))} ms;  p99 ${spread(limitRounds.map((r) => r.p99))} ms`);
     console.log(`    Herald's changes answered in: p50 ${spread(heraldRounds.map((r) => r.answerP50))} ms;  p99 ${spread(heraldRounds.map((r) => r.answerP99))} ms`);
+    console.log(`    the limit's changes answered in: p50 ${spread(limitRounds.map((r) => r.answerP50))} ms;  p99 ${spread(limitRounds.map((r) => r.answerP99))} ms`);
+    console.log(`    the change's answer, Herald/limit round by round: p50 ${spread(heraldRounds.map((h, i) => h.answerP50 / limitRounds[i]!.answerP50), 2)};  ` +
+      `p99 ${spread(heraldRounds.map((h, i) => h.answerP99 / limitRounds[i]!.answerP99), 2)}`);
     console.log(`    Herald/limit round by round: p50 ${spread(heraldRounds.map((h, i) => h.p50 / limitRounds[i]!.p50), 2)};  ` +
       `p99 ${spread(heraldRounds.map((h, i) => h.p99 / limitRounds[i]!.p99), 2)}`);
   } finally {
     await groups?.stop();
     await stopChildren(children);
-    publisher.disconnect();
     await place.release();
   }
 }
