@@ -11,6 +11,13 @@
  * request names as safe there (`crossOriginHeaders`), never its credentials. Answers are read
  * up to 64 KiB (or the request's `maxBodyBytes`).
  *
+ * Connections are kept alive between requests, each idle one for at most 4 s (as undici does), or
+ * less when the peer's Keep-Alive header announces less (Node's agent honours that hint only when
+ * the agent has an idle time of its own). A peer may still close an idle connection at the moment
+ * it is reused (its own idle limit, unannounced, as nginx's): a request whose reused connection is
+ * reset before any answer goes again once on another connection (Node's documented remedy,
+ * `request.reusedSocket`), instead of failing as unreachable and waiting for the retry's backoff.
+ *
  * This is the domain's OutboundHttp port (src/domain/plugins/channel.ts), handed to channel
  * plugins and to the OIDC client. Failures throw ChannelSendError: `outbound.refused` (not
  * transient), `delivery.timeout` and `delivery.unreachable` (transient). Messages never carry the URL's path or query, which may
@@ -27,6 +34,17 @@ const MAX_BODY = 64 * 1024;
 const MAX_REDIRECTS = 3;
 /** The ceiling of one exchange, however it keeps moving. */
 const MAX_EXCHANGE_MS = 10 * 60_000;
+/** How long a kept-alive connection may sit idle before Herald closes it (undici's default). */
+export const IDLE_CONNECTION_MS = 4_000;
+/** How many reused connections in a row a request may find reset before it counts as a failure. */
+const MAX_STALE_CONNECTIONS = 3;
+
+/** A request whose reused connection was reset before any answer: it may go again on another. */
+class StaleConnection extends Error {
+  constructor(readonly failure: ChannelSendError) {
+    super(failure.message);
+  }
+}
 
 import { originOf } from '../../core/urls.js';
 
@@ -43,12 +61,13 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
   const cidrs = options.allow.filter((item) => isIP(item.split('/')[0]!) !== 0);
   const hostNames = new Set(options.allow.filter((item) => isIP(item.split('/')[0]!) === 0).map((h) => h.toLowerCase()));
   const defaultTimeout = options.timeoutMs ?? 30_000;
-  const filter = { allowIPAddressList: cidrs, allowPrivateIPAddress: false, allowMetaIPAddress: false, keepAlive: true };
+  const filter = { allowIPAddressList: cidrs, allowPrivateIPAddress: false, allowMetaIPAddress: false, keepAlive: true, timeout: IDLE_CONNECTION_MS };
+  const trustedOptions = { allowPrivateIPAddress: true, allowMetaIPAddress: true, keepAlive: true, timeout: IDLE_CONNECTION_MS };
   const guarded = { http: new RequestFilteringHttpAgent(filter), https: new RequestFilteringHttpsAgent(filter) };
   // Requests to a host name the allow-list names: private addresses allowed, metadata too (the admin said so).
   const trusted = {
-    http: new RequestFilteringHttpAgent({ allowPrivateIPAddress: true, allowMetaIPAddress: true, keepAlive: true }),
-    https: new RequestFilteringHttpsAgent({ allowPrivateIPAddress: true, allowMetaIPAddress: true, keepAlive: true }),
+    http: new RequestFilteringHttpAgent(trustedOptions),
+    https: new RequestFilteringHttpsAgent(trustedOptions),
   };
 
   const hostOf = (url: string): string => {
@@ -117,7 +136,10 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
       };
       if (signal.aborted) { onAbort(); return; }
       signal.addEventListener('abort', onAbort, { once: true });
-      request.on('error', (err) => done(() => reject(failure(err, url))));
+      request.on('error', (err: Error & { code?: string }) => done(() => {
+        const reset = err.code === 'ECONNRESET' || err.code === 'EPIPE';
+        reject(request.reusedSocket && reset && !signal.aborted ? new StaleConnection(failure(err, url)) : failure(err, url));
+      }));
       request.end(body);
     });
   }
@@ -126,6 +148,18 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
   function crossOriginHeaders(req: OutboundRequest): Record<string, string> {
     const keep = new Set((req.crossOriginHeaders ?? ['content-type']).map((h) => h.toLowerCase()));
     return Object.fromEntries(Object.entries(req.headers ?? {}).filter(([name]) => keep.has(name.toLowerCase())));
+  }
+
+  /** `once`, sent again when the connection it reused was reset before any answer (see the top). */
+  async function onFreshConnection(req: OutboundRequest, url: URL, signal: AbortSignal, timeoutMs: number): Promise<OutboundResponse & { location?: string }> {
+    for (let stale = 0; ; stale++) {
+      try {
+        return await once(req, url, signal, timeoutMs);
+      } catch (err) {
+        if (!(err instanceof StaleConnection)) throw err;
+        if (stale + 1 >= MAX_STALE_CONNECTIONS) throw err.failure;
+      }
+    }
   }
 
   async function request(req: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
@@ -138,7 +172,7 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
     }
     let current = req;
     for (let hop = 0; ; hop++) {
-      const answer = await once(current, url, signal, timeoutMs);
+      const answer = await onFreshConnection(current, url, signal, timeoutMs);
       const { location, ...response } = answer;
       if (!location || ![301, 302, 303, 307, 308].includes(answer.status)) return response;
       if (hop >= MAX_REDIRECTS) return response;
@@ -161,7 +195,7 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
     request,
     /** Fresh guarded agents each call: an SDK that destroys its agents when done touches no one else's sockets. */
     agents: (url?: string) => {
-      const options = url && hostNames.has(hostOf(url)) ? { allowPrivateIPAddress: true, allowMetaIPAddress: true, keepAlive: true } : filter;
+      const options = url && hostNames.has(hostOf(url)) ? trustedOptions : filter;
       return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
     },
     allowsHost,
