@@ -2,7 +2,7 @@
  * Outbound HTTP's kept-alive connections against real servers on loopback
  * (src/infra/outbound/http.ts): a reused connection the peer closed at the moment of reuse does
  * not fail the request (it goes again once on a new connection); a connection that fails fresh is
- * not tried again; an idle connection is closed by Herald within the time the peer's Keep-Alive
+ * not tried again, nor is one reset after its answer began; an idle connection is closed by Herald within the time the peer's Keep-Alive
  * header announces, before the peer closes it under a request.
  */
 import http from 'node:http';
@@ -67,6 +67,38 @@ describe('kept-alive outbound connections', () => {
     }
   });
 
+  it('a reused connection reset after the answer began is a failure: the request is not sent again', async () => {
+    // The second request is answered in part (headers and a first chunk), then its connection reset.
+    let n = 0;
+    const p = await peer({
+      keepAliveTimeout: 60_000,
+      onRequest: (req) => {
+        n += 1;
+        if (n === 1) return true;
+        req.resume();
+        req.on('end', () => {
+          req.socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 100\r\n\r\npart', () => {
+            setTimeout(() => req.socket.resetAndDestroy(), 20);
+          });
+        });
+        return false;
+      },
+    });
+    const out = createOutboundHttp({ allow: ['127.0.0.1'] });
+    try {
+      expect((await out.request({ ...post('one'), url: p.url }, new AbortController().signal)).status).toBe(200);
+      await tick();
+      const err = await out.request({ ...post('two'), url: p.url }, new AbortController().signal).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(ChannelSendError);
+      expect(err).toMatchObject({ code: 'delivery.unreachable' });
+      expect(n).toBe(2);
+      expect(p.sockets).toHaveLength(1);
+    } finally {
+      out.close();
+      await p.close();
+    }
+  });
+
   it('a fresh connection that fails is a failure at once: not sent again', async () => {
     // The peer resets every connection as soon as the request arrives.
     const p = await peer({ keepAliveTimeout: 60_000, onRequest: (req) => { req.socket.destroy(); return false; } });
@@ -93,9 +125,11 @@ describe('kept-alive outbound connections', () => {
       const answer = await out.request({ ...post('one'), url: p.url }, new AbortController().signal);
       expect(answer.status).toBe(200);
       expect(answer.headers['keep-alive']).toBe('timeout=2');
+      // Closed after the hint's 2 s less Node's margin of 1 s; without the hint Herald's own 4 s
+      // would apply, so the close must come well before that (3 s: room for a loaded machine).
       const socket = p.sockets[0]!;
       const closed = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), 8_000);
+        const timer = setTimeout(() => resolve(false), 3_000);
         socket.once('close', () => { clearTimeout(timer); resolve(true); });
       });
       expect(closed).toBe(true);

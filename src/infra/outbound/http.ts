@@ -15,8 +15,12 @@
  * less when the peer's Keep-Alive header announces less (Node's agent honours that hint only when
  * the agent has an idle time of its own). A peer may still close an idle connection at the moment
  * it is reused (its own idle limit, unannounced, as nginx's): a request whose reused connection is
- * reset before any answer goes again once on another connection (Node's documented remedy,
+ * reset at once, before any answer, goes again on another connection (Node's documented remedy,
  * `request.reusedSocket`), instead of failing as unreachable and waiting for the retry's backoff.
+ * Only at once (within STALE_RESET_MS): that is the race with the peer's close; a reset that comes
+ * later (a proxy dropping a long request) is a failure of the request, as before, and is not sent
+ * again here (an AI provider's call or a single-use code must not be made twice). The agents' idle
+ * time never limits a request: each sets its own timeout from the start, connecting included.
  *
  * This is the domain's OutboundHttp port (src/domain/plugins/channel.ts), handed to channel
  * plugins and to the OIDC client. Failures throw ChannelSendError: `outbound.refused` (not
@@ -38,6 +42,8 @@ const MAX_EXCHANGE_MS = 10 * 60_000;
 export const IDLE_CONNECTION_MS = 4_000;
 /** How many reused connections in a row a request may find reset before it counts as a failure. */
 const MAX_STALE_CONNECTIONS = 3;
+/** How soon after a request took a reused connection a reset counts as the peer's idle close. */
+const STALE_RESET_MS = 1_000;
 
 /** A request whose reused connection was reset before any answer: it may go again on another. */
 class StaleConnection extends Error {
@@ -102,7 +108,12 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
       if (body) headers['content-length'] = String(body.length);
       let settled = false;
       const done = (fn: () => void) => { if (!settled) { settled = true; clearTimeout(timer); signal.removeEventListener('abort', onAbort); fn(); } };
-      const request = lib.request(url, { method: req.method, headers, agent: agentFor(url) }, (res) => {
+      const started = Date.now();
+      // `timeout` here as well as setTimeout below: the agent applies it as the socket is assigned,
+      // so the agents' idle time (IDLE_CONNECTION_MS) never limits the connecting (a slow lookup).
+      let answered = false;
+      const request = lib.request(url, { method: req.method, headers, agent: agentFor(url), timeout: timeoutMs }, (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         const limit = req.maxBodyBytes ?? MAX_BODY;
         let size = 0;
@@ -138,7 +149,8 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
       signal.addEventListener('abort', onAbort, { once: true });
       request.on('error', (err: Error & { code?: string }) => done(() => {
         const reset = err.code === 'ECONNRESET' || err.code === 'EPIPE';
-        reject(request.reusedSocket && reset && !signal.aborted ? new StaleConnection(failure(err, url)) : failure(err, url));
+        const stale = request.reusedSocket && reset && !answered && !signal.aborted && Date.now() - started < STALE_RESET_MS;
+        reject(stale ? new StaleConnection(failure(err, url)) : failure(err, url));
       }));
       request.end(body);
     });
