@@ -109,9 +109,9 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp &
       let settled = false;
       const done = (fn: () => void) => { if (!settled) { settled = true; clearTimeout(timer); signal.removeEventListener('abort', onAbort); fn(); } };
       const started = Date.now();
+      let answered = false;
       // `timeout` here as well as setTimeout below: the agent applies it as the socket is assigned,
       // so the agents' idle time (IDLE_CONNECTION_MS) never limits the connecting (a slow lookup).
-      let answered = false;
       const request = lib.request(url, { method: req.method, headers, agent: agentFor(url), timeout: timeoutMs }, (res) => {
         answered = true;
         const chunks: Buffer[] = [];
