@@ -96,34 +96,43 @@ it('a scheduler frozen (SIGSTOP) inside its claim transaction gives its due repo
   const { db } = await one<{ db: string }>(store`select current_database() as db`);
   let ids: string[] = [];
   let frozenPid: number | undefined;
-  // Catch `a` inside a claim transaction: make reports due, watch its backend, stop it there.
-  // A race with the scheduler's own pace: on a loaded machine a round can end between two looks,
-  // so it tries again with new due reports (more of them, a longer claim) for up to two minutes.
+  // Catch `a` inside a claim transaction, by holding it there: a lock on `runs` that its claim's
+  // insert waits for (after its first statement locked the due reports). Once its backend waits,
+  // `a` is stopped, then the lock let go: the insert ends and the store waits, idle in the
+  // transaction, for a scheduler that cannot answer. (Watching for a claim's few milliseconds by
+  // polling missed it for two minutes on a loaded machine in CI.) A wait of something else (the
+  // sweep) is let go and tried again with new due reports.
   const tryUntil = Date.now() + 120_000;
   for (let attempt = 0; Date.now() < tryUntil && frozenPid === undefined; attempt += 1) {
-    ids = await dueReports(attempt < 3 ? 1500 : 3000, `Frozen${attempt}`);
-    const end = Date.now() + 5000;
-    while (Date.now() < end && frozenPid === undefined) {
-      const busy = await store<Array<{ pid: number }>>`
+    const holder = await store.reserve();
+    let held = true;
+    const letGo = async () => { if (held) { held = false; await holder`commit`; holder.release(); } };
+    try {
+      await holder`begin`;
+      await holder`lock table runs in share mode`;
+      ids = await dueReports(1500, `Frozen${attempt}`);
+      const waiting = async () => (await store<Array<{ pid: number }>>`
         select pid from pg_stat_activity
-         where datname = ${db} and application_name = 'herald-scheduler' and xact_start is not null`;
-      if (busy.length > 0) {
-        a.child.kill('SIGSTOP');
-        // Frozen between statements of a claim that holds some of these due reports, and still so a
-        // moment later (a COMMIT already on its way when the signal came would end it meanwhile).
-        const inTransaction = () => store<Array<{ pid: number; xact: string }>>`
-          select pid, xact_start::text as xact from pg_stat_activity
-           where datname = ${db} and application_name = 'herald-scheduler' and state = 'idle in transaction'`;
-        await new Promise((r) => setTimeout(r, 300));
-        const [first] = await inTransaction();
-        await new Promise((r) => setTimeout(r, 700));
-        const [still] = await inTransaction();
-        const { free } = await one<{ free: number }>(store`
-          select count(*)::int as free from (select id from reports where id in ${store(ids)} and next_run_at <= now() for update skip locked) t`);
-        const { due } = await one<{ due: number }>(store`select count(*)::int as due from reports where id in ${store(ids)} and next_run_at <= now()`);
-        if (first && still && first.pid === still.pid && first.xact === still.xact && free < due) frozenPid = still.pid;
-        else a.child.kill('SIGCONT');
-      }
+         where datname = ${db} and application_name = 'herald-scheduler' and state = 'active' and wait_event_type = 'Lock'`).length > 0;
+      await until(waiting, 'the scheduler\'s claim to wait for the lock on runs', 20_000, 20);
+      a.child.kill('SIGSTOP');
+      await letGo();
+      // Frozen between statements of a claim that holds some of these due reports, and still so a
+      // moment later.
+      const inTransaction = () => store<Array<{ pid: number; xact: string }>>`
+        select pid, xact_start::text as xact from pg_stat_activity
+         where datname = ${db} and application_name = 'herald-scheduler' and state = 'idle in transaction'`;
+      await new Promise((r) => setTimeout(r, 300));
+      const [first] = await inTransaction();
+      await new Promise((r) => setTimeout(r, 700));
+      const [still] = await inTransaction();
+      const { free } = await one<{ free: number }>(store`
+        select count(*)::int as free from (select id from reports where id in ${store(ids)} and next_run_at <= now() for update skip locked) t`);
+      const { due } = await one<{ due: number }>(store`select count(*)::int as due from reports where id in ${store(ids)} and next_run_at <= now()`);
+      if (first && still && first.pid === still.pid && first.xact === still.xact && free < due) frozenPid = still.pid;
+      else a.child.kill('SIGCONT');
+    } finally {
+      await letGo();
     }
     if (frozenPid === undefined) {
       // Missed it: let this round finish, then try again with new due reports.
