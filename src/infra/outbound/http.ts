@@ -39,7 +39,7 @@ const MAX_REDIRECTS = 3;
 /** The ceiling of one exchange, however it keeps moving. */
 const MAX_EXCHANGE_MS = 10 * 60_000;
 /** How long a kept-alive connection may sit idle before Herald closes it (undici's default). */
-export const IDLE_CONNECTION_MS = 4_000;
+const IDLE_CONNECTION_MS = 4_000;
 /** How many reused connections in a row a request may find reset before it counts as a failure. */
 const MAX_STALE_CONNECTIONS = 3;
 /** How soon after a request took a reused connection a reset counts as the peer's idle close. */
